@@ -1,0 +1,227 @@
+package btree
+
+// Commit writes a writable tree's changes. Invariant: every decoded node is reachable from
+// rootNode through parent links of decoded nodes, and a decoded node's page is freed exactly once,
+// when the node is rewritten or removed; pages of nodes never decoded are shared, not touched.
+
+import (
+	"fmt"
+
+	"github.com/cairndb/cairn/pager"
+)
+
+// Commit rebalances and writes every changed node to new pages, frees the replaced pages and
+// overflow extents at lsn, and returns the new root page id (0: empty tree). On error every page
+// it allocated is returned and the tree must be discarded.
+func (t *Tree) Commit(lsn uint64) (uint64, error) {
+	if t.mods == 0 || t.rootNode == nil {
+		return t.root, nil
+	}
+	var allocated []extent
+	root, err := t.commit(&allocated)
+	if err != nil {
+		for _, e := range allocated {
+			t.pg.Unallocate(e.id, e.pages)
+		}
+		return 0, err
+	}
+	for _, e := range t.freed {
+		t.pg.Free(e.id, e.pages, lsn)
+	}
+	t.Reset(t.pg, root, true)
+	return root, nil
+}
+
+func (t *Tree) commit(allocated *[]extent) (uint64, error) {
+	if err := t.rebalanceAll(); err != nil {
+		return 0, err
+	}
+	n := t.rootNode
+	for {
+		pieces, err := t.spill(n, allocated)
+		if err != nil {
+			return 0, err
+		}
+		switch len(pieces) {
+		case 0:
+			return 0, nil
+		case 1:
+			return pieces[0].child, nil
+		}
+		n = &node{inodes: pieces}
+	}
+}
+
+func (t *Tree) rebalanceAll() error {
+	var todo []*node
+	for _, n := range t.nodes {
+		if n.unbalanced {
+			todo = append(todo, n)
+		}
+	}
+	if t.rootNode.unbalanced && t.rootNode.id == 0 {
+		todo = append(todo, t.rootNode)
+	}
+	for _, n := range todo {
+		if err := t.rebalance(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebalance merges node n into a sibling when it has fallen under a quarter page or under its
+// minimum number of elements, and collapses a root branch with one child.
+func (t *Tree) rebalance(n *node) error {
+	if !n.unbalanced || n.removed {
+		return nil
+	}
+	n.unbalanced = false
+	if n.size() > t.pg.PageSize()/4 && len(n.inodes) >= n.minKeys() {
+		return nil
+	}
+	if n.parent == nil {
+		return t.collapseRoot(n)
+	}
+	p := n.parent
+	idx, err := childIndex(p, n)
+	if err != nil {
+		return err
+	}
+	if len(n.inodes) == 0 {
+		t.remove(p, idx, n)
+	} else if idx == 0 {
+		if len(p.inodes) < 2 {
+			p.unbalanced = true
+			return t.rebalance(p)
+		}
+		sib, err := t.node(p.inodes[1].child, p)
+		if err != nil {
+			return err
+		}
+		t.absorb(n, sib)
+		t.remove(p, 1, sib)
+	} else {
+		sib, err := t.node(p.inodes[idx-1].child, p)
+		if err != nil {
+			return err
+		}
+		t.absorb(sib, n)
+		t.remove(p, idx, n)
+	}
+	p.unbalanced = true
+	return t.rebalance(p)
+}
+
+func (t *Tree) collapseRoot(n *node) error {
+	if n.leaf || len(n.inodes) != 1 {
+		return nil
+	}
+	c, err := t.node(n.inodes[0].child, n)
+	if err != nil {
+		return err
+	}
+	c.parent = nil
+	t.rootNode = c
+	t.drop(n)
+	c.unbalanced = true
+	return t.rebalance(c)
+}
+
+// absorb appends the elements of src to dst (src follows dst in key order).
+func (t *Tree) absorb(dst, src *node) {
+	for _, in := range src.inodes {
+		if c, ok := t.nodes[in.child]; ok && !src.leaf {
+			c.parent = dst
+		}
+	}
+	dst.inodes = append(dst.inodes, src.inodes...)
+}
+
+// remove deletes element idx (node n) from parent p and frees n's page.
+func (t *Tree) remove(p *node, idx int, n *node) {
+	p.inodes = append(p.inodes[:idx], p.inodes[idx+1:]...)
+	t.drop(n)
+}
+
+func (t *Tree) drop(n *node) {
+	n.removed = true
+	if n.id != 0 {
+		delete(t.nodes, n.id)
+		t.freed = append(t.freed, extent{n.id, n.pages})
+	}
+}
+
+func childIndex(p, n *node) (int, error) {
+	for i := range p.inodes {
+		if p.inodes[i].child == n.id {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("btree: node %d not found in its parent (internal error)", n.id)
+}
+
+// spill writes node n and, first, its decoded children, and returns the branch elements (first
+// key, page id) that replace n in its parent: none for an empty tree, several after a split.
+func (t *Tree) spill(n *node, allocated *[]extent) ([]inode, error) {
+	if !n.leaf {
+		out := make([]inode, 0, len(n.inodes))
+		for _, in := range n.inodes {
+			c, ok := t.nodes[in.child]
+			if !ok || c.parent != n {
+				out = append(out, in)
+				continue
+			}
+			pieces, err := t.spill(c, allocated)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pieces...)
+		}
+		n.inodes = out
+	} else {
+		t.spillValues(n, allocated)
+	}
+	if n.id != 0 {
+		t.freed = append(t.freed, extent{n.id, n.pages})
+		delete(t.nodes, n.id)
+		n.id = 0
+	}
+	if len(n.inodes) == 0 {
+		return nil, nil
+	}
+	ps := t.pg.PageSize()
+	groups := splitGroups(n.inodes, n.leaf, ps, n.minKeys())
+	pieces := make([]inode, len(groups))
+	for i, g := range groups {
+		size := pager.HeaderSize
+		for j := range g {
+			size += g[j].encodedSize(n.leaf)
+		}
+		pages := (size + ps - 1) / ps
+		id, buf := t.pg.Allocate(pages)
+		*allocated = append(*allocated, extent{id, pages})
+		encode(buf, n.leaf, g, ps)
+		pager.Seal(id, buf)
+		pieces[i] = inode{key: g[0].key, child: id}
+	}
+	return pieces, nil
+}
+
+// spillValues moves new values larger than MaxInline into overflow extents of their own.
+func (t *Tree) spillValues(n *node, allocated *[]extent) {
+	ps := t.pg.PageSize()
+	for i := range n.inodes {
+		in := &n.inodes[i]
+		if in.ovf != 0 || len(in.value) <= t.MaxInline() {
+			continue
+		}
+		pages := (pager.HeaderSize + len(in.value) + ps - 1) / ps
+		id, buf := t.pg.Allocate(pages)
+		*allocated = append(*allocated, extent{id, pages})
+		pager.SetHeader(buf, pager.PageOverflow, 0, ps)
+		copy(buf[pager.HeaderSize:], in.value)
+		pager.Seal(id, buf)
+		in.ovf, in.size, in.value = id, uint32(len(in.value)), nil
+	}
+}

@@ -1,0 +1,281 @@
+package btree
+
+import (
+	"bytes"
+
+	"github.com/cairndb/cairn/pager"
+)
+
+// frame is one level of a cursor's path: a page, or a decoded node of a writable tree.
+type frame struct {
+	page  []byte
+	node  *node
+	index int
+}
+
+func (f *frame) count() int {
+	if f.node != nil {
+		return len(f.node.inodes)
+	}
+	return pager.Count(f.page)
+}
+
+func (f *frame) leaf() bool {
+	if f.node != nil {
+		return f.node.leaf
+	}
+	return pager.Type(f.page) == pager.PageLeaf
+}
+
+func (f *frame) key(i int) []byte {
+	switch {
+	case f.node != nil:
+		return f.node.inodes[i].key
+	case pager.Type(f.page) == pager.PageLeaf:
+		return leafKey(f.page, i)
+	}
+	return branchKey(f.page, i)
+}
+
+func (f *frame) child(i int) uint64 {
+	if f.node != nil {
+		return f.node.inodes[i].child
+	}
+	return branchChild(f.page, i)
+}
+
+// Cursor walks the keys of a Tree in order. Keys and values it returns are valid as long as the
+// tree's version is pinned. On a writable tree a cursor sees the tree's uncommitted changes; after
+// a Put or Delete it continues from the last key it returned. A Cursor value may be reused after
+// a call to its Reset.
+type Cursor struct {
+	t     *Tree
+	stack []frame
+	// mods is t.mods when the cursor was positioned; lastKey is the key it is at.
+	mods    uint64
+	lastKey []byte
+	err     error
+}
+
+// Cursor returns a cursor over t, positioned nowhere.
+func (t *Tree) Cursor() *Cursor { return &Cursor{t: t} }
+
+// Err returns the first error (an I/O error or corruption) the cursor met; the cursor reports the
+// end of the keys after an error.
+func (c *Cursor) Err() error { return c.err }
+
+// First moves to the first key and returns it and its value; key is nil if the tree is empty.
+func (c *Cursor) First() (key, value []byte) {
+	c.stack = c.stack[:0]
+	if !c.push(c.rootFrame()) {
+		return c.end()
+	}
+	return c.descend(true)
+}
+
+// Last moves to the last key.
+func (c *Cursor) Last() (key, value []byte) {
+	c.stack = c.stack[:0]
+	if !c.push(c.rootFrame()) {
+		return c.end()
+	}
+	return c.descend(false)
+}
+
+// Seek moves to the first key >= key.
+func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
+	c.stack = c.stack[:0]
+	f, ok := c.rootFrame()
+	for ok {
+		if f.leaf() {
+			f.index = c.searchLeaf(&f, key)
+			c.stack = append(c.stack, f)
+			if f.index >= f.count() {
+				return c.Next0()
+			}
+			return c.current()
+		}
+		f.index = c.searchBranch(&f, key)
+		c.stack = append(c.stack, f)
+		f, ok = c.childFrame(f.child(f.index))
+	}
+	return c.end()
+}
+
+// Next moves to the next key.
+func (c *Cursor) Next() ([]byte, []byte) {
+	if !c.resync() {
+		return c.end()
+	}
+	return c.Next0()
+}
+
+// Prev moves to the previous key.
+func (c *Cursor) Prev() ([]byte, []byte) {
+	if c.t.mods != c.mods && c.lastKey != nil {
+		if k, _ := c.Seek(c.lastKey); k == nil {
+			return c.Last()
+		}
+	}
+	return c.Prev0()
+}
+
+// resync re-seeks after the tree changed under the cursor; it reports false at the end.
+func (c *Cursor) resync() bool {
+	if c.t.mods == c.mods || c.lastKey == nil {
+		return len(c.stack) > 0
+	}
+	last := c.lastKey
+	k, _ := c.Seek(last)
+	if k == nil {
+		return false
+	}
+	if !bytes.Equal(k, last) {
+		// Seek already stands on the successor; step back so Next0 lands on it.
+		c.stack[len(c.stack)-1].index--
+	}
+	return true
+}
+
+// Next0 advances from the current position without checking for changes.
+func (c *Cursor) Next0() ([]byte, []byte) {
+	for len(c.stack) > 0 {
+		top := &c.stack[len(c.stack)-1]
+		if top.index+1 < top.count() {
+			top.index++
+			if top.leaf() {
+				return c.current()
+			}
+			return c.descendFrom(true)
+		}
+		c.stack = c.stack[:len(c.stack)-1]
+	}
+	return c.end()
+}
+
+// descendFrom goes down from the top frame's current child to the first (or last) key below it.
+func (c *Cursor) descendFrom(first bool) ([]byte, []byte) {
+	top := c.stack[len(c.stack)-1]
+	if top.leaf() {
+		return c.current()
+	}
+	if !c.push(c.childFrame(top.child(top.index))) {
+		return c.end()
+	}
+	return c.descend(first)
+}
+
+// descend goes from the top frame to its first (or last) leaf key, skipping empty leaves.
+func (c *Cursor) descend(first bool) ([]byte, []byte) {
+	for {
+		top := &c.stack[len(c.stack)-1]
+		if top.count() == 0 {
+			if first {
+				return c.Next0()
+			}
+			return c.Prev0()
+		}
+		if !first {
+			top.index = top.count() - 1
+		}
+		if top.leaf() {
+			return c.current()
+		}
+		if !c.push(c.childFrame(top.child(top.index))) {
+			return c.end()
+		}
+	}
+}
+
+// Prev0 steps back without checking for changes.
+func (c *Cursor) Prev0() ([]byte, []byte) {
+	for len(c.stack) > 0 {
+		top := &c.stack[len(c.stack)-1]
+		if top.index > 0 {
+			top.index--
+			return c.descendFrom(false)
+		}
+		c.stack = c.stack[:len(c.stack)-1]
+	}
+	return c.end()
+}
+
+func (c *Cursor) push(f frame, ok bool) bool {
+	if ok {
+		c.stack = append(c.stack, f)
+	}
+	return ok
+}
+
+func (c *Cursor) rootFrame() (frame, bool) {
+	c.err = nil
+	if c.t.rootNode != nil {
+		return frame{node: c.t.rootNode}, true
+	}
+	if c.t.root == 0 {
+		return frame{}, false
+	}
+	return c.childFrame(c.t.root)
+}
+
+func (c *Cursor) childFrame(id uint64) (frame, bool) {
+	if n, ok := c.t.nodes[id]; ok {
+		return frame{node: n}, true
+	}
+	p, err := c.t.treePage(id)
+	if err != nil {
+		c.err = err
+		return frame{}, false
+	}
+	return frame{page: p}, true
+}
+
+func (c *Cursor) searchLeaf(f *frame, key []byte) int {
+	if f.node != nil {
+		i, _ := f.node.search(key)
+		return i
+	}
+	i, _ := searchLeaf(f.page, key)
+	return i
+}
+
+func (c *Cursor) searchBranch(f *frame, key []byte) int {
+	if f.node != nil {
+		i, _ := f.node.search(key)
+		return i
+	}
+	return searchBranch(f.page, key)
+}
+
+// current returns the key and value at the top leaf frame.
+func (c *Cursor) current() ([]byte, []byte) {
+	f := &c.stack[len(c.stack)-1]
+	var k, v []byte
+	var ovf uint64
+	var size uint32
+	if f.node != nil {
+		in := &f.node.inodes[f.index]
+		k, v, ovf, size = in.key, in.value, in.ovf, in.size
+	} else {
+		k = leafKey(f.page, f.index)
+		v, ovf, size = leafValue(f.page, f.index)
+	}
+	if ovf != 0 {
+		var err error
+		if v, err = c.t.overflowValue(ovf, size); err != nil {
+			c.err = err
+			return c.end()
+		}
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	c.mods, c.lastKey = c.t.mods, k
+	return k, v
+}
+
+func (c *Cursor) end() ([]byte, []byte) {
+	c.stack = c.stack[:0]
+	c.lastKey = nil
+	return nil, nil
+}

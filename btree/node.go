@@ -1,0 +1,155 @@
+package btree
+
+import (
+	"bytes"
+
+	"github.com/cairndb/cairn/pager"
+)
+
+// inode is one element of a decoded node. Keys and values alias immutable page bytes or bytes
+// the tree copied from the caller; they are never modified in place.
+type inode struct {
+	key []byte
+	// Leaf: the inline value, or nil with ovf != 0 when the value is in an overflow extent of
+	// size bytes.
+	value []byte
+	ovf   uint64
+	size  uint32
+	// Branch: the child page id.
+	child uint64
+}
+
+// node is a decoded tree page that a writable tree changes. It is written to new pages on spill.
+type node struct {
+	leaf bool
+	// id and pages locate the extent the node was decoded from (id 0: a new node).
+	id     uint64
+	pages  int
+	parent *node
+	inodes []inode
+	// unbalanced is set by Delete; rebalance merges small nodes before spill.
+	unbalanced bool
+	removed    bool
+}
+
+func decodeNode(id uint64, p []byte, pageSize int, parent *node) *node {
+	n := &node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize, parent: parent}
+	n.inodes = make([]inode, pager.Count(p))
+	for i := range n.inodes {
+		in := &n.inodes[i]
+		if n.leaf {
+			in.key = leafKey(p, i)
+			in.value, in.ovf, in.size = leafValue(p, i)
+		} else {
+			in.key, in.child = branchKey(p, i), branchChild(p, i)
+		}
+	}
+	return n
+}
+
+// search returns, in a leaf, the index of the first key >= key and whether it is equal; in a
+// branch, the index of the child that covers key.
+func (n *node) search(key []byte) (int, bool) {
+	lo, hi := 0, len(n.inodes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(n.inodes[m].key, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	exact := lo < len(n.inodes) && bytes.Equal(n.inodes[lo].key, key)
+	if !n.leaf && !exact && lo > 0 {
+		lo--
+	}
+	return lo, exact
+}
+
+// inlineSize is the number of bytes an element's value takes in the page.
+func (in *inode) inlineSize(leaf bool) int {
+	switch {
+	case !leaf:
+		return 0
+	case in.ovf != 0:
+		return 8
+	}
+	return len(in.value)
+}
+
+func (in *inode) encodedSize(leaf bool) int { return elemSize + len(in.key) + in.inlineSize(leaf) }
+
+func (n *node) size() int {
+	s := pager.HeaderSize
+	for i := range n.inodes {
+		s += n.inodes[i].encodedSize(n.leaf)
+	}
+	return s
+}
+
+func (n *node) minKeys() int {
+	if n.leaf {
+		return 1
+	}
+	return 2
+}
+
+// encode writes inodes as a tree page into extent b, which is large enough.
+func encode(b []byte, leaf bool, inodes []inode, pageSize int) {
+	typ := byte(pager.PageBranch)
+	if leaf {
+		typ = pager.PageLeaf
+	}
+	pager.SetHeader(b, typ, len(inodes), pageSize)
+	off := pager.HeaderSize + len(inodes)*elemSize
+	for i := range inodes {
+		in := &inodes[i]
+		e := elem(b, i)
+		if leaf {
+			flags, vlen := uint32(0), uint32(len(in.value))
+			if in.ovf != 0 {
+				flags, vlen = flagOverflow, in.size
+			}
+			le.PutUint32(e[0:], flags)
+			le.PutUint32(e[4:], uint32(len(in.key)))
+			le.PutUint32(e[8:], vlen)
+			le.PutUint32(e[12:], uint32(off))
+		} else {
+			le.PutUint32(e[0:], uint32(off))
+			le.PutUint32(e[4:], uint32(len(in.key)))
+			le.PutUint64(e[8:], in.child)
+		}
+		off += copy(b[off:], in.key)
+		if leaf && in.ovf != 0 {
+			le.PutUint64(b[off:], in.ovf)
+			off += 8
+		} else if leaf {
+			off += copy(b[off:], in.value)
+		}
+	}
+}
+
+// splitGroups cuts inodes into the fewest groups that fit a page each, of about equal size, each
+// with at least minKeys elements where possible. One group is returned when no split is needed.
+func splitGroups(inodes []inode, leaf bool, pageSize, minKeys int) [][]inode {
+	total := pager.HeaderSize
+	for i := range inodes {
+		total += inodes[i].encodedSize(leaf)
+	}
+	k := (total + pageSize - 1) / pageSize
+	if k <= 1 || len(inodes) < 2*minKeys {
+		return [][]inode{inodes}
+	}
+	target := total / k
+	var groups [][]inode
+	start, cur := 0, pager.HeaderSize
+	for i := range inodes {
+		sz := inodes[i].encodedSize(leaf)
+		if i-start >= minKeys && cur+sz > target && len(inodes)-i >= minKeys {
+			groups = append(groups, inodes[start:i:i])
+			start, cur = i, pager.HeaderSize
+		}
+		cur += sz
+	}
+	return append(groups, inodes[start:])
+}

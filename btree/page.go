@@ -1,0 +1,135 @@
+package btree
+
+// Tree page formats (after the 16-byte page header of package pager). Part of the on-disk format:
+// see docs/FORMAT.md.
+//
+//	Leaf extent: header (type PageLeaf, count N), N elements of 16 bytes, then key/value bytes.
+//	| Offset | Size | Element field                                              |
+//	| 0      | 4    | flags: bit 0 = value is in an overflow extent              |
+//	| 4      | 4    | key size                                                   |
+//	| 8      | 4    | value size (the whole value, also when in overflow)        |
+//	| 12     | 4    | offset of the key from the start of the extent             |
+//	The value bytes follow the key; for an overflow value, 8 bytes hold the overflow extent id.
+//
+//	Branch extent: header (type PageBranch, count N >= 1), N elements of 16 bytes, then keys.
+//	| 0      | 4    | offset of the key from the start of the extent             |
+//	| 4      | 4    | key size                                                   |
+//	| 8      | 8    | child page id                                              |
+//	Child i holds the keys k with key(i) <= k < key(i+1); key(0) bounds nothing below.
+//
+//	Overflow extent: header (type PageOverflow), then the value bytes from offset 16.
+//
+// Keys in a tree page are strictly ascending.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/pager"
+)
+
+const elemSize = 16
+
+const flagOverflow = 1
+
+var le = binary.LittleEndian
+
+func elem(p []byte, i int) []byte { return p[pager.HeaderSize+i*elemSize:] }
+
+func leafKey(p []byte, i int) []byte {
+	e := elem(p, i)
+	off, n := le.Uint32(e[12:]), le.Uint32(e[4:])
+	return p[off : off+n : off+n]
+}
+
+// leafValue returns the inline value of element i, or the overflow extent id and value size.
+func leafValue(p []byte, i int) (inline []byte, ovf uint64, size uint32) {
+	e := elem(p, i)
+	off, kn, vn := le.Uint32(e[12:]), le.Uint32(e[4:]), le.Uint32(e[8:])
+	v := off + kn
+	if le.Uint32(e[0:])&flagOverflow != 0 {
+		return nil, le.Uint64(p[v:]), vn
+	}
+	return p[v : v+vn : v+vn], 0, vn
+}
+
+func branchKey(p []byte, i int) []byte {
+	e := elem(p, i)
+	off, n := le.Uint32(e[0:]), le.Uint32(e[4:])
+	return p[off : off+n : off+n]
+}
+
+func branchChild(p []byte, i int) uint64 { return le.Uint64(elem(p, i)[8:]) }
+
+// Validate checks that extent p, read from the file at id, is a well-formed page whose accessors
+// cannot index out of range. It is the pager's validator: errors wrap errs.ErrCorrupt.
+func Validate(id uint64, p []byte) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("btree: page %d: %s: %w", id, fmt.Sprintf(format, a...), errs.ErrCorrupt)
+	}
+	typ, n := pager.Type(p), pager.Count(p)
+	switch typ {
+	case pager.PageOverflow, pager.PageFreelist:
+		return nil
+	case pager.PageLeaf, pager.PageBranch:
+	default:
+		return bad("unknown page type %d", typ)
+	}
+	if pager.HeaderSize+n*elemSize > len(p) {
+		return bad("%d elements overflow the extent", n)
+	}
+	if typ == pager.PageBranch && n == 0 {
+		return bad("branch page without children")
+	}
+	var prev []byte
+	for i := range n {
+		e := elem(p, i)
+		var off, end uint64
+		if typ == pager.PageLeaf {
+			off = uint64(le.Uint32(e[12:]))
+			vlen := uint64(le.Uint32(e[8:]))
+			if le.Uint32(e[0:])&flagOverflow != 0 {
+				vlen = 8
+			}
+			end = off + uint64(le.Uint32(e[4:])) + vlen
+		} else {
+			off = uint64(le.Uint32(e[0:]))
+			end = off + uint64(le.Uint32(e[4:]))
+		}
+		if off < uint64(pager.HeaderSize+n*elemSize) || end > uint64(len(p)) {
+			return bad("element %d data [%d, %d) outside the extent", i, off, end)
+		}
+		k := p[off : off+uint64(le.Uint32(e[4:]))]
+		if i > 0 && bytes.Compare(prev, k) >= 0 {
+			return bad("keys out of order at element %d", i)
+		}
+		prev = k
+	}
+	return nil
+}
+
+// treePage returns the extent at id and checks that it is a tree page.
+func (t *Tree) treePage(id uint64) ([]byte, error) {
+	p, err := t.pg.Page(id)
+	if err != nil {
+		return nil, err
+	}
+	if typ := pager.Type(p); typ != pager.PageLeaf && typ != pager.PageBranch {
+		return nil, fmt.Errorf("btree: page %d: type %d where a tree page is referenced: %w", id, typ, errs.ErrCorrupt)
+	}
+	return p, nil
+}
+
+// overflowValue returns the value of size bytes stored in the overflow extent at id.
+func (t *Tree) overflowValue(id uint64, size uint32) ([]byte, error) {
+	p, err := t.pg.Page(id)
+	if err != nil {
+		return nil, err
+	}
+	if pager.Type(p) != pager.PageOverflow || uint64(size) > uint64(len(p)-pager.HeaderSize) {
+		return nil, fmt.Errorf("btree: page %d: not an overflow extent of %d bytes: %w", id, size, errs.ErrCorrupt)
+	}
+	return p[pager.HeaderSize : pager.HeaderSize+int(size) : pager.HeaderSize+int(size)], nil
+}

@@ -1,0 +1,237 @@
+package btree
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/pager"
+)
+
+// Tree is one version of the B+tree. A read-only Tree is a snapshot: it walks immutable pages and
+// never changes. A writable Tree is a transaction's private copy-on-write view of a version: Put
+// and Delete decode the nodes on the path into memory, and Commit writes every changed node to
+// newly allocated pages, frees the pages they replace, and returns the new root. Untouched pages
+// are shared between versions. A Tree is used by one goroutine at a time.
+type Tree struct {
+	pg       *pager.Pager
+	root     uint64
+	writable bool
+	// Writable trees only.
+	rootNode *node
+	nodes    map[uint64]*node
+	freed    []extent
+	// mods counts changes so that cursors notice them and re-seek.
+	mods uint64
+}
+
+type extent struct {
+	id    uint64
+	pages int
+}
+
+// Open returns the tree whose root page is root (0: the empty tree) on pg.
+func Open(pg *pager.Pager, root uint64, writable bool) *Tree {
+	t := &Tree{}
+	t.Reset(pg, root, writable)
+	return t
+}
+
+// Reset makes t the tree at root, dropping any uncommitted change, so a Tree value can be reused
+// without allocation.
+func (t *Tree) Reset(pg *pager.Pager, root uint64, writable bool) {
+	*t = Tree{pg: pg, root: root, writable: writable}
+	if writable {
+		t.nodes = make(map[uint64]*node)
+	}
+}
+
+// Root returns the root page id the tree was opened at (not changed before Commit).
+func (t *Tree) Root() uint64 { return t.root }
+
+// MaxInline is the largest value in bytes stored inside a leaf page; larger values go to an
+// overflow extent of their own.
+func (t *Tree) MaxInline() int { return t.pg.PageSize() / 4 }
+
+// Get returns the value of key, valid as long as the tree's version is pinned.
+func (t *Tree) Get(key []byte) (value []byte, found bool, err error) {
+	if t.rootNode != nil {
+		return t.getFromNodes(key)
+	}
+	id := t.root
+	for id != 0 {
+		if n, ok := t.nodes[id]; ok {
+			return t.getFromNode(n, key)
+		}
+		p, err := t.treePage(id)
+		if err != nil {
+			return nil, false, err
+		}
+		if pager.Type(p) == pager.PageBranch {
+			id = branchChild(p, searchBranch(p, key))
+			continue
+		}
+		i, exact := searchLeaf(p, key)
+		if !exact {
+			return nil, false, nil
+		}
+		v, ovf, size := leafValue(p, i)
+		if ovf != 0 {
+			v, err = t.overflowValue(ovf, size)
+		}
+		return v, err == nil, err
+	}
+	return nil, false, nil
+}
+
+func (t *Tree) getFromNodes(key []byte) ([]byte, bool, error) { return t.getFromNode(t.rootNode, key) }
+
+// getFromNode continues a lookup at a decoded node, descending through decoded or page children.
+func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
+	for !n.leaf {
+		i, _ := n.search(key)
+		child := n.inodes[i].child
+		if c, ok := t.nodes[child]; ok {
+			n = c
+			continue
+		}
+		sub := Tree{pg: t.pg, root: child}
+		return sub.Get(key)
+	}
+	i, exact := n.search(key)
+	if !exact {
+		return nil, false, nil
+	}
+	in := &n.inodes[i]
+	if in.ovf != 0 {
+		v, err := t.overflowValue(in.ovf, in.size)
+		return v, err == nil, err
+	}
+	return in.value, true, nil
+}
+
+func searchLeaf(p []byte, key []byte) (int, bool) {
+	lo, hi := 0, pager.Count(p)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(leafKey(p, m), key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < pager.Count(p) && bytes.Equal(leafKey(p, lo), key)
+}
+
+// searchBranch returns the index of the child of branch page p that covers key.
+func searchBranch(p []byte, key []byte) int {
+	lo, hi := 0, pager.Count(p)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(branchKey(p, m), key) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return max(lo-1, 0)
+}
+
+// node returns the decoded node of page id, decoding it on first use.
+func (t *Tree) node(id uint64, parent *node) (*node, error) {
+	if n, ok := t.nodes[id]; ok {
+		return n, nil
+	}
+	p, err := t.treePage(id)
+	if err != nil {
+		return nil, err
+	}
+	n := decodeNode(id, p, t.pg.PageSize(), parent)
+	t.nodes[id] = n
+	return n, nil
+}
+
+// leafFor decodes the path from the root to the leaf that covers key and returns the leaf.
+func (t *Tree) leafFor(key []byte) (*node, error) {
+	if t.rootNode == nil {
+		if t.root == 0 {
+			t.rootNode = &node{leaf: true}
+		} else {
+			n, err := t.node(t.root, nil)
+			if err != nil {
+				return nil, err
+			}
+			t.rootNode = n
+		}
+	}
+	n := t.rootNode
+	for !n.leaf {
+		i, _ := n.search(key)
+		c, err := t.node(n.inodes[i].child, n)
+		if err != nil {
+			return nil, err
+		}
+		n = c
+	}
+	return n, nil
+}
+
+// Put sets key to value. The tree keeps key and value as given: the caller must not modify them
+// afterwards (the root package passes copies).
+func (t *Tree) Put(key, value []byte) error {
+	if !t.writable {
+		return fmt.Errorf("btree: put on a read-only tree")
+	}
+	n, err := t.leafFor(key)
+	if err != nil {
+		return err
+	}
+	i, exact := n.search(key)
+	if exact {
+		t.freeOverflow(&n.inodes[i])
+		n.inodes[i] = inode{key: n.inodes[i].key, value: value}
+	} else {
+		n.inodes = append(n.inodes, inode{})
+		copy(n.inodes[i+1:], n.inodes[i:])
+		n.inodes[i] = inode{key: key, value: value}
+	}
+	t.mods++
+	return nil
+}
+
+// Delete removes key and reports whether it was present.
+func (t *Tree) Delete(key []byte) (bool, error) {
+	if !t.writable {
+		return false, fmt.Errorf("btree: delete on a read-only tree")
+	}
+	if t.root == 0 && t.rootNode == nil {
+		return false, nil
+	}
+	n, err := t.leafFor(key)
+	if err != nil {
+		return false, err
+	}
+	i, exact := n.search(key)
+	if !exact {
+		return false, nil
+	}
+	t.freeOverflow(&n.inodes[i])
+	n.inodes = append(n.inodes[:i], n.inodes[i+1:]...)
+	n.unbalanced = true
+	t.mods++
+	return true, nil
+}
+
+func (t *Tree) freeOverflow(in *inode) {
+	if in.ovf != 0 {
+		hdr := pager.HeaderSize + int(in.size)
+		t.freed = append(t.freed, extent{in.ovf, (hdr + t.pg.PageSize() - 1) / t.pg.PageSize()})
+	}
+}
+
+// Dirty reports whether the tree has uncommitted changes.
+func (t *Tree) Dirty() bool { return t.mods != 0 }
+
+func corruptf(format string, a ...any) error {
+	return fmt.Errorf("btree: %s: %w", fmt.Sprintf(format, a...), errs.ErrCorrupt)
+}

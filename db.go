@@ -1,0 +1,225 @@
+package cairn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/cairndb/cairn/pager"
+	"github.com/cairndb/cairn/txn"
+	"github.com/cairndb/cairn/wal"
+)
+
+// version is one committed state of the tree: its root page and the LSN of the WAL record that
+// produced it. Versions are immutable.
+type version struct {
+	root uint64
+	lsn  uint64
+}
+
+// DB is an open database. It is safe for concurrent use by many goroutines: any number of read
+// transactions run at once with one write transaction; readers never wait for writers.
+type DB struct {
+	path string
+	opts Options
+
+	lock      io.Closer
+	pageFile  vfs.File
+	walFile   vfs.File
+	pager     *pager.Pager
+	committer *wal.Committer
+	readers   txn.Registry
+
+	// published is the newest durable version: what a new read transaction sees.
+	published atomic.Pointer[version]
+
+	// writer is the single writer slot, held from Begin(true) until the commit is handed to the
+	// committer (or rolled back).
+	writer sync.Mutex
+	// latest is the newest committed version, durable or not: the base of the next writer.
+	latest *version // guarded by writer
+	// lastTicket is the WAL ticket of latest, nil once durable at open.
+	lastTicket *wal.Ticket // guarded by writer
+
+	// pending holds committed versions waiting for their batch's fdatasync, in LSN order.
+	pendingMu sync.Mutex
+	pending   []*version
+
+	closed   atomic.Bool
+	failure  atomic.Pointer[error]
+	walBytes atomic.Int64
+	counters counters
+
+	checkpointWake chan struct{}
+	stop           chan struct{}
+	loopDone       sync.WaitGroup
+}
+
+// Open opens the database at path, creating it (and path+"-wal") with mode 0600 if it does not
+// exist. It takes an exclusive lock: a second Open of the same path, from this or another process,
+// returns an error wrapping ErrLocked. Opening replays the WAL written since the last checkpoint;
+// a damaged database or WAL file gives an error wrapping ErrCorrupt (nothing is repaired
+// silently). opts may be nil for the defaults.
+func Open(path string, opts *Options) (*DB, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{path: path, opts: o, checkpointWake: make(chan struct{}, 1), stop: make(chan struct{})}
+	if err := db.open(); err != nil {
+		db.closeFiles()
+		return nil, fmt.Errorf("cairn: open %s: %w", path, err)
+	}
+	db.loopDone.Add(1)
+	go db.checkpointLoop()
+	return db, nil
+}
+
+func (db *DB) open() (err error) {
+	fs := db.opts.fs
+	if db.lock, err = fs.Lock(db.path); err != nil {
+		if errors.Is(err, vfs.ErrLocked) {
+			return ErrLocked
+		}
+		return err
+	}
+	if db.pageFile, err = fs.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return err
+	}
+	pg, created, err := pager.Open(db.pageFile, pager.Options{
+		PageSize: db.opts.PageSize, CacheBytes: db.opts.CacheBytes, Validate: btree.Validate,
+	})
+	if err != nil {
+		return err
+	}
+	db.pager = pg
+	if db.walFile, err = fs.OpenFile(db.path+"-wal", os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return err
+	}
+	meta := pg.Durable()
+	var w *wal.Writer
+	v := &version{root: meta.Root, lsn: meta.LSN}
+	if created {
+		if w, err = wal.Create(db.walFile, meta.DBID); err == nil {
+			err = fs.SyncDir(filepath.Dir(db.path))
+		}
+	} else {
+		w, v, err = db.recover(meta)
+	}
+	if err != nil {
+		return err
+	}
+	db.published.Store(v)
+	db.latest = v
+	db.walBytes.Store(w.Size())
+	db.committer = wal.NewCommitter(w, db.onDurable)
+	return nil
+}
+
+// recover replays the WAL records after the checkpoint of meta into one writable tree and
+// returns the version they produce.
+func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
+	tree := btree.Open(db.pager, meta.Root, true)
+	w, last, err := wal.Recover(db.walFile, meta.DBID, meta.LSN, func(lsn uint64, payload []byte) error {
+		return applyRedo(tree, append([]byte(nil), payload...))
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := tree.Commit(last)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, &version{root: root, lsn: last}, nil
+}
+
+// onDurable runs on the committer goroutine once the batch ending at lastLSN is durable: it
+// publishes the newest version of the batch to readers.
+func (db *DB) onDurable(lastLSN uint64) {
+	db.pendingMu.Lock()
+	i := 0
+	for i < len(db.pending) && db.pending[i].lsn <= lastLSN {
+		i++
+	}
+	var newest *version
+	if i > 0 {
+		newest = db.pending[i-1]
+		n := copy(db.pending, db.pending[i:])
+		clear(db.pending[n:])
+		db.pending = db.pending[:n]
+	}
+	db.pendingMu.Unlock()
+	if newest != nil {
+		db.published.Store(newest)
+	}
+	db.counters.batches.Add(1)
+}
+
+// Close waits for open transactions to end, checkpoints, and closes the files. It must not be
+// called from inside a transaction of this DB (it would wait for itself). Later calls return
+// ErrClosed.
+func (db *DB) Close() error {
+	if !db.closed.CompareAndSwap(false, true) {
+		return ErrClosed
+	}
+	close(db.stop)
+	db.loopDone.Wait()
+	for db.readers.Active() > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	db.writer.Lock()
+	defer db.writer.Unlock()
+	err := db.checkpointLocked(context.Background())
+	if errors.Is(err, ErrFailed) {
+		err = nil // the failure was reported to the commits it hit; reopen recovers.
+	}
+	if cerr := db.committer.Close(); err == nil && cerr != nil && db.failed() == nil {
+		err = cerr
+	}
+	if cerr := db.closeFiles(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (db *DB) closeFiles() error {
+	var first error
+	for _, c := range []io.Closer{db.walFile, db.pageFile, db.lock} {
+		if c == nil {
+			continue
+		}
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// fail puts the database into the failed state (see ErrFailed).
+func (db *DB) fail(err error) error {
+	wrapped := fmt.Errorf("%w: %w", ErrFailed, err)
+	db.failure.CompareAndSwap(nil, &wrapped)
+	return wrapped
+}
+
+// failed returns the error that failed the database, or nil.
+func (db *DB) failed() error {
+	if p := db.failure.Load(); p != nil {
+		return *p
+	}
+	if err := db.committer.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Path returns the path of the database file.
+func (db *DB) Path() string { return db.path }

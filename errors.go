@@ -1,0 +1,41 @@
+package cairn
+
+import (
+	"errors"
+
+	"github.com/cairndb/cairn/internal/errs"
+)
+
+// Errors returned by cairn, possibly wrapped with context: test them with errors.Is.
+var (
+	// ErrNotFound is returned by Tx.Get when the key is not present.
+	ErrNotFound = errors.New("cairn: key not found")
+	// ErrTxReadOnly is returned by Put and Delete in a read-only transaction.
+	ErrTxReadOnly = errors.New("cairn: transaction is read-only")
+	// ErrTxClosed is returned by any use of a transaction after Commit or Rollback.
+	ErrTxClosed = errors.New("cairn: transaction is closed")
+	// ErrClosed is returned by any use of a DB after Close.
+	ErrClosed = errors.New("cairn: database is closed")
+	// ErrLocked is returned by Open when another process (or another DB in this process) has the
+	// database open.
+	ErrLocked = errors.New("cairn: database is locked by another process")
+	// ErrKeyRequired is returned by Put and Delete for an empty key.
+	ErrKeyRequired = errors.New("cairn: key required")
+	// ErrKeyTooLarge is returned for a key longer than MaxKeySize bytes.
+	ErrKeyTooLarge = errors.New("cairn: key too large")
+	// ErrValueTooLarge is returned for a value longer than MaxValueSize bytes.
+	ErrValueTooLarge = errors.New("cairn: value too large")
+	// ErrCorrupt marks damaged bytes read from the database or WAL file: a checksum or structure
+	// check failed. Open returns it rather than silently dropping data.
+	ErrCorrupt = errs.ErrCorrupt
+	// ErrFailed marks a database whose write or fdatasync failed: the commit in flight and every
+	// later write fail until the database is closed and reopened (which recovers every
+	// acknowledged commit). Read transactions keep working.
+	ErrFailed = errs.ErrFailed
+)
+
+// Size limits of keys and values, in bytes.
+const (
+	MaxKeySize   = 16 << 10
+	MaxValueSize = 256 << 20
+)

@@ -1,0 +1,69 @@
+package cairn
+
+import (
+	"fmt"
+
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/cairndb/cairn/pager"
+)
+
+// SyncMode says when a commit is durable.
+type SyncMode int
+
+const (
+	// SyncFull makes every commit durable before Update or Commit returns: one fdatasync of the
+	// WAL per batch of concurrent commits (group commit). The default.
+	SyncFull SyncMode = iota
+	// SyncNone writes the WAL without fdatasync: a crash of the process loses nothing that was
+	// committed, a crash of the machine (power loss) may lose recent commits. For caches and tests.
+	SyncNone
+)
+
+// Options configure Open. The zero value (or a nil *Options) gives the defaults.
+type Options struct {
+	// PageSize in bytes of a new database: a power of two from 4096 to 65536 (default 4096). An
+	// existing database keeps the page size it was created with.
+	PageSize int
+	// CacheBytes caps the memory of cached clean pages (default 256 MiB). Pages changed since the
+	// last checkpoint stay in memory until it writes them.
+	CacheBytes int64
+	// CheckpointBytes starts a background checkpoint when the WAL holds this many bytes (default
+	// 64 MiB).
+	CheckpointBytes int64
+	// Sync is the durability mode (default SyncFull).
+	Sync SyncMode
+
+	// fs replaces the file system in tests (crash simulation, error injection).
+	fs vfs.FS
+}
+
+const (
+	defaultCacheBytes      = 256 << 20
+	defaultCheckpointBytes = 64 << 20
+)
+
+func (o *Options) withDefaults() (Options, error) {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.PageSize == 0 {
+		r.PageSize = pager.DefaultPageSize
+	}
+	if !pager.ValidPageSize(r.PageSize) {
+		return r, fmt.Errorf("cairn: page size %d is not a power of two from %d to %d", r.PageSize, pager.MinPageSize, pager.MaxPageSize)
+	}
+	if r.CacheBytes == 0 {
+		r.CacheBytes = defaultCacheBytes
+	}
+	if r.CheckpointBytes <= 0 {
+		r.CheckpointBytes = defaultCheckpointBytes
+	}
+	if r.Sync != SyncFull && r.Sync != SyncNone {
+		return r, fmt.Errorf("cairn: unknown sync mode %d", r.Sync)
+	}
+	if r.fs == nil {
+		r.fs = vfs.OS
+	}
+	return r, nil
+}

@@ -1,0 +1,184 @@
+package pager
+
+// Checkpoint write-out. Order, each step durable before the next:
+//  1. write every live dirty extent at its id (never over a page the durable meta references),
+//     and the free list into a newly allocated extent;
+//  2. fdatasync;
+//  3. write the meta page in the slot of the older meta page (sequence + 1);
+//  4. fdatasync.
+// Only then is the previous free-list extent reusable and the caller may drop the WAL up to the
+// checkpoint's LSN. A crash before step 4 completes leaves the previous meta page current.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/cairndb/cairn/internal/errs"
+)
+
+// Checkpoint makes the version (root, lsn) durable in the page file, where every extent of that
+// version is either clean or dirty in this pager and lsn is the newest version: no commit may run
+// during the call (REQUIRES: the caller holds the writer slot and all commits are durable).
+// Readers may run. On error the pager's durable state is unchanged.
+func (p *Pager) Checkpoint(root, lsn uint64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	prevFreelist, prevFreelistPages := p.durable.FreelistID, p.durable.FreelistPages
+	freeIDs := p.free.onDisk()
+	if prevFreelist != 0 {
+		for i := range prevFreelistPages {
+			freeIDs = append(freeIDs, prevFreelist+i)
+		}
+		slices.Sort(freeIDs)
+	}
+	flID, flBuf := p.freelistExtent(freeIDs)
+	written := p.dirtyIDs()
+	if err := p.writeOut(written, flID, flBuf); err != nil {
+		p.free.add(extentIDs(flID, uint64(len(flBuf)/p.pageSize)))
+		return err
+	}
+	m := p.durable
+	m.Seq++
+	m.LSN, m.Root, m.PageCount = lsn, root, p.pageCount.Load()
+	m.FreelistID, m.FreelistPages = flID, uint64(len(flBuf)/p.pageSize)
+	if err := p.writeMeta(m); err != nil {
+		p.free.add(extentIDs(flID, m.FreelistPages))
+		return err
+	}
+	p.durable = m
+	p.stats.Checkpoints++
+	for _, id := range written {
+		delete(p.dirty, id)
+		if fr := p.table.load(id); fr != nil {
+			fr.dirty.Store(false)
+		}
+	}
+	if prevFreelist != 0 {
+		p.free.add(extentIDs(prevFreelist, prevFreelistPages))
+	}
+	return nil
+}
+
+// freelistExtent allocates and fills the extent that lists freeIDs (which it removes from the
+// free set if it takes ids from there).
+//
+//	Free-list extent: page header (type PageFreelist), then
+//	| 16 | 8 | number of ids N |
+//	| 24 | 8*N | page ids, ascending |
+func (p *Pager) freelistExtent(freeIDs []uint64) (uint64, []byte) {
+	if len(freeIDs) == 0 {
+		return 0, nil
+	}
+	n := (HeaderSize + 8 + 8*len(freeIDs) + p.pageSize - 1) / p.pageSize
+	id := p.free.take(uint64(n))
+	if id == 0 {
+		id = p.pageCount.Load()
+		p.pageCount.Store(id + uint64(n))
+	}
+	// The extent's own ids may be in freeIDs: drop them from the list it stores.
+	list := slices.DeleteFunc(slices.Clone(freeIDs), func(x uint64) bool { return x >= id && x < id+uint64(n) })
+	buf := make([]byte, n*p.pageSize)
+	SetHeader(buf, PageFreelist, 0, p.pageSize)
+	binary.LittleEndian.PutUint64(buf[16:24], uint64(len(list)))
+	for i, x := range list {
+		binary.LittleEndian.PutUint64(buf[24+8*i:], x)
+	}
+	Seal(id, buf)
+	return id, buf
+}
+
+func (p *Pager) writeOut(ids []uint64, flID uint64, flBuf []byte) error {
+	if err := p.growFile(); err != nil {
+		return err
+	}
+	ps := int64(p.pageSize)
+	for _, id := range ids {
+		fr := p.table.load(id)
+		if fr == nil {
+			return fmt.Errorf("pager: dirty page %d is not cached (internal error)", id)
+		}
+		if _, err := p.f.WriteAt(fr.data, int64(id)*ps); err != nil {
+			return fmt.Errorf("pager: checkpoint write page %d: %w", id, err)
+		}
+	}
+	if flID != 0 {
+		if _, err := p.f.WriteAt(flBuf, int64(flID)*ps); err != nil {
+			return fmt.Errorf("pager: checkpoint write free list: %w", err)
+		}
+	}
+	if err := p.f.Sync(); err != nil {
+		return fmt.Errorf("pager: checkpoint sync: %w", err)
+	}
+	return nil
+}
+
+func (p *Pager) writeMeta(m Meta) error {
+	buf := make([]byte, p.pageSize)
+	m.encode(buf)
+	if _, err := p.f.WriteAt(buf, int64(m.Seq%MetaPages)*int64(p.pageSize)); err != nil {
+		return fmt.Errorf("pager: checkpoint write meta page: %w", err)
+	}
+	if err := p.f.Sync(); err != nil {
+		return fmt.Errorf("pager: checkpoint sync meta page: %w", err)
+	}
+	return nil
+}
+
+// growFile extends the file so that it holds pageCount pages, in chunks.
+func (p *Pager) growFile() error {
+	need := int64(p.pageCount.Load()) * int64(p.pageSize)
+	if need <= p.fileSize {
+		return nil
+	}
+	grow := min(max(p.fileSize, minGrow), maxGrow)
+	size := max(need, p.fileSize+grow)
+	size = (size + int64(p.pageSize) - 1) / int64(p.pageSize) * int64(p.pageSize)
+	if err := p.f.Truncate(size); err != nil {
+		return fmt.Errorf("pager: grow file to %d bytes: %w", size, err)
+	}
+	p.fileSize = size
+	return nil
+}
+
+// loadFreelist reads the free-list extent of meta m into the reusable set.
+func (p *Pager) loadFreelist(m Meta) error {
+	if m.FreelistID == 0 {
+		return nil
+	}
+	buf, err := p.readPage(m.FreelistID)
+	if err != nil {
+		return fmt.Errorf("pager: free list: %w", err)
+	}
+	bad := func(what string) error { return fmt.Errorf("pager: free list: %s: %w", what, errs.ErrCorrupt) }
+	if Type(buf) != PageFreelist || uint64(len(buf)/p.pageSize) != m.FreelistPages {
+		return bad("wrong page type or length")
+	}
+	n := binary.LittleEndian.Uint64(buf[16:24])
+	if n > uint64(len(buf)-24)/8 {
+		return bad(fmt.Sprintf("count %d overflows the extent", n))
+	}
+	ids := make([]uint64, n)
+	prev := uint64(0)
+	for i := range ids {
+		id := binary.LittleEndian.Uint64(buf[24+8*i:])
+		if id < MetaPages || id >= m.PageCount || id <= prev ||
+			(id >= m.FreelistID && id < m.FreelistID+m.FreelistPages) {
+			return bad(fmt.Sprintf("id %d out of order or range", id))
+		}
+		ids[i], prev = id, id
+	}
+	p.free.add(ids)
+	return nil
+}
+
+func extentIDs(id, n uint64) []uint64 {
+	if id == 0 {
+		return nil
+	}
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = id + uint64(i)
+	}
+	return ids
+}

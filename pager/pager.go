@@ -1,0 +1,330 @@
+package pager
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/internal/vfs"
+)
+
+// growChunk bounds how far the file is extended at once: it grows by its own size, at least
+// 1 MiB and at most 64 MiB, so growth costs few truncate calls and little slack.
+const (
+	minGrow = 1 << 20
+	maxGrow = 64 << 20
+)
+
+// Pager gives page-id access to the database file.
+//
+// Concurrency: Page may be called from any goroutine at any time. Allocate, Free, Release and
+// Checkpoint are called by one goroutine at a time (the holder of the database's writer slot).
+type Pager struct {
+	f        vfs.File
+	pageSize int
+	table    pageTable
+	// pageCount is the high-water mark: ids [0, pageCount) are allocated in the file.
+	pageCount atomic.Uint64
+	// cacheLimit caps cached bytes; clean frames are evicted past it (0: no limit).
+	cacheLimit  int64
+	validate    func(id uint64, data []byte) error
+	cachedBytes atomic.Int64
+	evictMu     sync.Mutex
+	clockHand   uint64 // guarded by evictMu
+
+	mu       sync.Mutex // guards the fields below
+	fileSize int64
+	free     freeList
+	dirty    map[uint64]uint64 // id -> extent length of live pages not yet written
+	durable  Meta              // the newest durable meta page
+	stats    Stats
+}
+
+// Stats are counters of the pager; see cairn.Stats for their meaning.
+type Stats struct {
+	PageCount    uint64
+	FreePages    int
+	PendingPages int
+	DirtyPages   int
+	CachedBytes  int64
+	CacheMisses  uint64
+	Evictions    uint64
+	Checkpoints  uint64
+}
+
+// Options configure a Pager.
+type Options struct {
+	// PageSize in bytes for a new file (a power of two in [MinPageSize, MaxPageSize]).
+	PageSize int
+	// CacheBytes caps the bytes of cached clean extents; 0 means no cap.
+	CacheBytes int64
+	// Validate, if set, checks every extent read from the file after its checksum matched.
+	Validate func(id uint64, data []byte) error
+}
+
+// Open opens the page file f. A file of size 0 is initialised as a new, empty database with
+// o.PageSize (created reports this). Otherwise the newest valid meta page is used and o.PageSize
+// is ignored. Errors wrap errs.ErrCorrupt when the file is not a valid database.
+func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
+	size, err := f.Size()
+	if err != nil {
+		return nil, false, fmt.Errorf("pager: stat: %w", err)
+	}
+	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]uint64)}
+	if size == 0 {
+		return p, true, p.initialise(o.PageSize)
+	}
+	m, err := readMeta(f, size)
+	if err != nil {
+		return nil, false, err
+	}
+	p.pageSize = int(m.PageSize)
+	p.fileSize = size
+	if uint64(size) < m.PageCount*uint64(m.PageSize) {
+		return nil, false, fmt.Errorf("pager: file is %d bytes, meta page needs %d pages of %d: truncated: %w",
+			size, m.PageCount, m.PageSize, errs.ErrCorrupt)
+	}
+	p.durable = m
+	p.pageCount.Store(m.PageCount)
+	if err := p.loadFreelist(m); err != nil {
+		return nil, false, err
+	}
+	return p, false, nil
+}
+
+func (p *Pager) initialise(pageSize int) error {
+	if !ValidPageSize(pageSize) {
+		return fmt.Errorf("pager: page size %d is not a power of two in [%d, %d]", pageSize, MinPageSize, MaxPageSize)
+	}
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return err
+	}
+	p.pageSize = pageSize
+	m := Meta{PageSize: uint32(pageSize), DBID: binary.LittleEndian.Uint64(id[:]) | 1, PageCount: MetaPages}
+	buf := make([]byte, MetaPages*pageSize)
+	for slot := range uint64(MetaPages) {
+		m.Seq = slot
+		m.encode(buf[slot*uint64(pageSize):])
+	}
+	if _, err := p.f.WriteAt(buf, 0); err != nil {
+		return fmt.Errorf("pager: write meta pages: %w", err)
+	}
+	if err := p.f.Sync(); err != nil {
+		return fmt.Errorf("pager: sync: %w", err)
+	}
+	p.fileSize = int64(len(buf))
+	p.durable = m
+	p.pageCount.Store(MetaPages)
+	return nil
+}
+
+// readMeta finds the newest valid meta page. Meta page 0 gives the page size; if it is damaged,
+// meta page 1 is looked for at every possible page size.
+func readMeta(f vfs.File, size int64) (Meta, error) {
+	buf := make([]byte, metaSize)
+	var best Meta
+	var firstErr error
+	found := false
+	try := func(off int64, wantSize uint32) {
+		if off+metaSize > size {
+			return
+		}
+		if _, err := f.ReadAt(buf, off); err != nil {
+			firstErr = cmpErr(firstErr, fmt.Errorf("pager: read meta page: %w", err))
+			return
+		}
+		m, err := decodeMeta(buf)
+		if err == nil && wantSize != 0 && m.PageSize != wantSize {
+			err = fmt.Errorf("pager: meta page 1 page size mismatch: %w", errs.ErrCorrupt)
+		}
+		if err != nil {
+			firstErr = cmpErr(firstErr, err)
+			return
+		}
+		if !found || m.Seq > best.Seq {
+			best, found = m, true
+		}
+	}
+	try(0, 0)
+	if found {
+		try(int64(best.PageSize), best.PageSize)
+	} else {
+		for ps := MinPageSize; ps <= MaxPageSize; ps *= 2 {
+			try(int64(ps), uint32(ps))
+		}
+	}
+	if !found {
+		return Meta{}, fmt.Errorf("pager: no valid meta page: %w", firstErr)
+	}
+	return best, nil
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// PageSize returns the page size in bytes.
+func (p *Pager) PageSize() int { return p.pageSize }
+
+// Durable returns the newest durable meta page.
+func (p *Pager) Durable() Meta {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.durable
+}
+
+// Page returns the extent at page id: its bytes are immutable and stay valid as long as the
+// caller holds them. The caller must hold a version that references id. Reading from the file
+// verifies the checksum; errors wrap errs.ErrCorrupt for damaged pages.
+func (p *Pager) Page(id uint64) ([]byte, error) {
+	if fr := p.table.load(id); fr != nil {
+		if !fr.ref.Load() {
+			fr.ref.Store(true)
+		}
+		return fr.data, nil
+	}
+	return p.readPage(id)
+}
+
+func (p *Pager) readPage(id uint64) ([]byte, error) {
+	count := p.pageCount.Load()
+	if id < MetaPages || id >= count {
+		return nil, fmt.Errorf("pager: page id %d outside [2, %d): %w", id, count, errs.ErrCorrupt)
+	}
+	ps := uint64(p.pageSize)
+	first := make([]byte, ps)
+	if _, err := p.f.ReadAt(first, int64(id*ps)); err != nil {
+		return nil, fmt.Errorf("pager: read page %d: %w", id, ioErr(err))
+	}
+	n := extentPages(first)
+	if n > count-id {
+		return nil, fmt.Errorf("pager: page %d: extent of %d pages passes the end: %w", id, n, errs.ErrCorrupt)
+	}
+	data := first
+	if n > 1 {
+		data = make([]byte, n*ps)
+		copy(data, first)
+		if _, err := p.f.ReadAt(data[ps:], int64((id+1)*ps)); err != nil {
+			return nil, fmt.Errorf("pager: read page %d: %w", id, ioErr(err))
+		}
+	}
+	if !verify(id, data) {
+		return nil, fmt.Errorf("pager: page %d: checksum mismatch: %w", id, errs.ErrCorrupt)
+	}
+	if p.validate != nil {
+		if err := p.validate(id, data); err != nil {
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	p.stats.CacheMisses++
+	p.mu.Unlock()
+	fr := &frame{data: data}
+	if got := p.table.install(id, fr); got != fr {
+		return got.data, nil
+	}
+	p.cachedBytes.Add(int64(len(data)))
+	p.maybeEvict()
+	return data, nil
+}
+
+// ioErr marks a short read (the file ends inside a page the meta page says exists) as corruption.
+func ioErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("file ends early: %w", errs.ErrCorrupt)
+	}
+	return err
+}
+
+// Allocate returns a new zeroed extent of n pages and its first page id. The extent is dirty
+// until a checkpoint writes it. The caller fills it and calls Seal before publishing it.
+func (p *Pager) Allocate(n int) (uint64, []byte) {
+	p.mu.Lock()
+	id := p.free.take(uint64(n))
+	if id == 0 {
+		id = p.pageCount.Load()
+		p.pageCount.Store(id + uint64(n))
+	}
+	p.dirty[id] = uint64(n)
+	p.mu.Unlock()
+	data := make([]byte, n*p.pageSize)
+	fr := &frame{data: data}
+	fr.dirty.Store(true)
+	old := p.table.slot(id).Swap(fr)
+	delta := int64(len(data))
+	if old != nil {
+		delta -= int64(len(old.data))
+	}
+	p.cachedBytes.Add(delta)
+	return id, data
+}
+
+// Free records that the extent of n pages at id is not part of the version with LSN lsn and
+// later ones. The id is reused only under the rules of free.go.
+func (p *Pager) Free(id uint64, n int, lsn uint64) {
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = id + uint64(i)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.dirty[id]; ok {
+		delete(p.dirty, id)
+		p.free.fresh = pushPending(p.free.fresh, lsn, ids...)
+		return
+	}
+	p.free.durable = pushPending(p.free.durable, lsn, ids...)
+}
+
+// Unallocate returns an extent that was allocated but never published (a failed commit).
+func (p *Pager) Unallocate(id uint64, n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.dirty, id)
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = id + uint64(i)
+	}
+	p.free.add(ids)
+}
+
+// Release makes reusable every freed id whose rules hold now that no version older than oldest is
+// pinned.
+func (p *Pager) Release(oldest uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.free.release(oldest, p.durable.LSN)
+}
+
+// Stats returns a snapshot of the counters.
+func (p *Pager) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.PageCount = p.pageCount.Load()
+	s.FreePages = len(p.free.ids)
+	s.PendingPages = p.free.pendingCount()
+	s.DirtyPages = len(p.dirty)
+	s.CachedBytes = p.cachedBytes.Load()
+	return s
+}
+
+// dirtyIDs returns the ids of the live dirty extents in ascending order.
+func (p *Pager) dirtyIDs() []uint64 {
+	ids := make([]uint64, 0, len(p.dirty))
+	for id := range p.dirty {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
