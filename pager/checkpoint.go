@@ -57,6 +57,7 @@ func (p *Pager) Checkpoint(root, lsn uint64) error {
 	if prevFreelist != 0 {
 		p.free.add(extentIDs(prevFreelist, prevFreelistPages))
 	}
+	go p.maybeEvict() // written pages are clean now: evictable
 	return nil
 }
 

@@ -66,8 +66,8 @@ func (l *freeList) add(ids []uint64) {
 }
 
 // release moves to ids every pending set whose rules hold for the oldest pinned LSN and the
-// durable checkpoint LSN.
-func (l *freeList) release(oldest, durable uint64) {
+// durable checkpoint LSN, and returns the ids it moved.
+func (l *freeList) release(oldest, durable uint64) []uint64 {
 	var ready []uint64
 	i := 0
 	for ; i < len(l.fresh) && l.fresh[i].lsn <= oldest; i++ {
@@ -80,6 +80,7 @@ func (l *freeList) release(oldest, durable uint64) {
 	}
 	l.durable = l.durable[i:]
 	l.add(ready)
+	return ready
 }
 
 // pendingCount is the number of ids waiting for reuse.

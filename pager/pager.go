@@ -160,6 +160,9 @@ func readMeta(f vfs.File, size int64) (Meta, error) {
 			try(int64(ps), uint32(ps))
 		}
 	}
+	if !found && firstErr == nil {
+		firstErr = fmt.Errorf("pager: file of %d bytes is too small to be a cairn database: %w", size, errs.ErrCorrupt)
+	}
 	if !found {
 		return Meta{}, fmt.Errorf("pager: no valid meta page: %w", firstErr)
 	}
@@ -302,8 +305,14 @@ func (p *Pager) Unallocate(id uint64, n int) {
 // pinned.
 func (p *Pager) Release(oldest uint64) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.free.release(oldest, p.durable.LSN)
+	ready := p.free.release(oldest, p.durable.LSN)
+	p.mu.Unlock()
+	// No version can reach these ids any more: drop their cached content.
+	for _, id := range ready {
+		if fr := p.table.load(id); fr != nil && p.table.slot(id).CompareAndSwap(fr, nil) {
+			p.cachedBytes.Add(-int64(len(fr.data)))
+		}
+	}
 }
 
 // Stats returns a snapshot of the counters.

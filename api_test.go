@@ -1,0 +1,205 @@
+package cairn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func openTemp(t *testing.T, opts *Options) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := Open(path, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+func TestMisuseReturnsNamedErrors(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	tests := []struct {
+		name string
+		fn   func() error
+		want error
+	}{
+		{"put in read tx", func() error {
+			return db.View(func(tx *Tx) error { return tx.Put([]byte("k"), []byte("v")) })
+		}, ErrTxReadOnly},
+		{"delete in read tx", func() error {
+			return db.View(func(tx *Tx) error { return tx.Delete([]byte("k")) })
+		}, ErrTxReadOnly},
+		{"empty key", func() error {
+			return db.Update(func(tx *Tx) error { return tx.Put(nil, []byte("v")) })
+		}, ErrKeyRequired},
+		{"key too large", func() error {
+			return db.Update(func(tx *Tx) error { return tx.Put(make([]byte, MaxKeySize+1), nil) })
+		}, ErrKeyTooLarge},
+		{"value too large", func() error {
+			return db.Update(func(tx *Tx) error { return tx.Put([]byte("k"), make([]byte, MaxValueSize+1)) })
+		}, ErrValueTooLarge},
+		{"get missing", func() error {
+			return db.View(func(tx *Tx) error { _, err := tx.Get([]byte("missing")); return err })
+		}, ErrNotFound},
+		{"use after commit", func() error {
+			tx, err := db.Begin(true)
+			require.NoError(t, err)
+			require.NoError(t, tx.Commit())
+			return tx.Put([]byte("k"), nil)
+		}, ErrTxClosed},
+		{"get after rollback", func() error {
+			tx, err := db.Begin(false)
+			require.NoError(t, err)
+			require.NoError(t, tx.Rollback())
+			_, err = tx.Get([]byte("k"))
+			return err
+		}, ErrTxClosed},
+		{"double rollback", func() error {
+			tx, err := db.Begin(false)
+			require.NoError(t, err)
+			require.NoError(t, tx.Rollback())
+			return tx.Rollback()
+		}, ErrTxClosed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.ErrorIs(t, tc.fn(), tc.want)
+		})
+	}
+}
+
+func TestUseAfterClose(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	require.NoError(t, db.Close())
+	require.ErrorIs(t, db.Close(), ErrClosed)
+	require.ErrorIs(t, db.Update(func(*Tx) error { return nil }), ErrClosed)
+	require.ErrorIs(t, db.View(func(*Tx) error { return nil }), ErrClosed)
+	require.ErrorIs(t, db.Checkpoint(context.Background()), ErrClosed)
+}
+
+func TestSecondOpenIsLocked(t *testing.T) {
+	_, path := openTemp(t, nil)
+	_, err := Open(path, nil)
+	require.ErrorIs(t, err, ErrLocked)
+}
+
+func TestManagedTxRollsBackOnErrorAndPanic(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	boom := errors.New("boom")
+	err := db.Update(func(tx *Tx) error {
+		require.NoError(t, tx.Put([]byte("a"), []byte("1")))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.Panics(t, func() {
+		db.Update(func(tx *Tx) error {
+			require.NoError(t, tx.Put([]byte("b"), []byte("2")))
+			panic("boom")
+		})
+	})
+	require.NoError(t, db.View(func(tx *Tx) error {
+		for _, k := range []string{"a", "b"} {
+			_, err := tx.Get([]byte(k))
+			require.ErrorIs(t, err, ErrNotFound)
+		}
+		return nil
+	}))
+	// The writer slot was released both times.
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("c"), nil) }))
+}
+
+func TestLargeKeysAndValues(t *testing.T) {
+	for _, ps := range []int{4096, 65536} {
+		t.Run(fmt.Sprintf("page=%d", ps), func(t *testing.T) {
+			db, path := openTemp(t, &Options{PageSize: ps})
+			big := bytes.Repeat([]byte("0123456789abcdef"), 64<<20/16)
+			keys := [][]byte{bytes.Repeat([]byte{'k'}, 4096), bytes.Repeat([]byte{'K'}, MaxKeySize), []byte("v")}
+			require.NoError(t, db.Update(func(tx *Tx) error {
+				for _, k := range keys {
+					if err := tx.Put(k, k); err != nil {
+						return err
+					}
+				}
+				require.NoError(t, tx.Put([]byte("empty"), nil))
+				return tx.Put([]byte("big"), big)
+			}))
+			require.NoError(t, db.Close())
+			db, err := Open(path, nil)
+			require.NoError(t, err)
+			defer db.Close()
+			require.NoError(t, db.View(func(tx *Tx) error {
+				v, err := tx.Get([]byte("big"))
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(big, v))
+				v, err = tx.Get([]byte("empty"))
+				require.NoError(t, err)
+				require.Empty(t, v)
+				for _, k := range keys {
+					v, err := tx.Get(k)
+					require.NoError(t, err)
+					require.Equal(t, k, v)
+				}
+				return nil
+			}))
+			require.Equal(t, ps, db.Stats().PageSize)
+		})
+	}
+}
+
+func TestCursorAndIterators(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	var keys []string
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for i := range 2000 {
+			k := fmt.Sprintf("%c/%04d", 'a'+i%3, i)
+			keys = append(keys, k)
+			if err := tx.Put([]byte(k), []byte(k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	slices.Sort(keys)
+	require.NoError(t, db.View(func(tx *Tx) error {
+		var got []string
+		for k := range tx.Prefix([]byte("b/")) {
+			got = append(got, string(k))
+		}
+		require.Len(t, got, 667)
+		for _, k := range got {
+			require.Equal(t, "b/", k[:2])
+		}
+		c := tx.Cursor()
+		var back []string
+		for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
+			back = append(back, string(k))
+		}
+		slices.Reverse(back)
+		require.Equal(t, keys, back)
+		k, _ := c.Seek([]byte("b"))
+		require.Equal(t, "b/0001", string(k))
+		k, _ = c.Seek([]byte("z"))
+		require.Nil(t, k)
+		return nil
+	}))
+	// Deleting while iterating in a write transaction visits every key once.
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		n := 0
+		for k := range tx.Range(nil, nil) {
+			require.NoError(t, tx.Delete(k))
+			n++
+		}
+		require.Equal(t, len(keys), n)
+		return nil
+	}))
+	require.NoError(t, db.View(func(tx *Tx) error {
+		k, _ := tx.Cursor().First()
+		require.Nil(t, k)
+		return nil
+	}))
+}

@@ -1,0 +1,160 @@
+package cairn
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// abandon ends db as a killed process would: no checkpoint, no final sync, files and lock
+// released. Every acknowledged commit is already in the WAL.
+func (db *DB) abandon() {
+	db.closed.Store(true)
+	close(db.stop)
+	db.loopDone.Wait()
+	db.writer.Lock()
+	db.committer.Close()
+	db.closeFiles()
+	db.writer.Unlock()
+}
+
+// fillDB creates a database with n keys committed in several transactions, checkpointed once
+// halfway, and abandons it (WAL not empty).
+func fillDB(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	for i := range n {
+		require.NoError(t, db.Update(func(tx *Tx) error {
+			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
+		}))
+		if i == n/2 {
+			require.NoError(t, db.Checkpoint(t.Context()))
+		}
+	}
+	db.abandon()
+	return path
+}
+
+func requireKeys(t *testing.T, path string, n int) {
+	t.Helper()
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		i := 0
+		for k, v := range tx.Range(nil, nil) {
+			require.Equal(t, fmt.Sprintf("key%05d", i), string(k))
+			require.Equal(t, fmt.Sprintf("value %d", i), string(v))
+			i++
+		}
+		require.Equal(t, n, i)
+		return nil
+	}))
+}
+
+func TestReopenAfterAbandonRecoversFromWAL(t *testing.T) {
+	path := fillDB(t, 3000)
+	requireKeys(t, path, 3000)
+	// And again after the clean Close of that reopen (checkpointed, WAL empty).
+	requireKeys(t, path, 3000)
+}
+
+func garble(t *testing.T, path string, off int64, n int) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	b := make([]byte, n)
+	_, err = f.ReadAt(b, off)
+	require.NoError(t, err)
+	for i := range b {
+		b[i] ^= 0x5a
+	}
+	_, err = f.WriteAt(b, off)
+	require.NoError(t, err)
+}
+
+func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"both meta pages garbled", func(t *testing.T, path string) {
+			garble(t, path, 0, 100)
+			garble(t, path, 4096, 100)
+		}},
+		{"page file truncated", func(t *testing.T, path string) {
+			require.NoError(t, os.Truncate(path, 3*4096))
+		}},
+		{"page file replaced by text", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte("hello, this is not a database\n"), 0o600))
+		}},
+		{"WAL header garbled", func(t *testing.T, path string) {
+			garble(t, path+"-wal", 0, 8)
+		}},
+		{"WAL record in the middle garbled", func(t *testing.T, path string) {
+			garble(t, path+"-wal", 2000, 16)
+		}},
+		{"WAL of another database", func(t *testing.T, path string) {
+			other := fillDB(t, 10)
+			b, err := os.ReadFile(other + "-wal")
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path+"-wal", b, 0o600))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fillDB(t, 3000)
+			tc.damage(t, path)
+			_, err := Open(path, nil)
+			require.ErrorIs(t, err, ErrCorrupt)
+		})
+	}
+}
+
+func TestOneTornMetaPageFallsBackToTheOther(t *testing.T) {
+	path := fillDB(t, 3000)
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	seq := db.pager.Durable().Seq
+	require.NoError(t, db.Close()) // checkpoints again: the newest meta page is in slot seq+1 % 2
+	garble(t, path, int64((seq+1)%2)*4096+20, 8)
+	requireKeys(t, path, 3000)
+}
+
+func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
+	path := fillDB(t, 3000)
+	st, err := os.Stat(path + "-wal")
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path+"-wal", st.Size()-5))
+	requireKeys(t, path, 2999) // the last record was torn: that commit was not acknowledged
+}
+
+func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {
+	path := fillDB(t, 3000)
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	for id := int64(2); id*4096 < st.Size(); id++ {
+		garble(t, path, id*4096+100, 4)
+	}
+	db, err = Open(path, nil)
+	if err != nil {
+		require.ErrorIs(t, err, ErrCorrupt)
+		return
+	}
+	defer db.Close()
+	err = db.View(func(tx *Tx) error {
+		for range tx.Range(nil, nil) {
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, ErrCorrupt)
+}

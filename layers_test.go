@@ -1,0 +1,55 @@
+package cairn
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLayering enforces that imports point down only (root -> txn -> btree -> pager -> internal,
+// and wal -> internal) and that the library imports nothing outside the standard library and
+// golang.org/x/sys.
+func TestLayering(t *testing.T) {
+	const mod = "github.com/cairndb/cairn/"
+	allowed := map[string][]string{
+		".":             {"txn", "btree", "pager", "wal", "internal/"},
+		"txn":           {"btree", "pager", "internal/"},
+		"btree":         {"pager", "internal/"},
+		"pager":         {"internal/"},
+		"wal":           {"internal/"},
+		"internal/vfs":  {"internal/errs"},
+		"internal/errs": {},
+	}
+	for dir, ok := range allowed {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
+			require.NoError(t, err)
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				rel, inModule := strings.CutPrefix(path, mod)
+				if !inModule {
+					std := !strings.Contains(strings.Split(path, "/")[0], ".")
+					require.True(t, std || strings.HasPrefix(path, "golang.org/x/sys/"),
+						"%s/%s imports %s: the library depends only on the standard library and golang.org/x/sys", dir, e.Name(), path)
+					continue
+				}
+				permitted := false
+				for _, p := range ok {
+					permitted = permitted || rel == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(rel, p))
+				}
+				require.True(t, permitted, "%s/%s imports %s: imports must point down the layers", dir, e.Name(), path)
+			}
+		}
+	}
+}
