@@ -90,6 +90,7 @@ func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d commits, %d snapshot reads, stats %+v", commits.Load(), reads.Load(), db.Stats())
 	require.Positive(t, db.Stats().Batches)
+	require.NoError(t, db.check())
 }
 
 // TestCrashKeepsAcknowledgedCommits crashes the in-memory file system while several writers
@@ -163,6 +164,7 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 		for i, n := range seen {
 			require.Equal(t, 3, n, "round %d: commit %d partly visible", round, i)
 		}
+		require.NoError(t, db2.check(), "round %d", round)
 		require.NoError(t, db2.Close())
 		require.GreaterOrEqual(t, len(seen), before)
 	}

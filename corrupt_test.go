@@ -55,6 +55,7 @@ func requireKeys(t *testing.T, path string, n int) {
 		require.Equal(t, n, i)
 		return nil
 	}))
+	require.NoError(t, db.check())
 }
 
 func TestReopenAfterAbandonRecoversFromWAL(t *testing.T) {

@@ -264,8 +264,10 @@ func (m *modelRun) sortedFrom(overlay map[string][]byte, deleted map[string]bool
 	return all[:min(n, len(all))]
 }
 
-// checkAll compares every key and value, in order, with the model.
+// checkAll compares every key and value, in order, with the model, and checks the tree's
+// invariants and page accounting.
 func (m *modelRun) checkAll() {
+	require.NoError(m.t, m.db.check())
 	want := m.sortedFrom(nil, nil, nil, len(m.model))
 	i := 0
 	require.NoError(m.t, m.db.View(func(tx *Tx) error {

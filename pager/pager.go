@@ -337,3 +337,22 @@ func (p *Pager) dirtyIDs() []uint64 {
 	slices.Sort(ids)
 	return ids
 }
+
+// Accounting returns every page id the pager does not consider in use by the tree: reusable ids,
+// ids freed and waiting for reuse, and the extent of the durable meta page's free list. With the
+// ids the newest version's tree references, they partition [MetaPages, PageCount()).
+// REQUIRES: no commit in progress.
+func (p *Pager) Accounting() (reusable, pending, freelist []uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	reusable = slices.Clone(p.free.ids)
+	for _, q := range [][]pendingFree{p.free.fresh, p.free.durable} {
+		for _, pf := range q {
+			pending = append(pending, pf.ids...)
+		}
+	}
+	return reusable, pending, extentIDs(p.durable.FreelistID, p.durable.FreelistPages)
+}
+
+// PageCount returns the high-water mark: ids [0, PageCount()) are allocated.
+func (p *Pager) PageCount() uint64 { return p.pageCount.Load() }
