@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/cairndb/cairn"
+)
+
+// shell runs commands against one open database.
+type shell struct {
+	db     *cairn.DB
+	out    *bufio.Writer // command output; flushed after every command
+	errOut io.Writer     // errors, warnings and progress
+	bail   bool          // stop at the first failing command
+	failed bool          // some command failed
+}
+
+// command is one entry of the command table.
+type command struct {
+	name    string
+	usage   string // arguments, as shown by help
+	help    string // one line
+	minArgs int
+	maxArgs int
+	run     func(sh *shell, ctx context.Context, args [][]byte) error
+}
+
+// errQuit is returned by quit and exit to end the session.
+var errQuit = errors.New("quit")
+
+// errInterrupted reports a command cancelled by Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+// commands is the command table, in the order help lists it. It is filled by init because help
+// refers to it.
+var commands []command
+
+// init fills the command table.
+func init() {
+	commands = []command{
+		{"get", "KEY", "print the value of KEY", 1, 1, cmdGet},
+		{"put", "KEY VALUE", "set KEY to VALUE", 2, 2, cmdPut},
+		{"del", "KEY", "delete KEY (no error if missing)", 1, 1, cmdDel},
+		{"scan", "[START [END]]", "list keys in [START, END) with their values", 0, 2, cmdScan},
+		{"prefix", "P", "list keys starting with P with their values", 1, 1, cmdPrefix},
+		{"count", "[PREFIX]", "count keys (starting with PREFIX)", 0, 1, cmdCount},
+		{"stats", "", "print database statistics", 0, 0, cmdStats},
+		{"checkpoint", "", "copy the write-ahead log into the database file", 0, 0, cmdCheckpoint},
+		{"import", "DIR", "store every file under DIR (key = relative path, value = contents)", 1, 1, cmdImport},
+		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify},
+		{"help", "[COMMAND]", "describe commands and argument syntax", 0, 1, cmdHelp},
+		{"quit", "", "leave the shell", 0, 0, cmdQuit},
+		{"exit", "", "leave the shell", 0, 0, cmdQuit},
+	}
+}
+
+// lookup returns the command called name.
+func lookup(name string) (*command, bool) {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i], true
+		}
+	}
+	return nil, false
+}
+
+// runLine runs every command on line and reports whether the session goes on.
+func (sh *shell) runLine(line string) bool {
+	cmds, err := splitCommands(line)
+	if err != nil {
+		return sh.fail(err)
+	}
+	for _, words := range cmds {
+		err := sh.exec(words)
+		sh.out.Flush()
+		if errors.Is(err, errQuit) {
+			return false
+		}
+		if err != nil && !sh.fail(err) {
+			return false
+		}
+	}
+	return true
+}
+
+// fail reports err and reports whether the session goes on (false under -bail).
+func (sh *shell) fail(err error) bool {
+	sh.out.Flush()
+	fmt.Fprintf(sh.errOut, "error: %v\n", err)
+	sh.failed = true
+	return !sh.bail
+}
+
+// exec runs one command. Ctrl-C cancels the context of the running command.
+func (sh *shell) exec(words [][]byte) error {
+	name := string(words[0])
+	c, ok := lookup(name)
+	if !ok {
+		return fmt.Errorf("unknown command %s (try help)", formatBytes(words[0]))
+	}
+	args := words[1:]
+	if len(args) < c.minArgs || len(args) > c.maxArgs {
+		return fmt.Errorf("usage: %s", c.synopsis())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return c.run(sh, ctx, args)
+}
+
+// synopsis is the command name followed by its usage.
+func (c *command) synopsis() string {
+	return strings.TrimSpace(c.name + " " + c.usage)
+}
+
+// warn prints a non-fatal message on the error stream.
+func (sh *shell) warn(format string, args ...any) {
+	sh.out.Flush()
+	fmt.Fprintf(sh.errOut, "warning: "+format+"\n", args...)
+}
+
+// cmdGet prints the full value of a key.
+func cmdGet(sh *shell, _ context.Context, args [][]byte) error {
+	return sh.db.View(func(tx *cairn.Tx) error {
+		v, err := tx.Get(args[0])
+		if errors.Is(err, cairn.ErrNotFound) {
+			return fmt.Errorf("not found: %s", formatBytes(args[0]))
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(sh.out, formatBytes(v))
+		return nil
+	})
+}
+
+// cmdPut stores a key and value in its own transaction.
+func cmdPut(sh *shell, _ context.Context, args [][]byte) error {
+	return sh.db.Update(func(tx *cairn.Tx) error { return tx.Put(args[0], args[1]) })
+}
+
+// cmdDel deletes a key; a missing key is not an error.
+func cmdDel(sh *shell, _ context.Context, args [][]byte) error {
+	return sh.db.Update(func(tx *cairn.Tx) error { return tx.Delete(args[0]) })
+}
+
+// cmdScan lists the keys in [START, END) with their values.
+func cmdScan(sh *shell, ctx context.Context, args [][]byte) error {
+	var start, end []byte
+	if len(args) > 0 {
+		start = args[0]
+	}
+	if len(args) > 1 {
+		end = args[1]
+	}
+	return sh.list(ctx, func(tx *cairn.Tx) iter.Seq2[[]byte, []byte] { return tx.Range(start, end) })
+}
+
+// cmdPrefix lists the keys starting with a prefix with their values.
+func cmdPrefix(sh *shell, ctx context.Context, args [][]byte) error {
+	return sh.list(ctx, func(tx *cairn.Tx) iter.Seq2[[]byte, []byte] { return tx.Prefix(args[0]) })
+}
+
+// list prints the pairs of the sequence built by seq as key<TAB>value lines.
+func (sh *shell) list(ctx context.Context, seq func(*cairn.Tx) iter.Seq2[[]byte, []byte]) error {
+	return sh.db.View(func(tx *cairn.Tx) error {
+		for k, v := range seq(tx) {
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			fmt.Fprintf(sh.out, "%s\t%s\n", formatBytes(k), formatListValue(v))
+		}
+		return tx.Err()
+	})
+}
+
+// cmdCount prints the number of keys, or of keys starting with a prefix.
+func cmdCount(sh *shell, ctx context.Context, args [][]byte) error {
+	return sh.db.View(func(tx *cairn.Tx) error {
+		seq := tx.Range(nil, nil)
+		if len(args) > 0 {
+			seq = tx.Prefix(args[0])
+		}
+		n := 0
+		for range seq {
+			if n%4096 == 0 && ctx.Err() != nil {
+				return errInterrupted
+			}
+			n++
+		}
+		if err := tx.Err(); err != nil {
+			return err
+		}
+		fmt.Fprintln(sh.out, n)
+		return nil
+	})
+}
+
+// cmdStats prints every field of the database statistics as "Name value".
+func cmdStats(sh *shell, _ context.Context, _ [][]byte) error {
+	for _, line := range formatFields(sh.db.Stats()) {
+		fmt.Fprintln(sh.out, line)
+	}
+	return nil
+}
+
+// cmdCheckpoint runs a checkpoint now.
+func cmdCheckpoint(sh *shell, ctx context.Context, _ [][]byte) error {
+	err := sh.db.Checkpoint(ctx)
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
+}
+
+// cmdHelp lists the commands and the argument syntax, or describes one command.
+func cmdHelp(sh *shell, _ context.Context, args [][]byte) error {
+	if len(args) == 1 {
+		c, ok := lookup(string(args[0]))
+		if !ok {
+			return fmt.Errorf("unknown command %s", formatBytes(args[0]))
+		}
+		fmt.Fprintf(sh.out, "%s\n    %s\n", c.synopsis(), c.help)
+		return nil
+	}
+	fmt.Fprintln(sh.out, "Commands (separate several with ';'):")
+	for i := range commands {
+		fmt.Fprintf(sh.out, "  %-22s %s\n", commands[i].synopsis(), commands[i].help)
+	}
+	fmt.Fprint(sh.out, helpSyntax)
+	return nil
+}
+
+// helpSyntax is the part of help that explains arguments and output.
+const helpSyntax = `
+Arguments are separated by spaces. "double quotes" take Go escapes (\n \t \" \\ \xNN),
+'single quotes' are literal, and an unquoted word starting with 0x is hex bytes (0x00ff).
+Output is printed as is when printable, otherwise as a Go-quoted string; listings cut
+values longer than 200 bytes. Ctrl-C stops a running command.
+`
+
+// cmdQuit ends the session.
+func cmdQuit(*shell, context.Context, [][]byte) error { return errQuit }

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairndb/cairn"
+)
+
+// Batch limits of import and verify: a batch is committed (or checked) in one transaction.
+const (
+	batchMaxFiles = 1000
+	batchMaxBytes = 64 << 20
+)
+
+// progressEvery is the minimum time between two progress lines.
+const progressEvery = 500 * time.Millisecond
+
+// maxReported is the number of offending keys verify lists.
+const maxReported = 20
+
+// fileItem is one regular file read from the tree.
+type fileItem struct {
+	key  []byte
+	data []byte
+}
+
+// treeWalker reads the regular files under root and hands them to flush in batches.
+type treeWalker struct {
+	sh    *shell
+	root  string
+	verb  string // names the command in progress lines
+	flush func([]fileItem) error
+
+	batch      []fileItem
+	batchBytes int64
+	files      int64 // files handed to flush without error
+	bytes      int64 // bytes of those files
+	skipped    int64
+	start      time.Time
+	lastReport time.Time
+	dbBase     string      // base name of the database file
+	dbDir      os.FileInfo // directory of the database, nil if unknown
+}
+
+// newTreeWalker prepares a walk of root that hands batches to flush.
+func newTreeWalker(sh *shell, root, verb string, flush func([]fileItem) error) *treeWalker {
+	w := &treeWalker{sh: sh, root: root, verb: verb, flush: flush}
+	w.dbBase = filepath.Base(sh.db.Path())
+	w.dbDir, _ = os.Stat(filepath.Dir(sh.db.Path()))
+	return w
+}
+
+// run walks the tree. On Ctrl-C it stops after the current batch and returns errInterrupted.
+func (w *treeWalker) run(ctx context.Context) error {
+	st, err := os.Stat(w.root)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", w.root)
+	}
+	w.start = time.Now()
+	w.lastReport = w.start
+	err = filepath.WalkDir(w.root, func(path string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return w.visit(path, d, err)
+	})
+	if ferr := w.flushBatch(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// visit handles one WalkDir entry.
+func (w *treeWalker) visit(path string, d fs.DirEntry, err error) error {
+	switch {
+	case err != nil && path == w.root:
+		return err
+	case err != nil:
+		w.skip(path, err.Error())
+		return nil
+	case d.IsDir():
+		return nil
+	case !d.Type().IsRegular():
+		w.skip(path, "not a regular file")
+		return nil
+	case w.isDatabaseFile(path):
+		w.skip(path, "file of the open database")
+		return nil
+	}
+	rel, err := filepath.Rel(w.root, path)
+	if err != nil {
+		w.skip(path, err.Error())
+		return nil
+	}
+	key := []byte(filepath.ToSlash(rel))
+	if len(key) > cairn.MaxKeySize {
+		w.skip(path, fmt.Sprintf("key of %d bytes is longer than %d", len(key), cairn.MaxKeySize))
+		return nil
+	}
+	data, err := readLimited(path, cairn.MaxValueSize)
+	if err != nil {
+		w.skip(path, err.Error())
+		return nil
+	}
+	return w.add(fileItem{key: key, data: data})
+}
+
+// isDatabaseFile reports whether path looks like a file of the open database (the database
+// itself, its log or lock file), which must not be imported while it changes.
+func (w *treeWalker) isDatabaseFile(path string) bool {
+	if w.dbDir == nil || !strings.HasPrefix(filepath.Base(path), w.dbBase) {
+		return false
+	}
+	dir, err := os.Stat(filepath.Dir(path))
+	return err == nil && os.SameFile(dir, w.dbDir)
+}
+
+// readLimited reads the file at path, failing if it holds more than limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, fmt.Errorf("file of %d bytes is larger than %d", st.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file is larger than %d bytes", limit)
+	}
+	return data, nil
+}
+
+// skip counts and reports a file left out.
+func (w *treeWalker) skip(path, reason string) {
+	w.skipped++
+	w.sh.warn("skipping %s: %s", formatBytes([]byte(path)), reason)
+}
+
+// add queues one file, flushing the batch when it is full.
+func (w *treeWalker) add(it fileItem) error {
+	w.batch = append(w.batch, it)
+	w.batchBytes += int64(len(it.data))
+	w.progress()
+	if len(w.batch) >= batchMaxFiles || w.batchBytes >= batchMaxBytes {
+		return w.flushBatch()
+	}
+	return nil
+}
+
+// flushBatch hands the queued files to flush and empties the queue.
+func (w *treeWalker) flushBatch() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	err := w.flush(w.batch)
+	if err == nil {
+		w.files += int64(len(w.batch))
+		w.bytes += w.batchBytes
+	}
+	w.batch, w.batchBytes = nil, 0
+	return err
+}
+
+// progress prints a progress line if the last one is old enough.
+func (w *treeWalker) progress() {
+	now := time.Now()
+	if now.Sub(w.lastReport) < progressEvery {
+		return
+	}
+	w.lastReport = now
+	mib := float64(w.bytes+w.batchBytes) / (1 << 20)
+	rate := mib / now.Sub(w.start).Seconds()
+	w.sh.out.Flush()
+	fmt.Fprintf(w.sh.errOut, "%s: %d files, %.1f MiB, %.1f MiB/s\n",
+		w.verb, w.files+int64(len(w.batch)), mib, rate)
+}
+
+// elapsed is the time since the walk started, in seconds.
+func (w *treeWalker) elapsed() float64 { return time.Since(w.start).Seconds() }
+
+// cmdImport stores every regular file under a directory, committing in batches.
+func cmdImport(sh *shell, ctx context.Context, args [][]byte) error {
+	w := newTreeWalker(sh, string(args[0]), "import", sh.putBatch)
+	err := w.run(ctx)
+	if w.start.IsZero() {
+		return err // nothing started: bad directory
+	}
+	fmt.Fprintf(sh.out, "imported %d files, %d bytes in %.2f s (skipped %d)\n",
+		w.files, w.bytes, w.elapsed(), w.skipped)
+	return wrapWalkError("import", err)
+}
+
+// wrapWalkError names the command in an import or verify failure.
+func wrapWalkError(verb string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", verb, err)
+}
+
+// putBatch stores items in one read-write transaction.
+func (sh *shell) putBatch(items []fileItem) error {
+	return sh.db.Update(func(tx *cairn.Tx) error {
+		for _, it := range items {
+			if err := tx.Put(it.key, it.data); err != nil {
+				return fmt.Errorf("put %s: %w", formatBytes(it.key), err)
+			}
+		}
+		return nil
+	})
+}
+
+// verifier tallies the files whose stored value differs or is absent.
+type verifier struct {
+	db         *cairn.DB
+	mismatches int64
+	missing    int64
+	offenders  []string // "mismatch: KEY" or "missing: KEY", at most maxReported
+}
+
+// check compares items with the stored values in one read transaction.
+func (v *verifier) check(items []fileItem) error {
+	return v.db.View(func(tx *cairn.Tx) error {
+		for _, it := range items {
+			got, err := tx.Get(it.key)
+			switch {
+			case errors.Is(err, cairn.ErrNotFound):
+				v.missing++
+				v.note("missing", it.key)
+			case err != nil:
+				return fmt.Errorf("get %s: %w", formatBytes(it.key), err)
+			case !bytes.Equal(got, it.data):
+				v.mismatches++
+				v.note("mismatch", it.key)
+			}
+		}
+		return nil
+	})
+}
+
+// note remembers an offending key if the list is not full.
+func (v *verifier) note(kind string, key []byte) {
+	if len(v.offenders) < maxReported {
+		v.offenders = append(v.offenders, kind+": "+formatBytes(key))
+	}
+}
+
+// cmdVerify compares every regular file under a directory with its stored value.
+func cmdVerify(sh *shell, ctx context.Context, args [][]byte) error {
+	v := &verifier{db: sh.db}
+	w := newTreeWalker(sh, string(args[0]), "verify", v.check)
+	err := w.run(ctx)
+	if w.start.IsZero() {
+		return err
+	}
+	fmt.Fprintf(sh.out, "verified %d files: %d mismatches, %d missing\n", w.files, v.mismatches, v.missing)
+	for _, o := range v.offenders {
+		fmt.Fprintf(sh.out, "  %s\n", o)
+	}
+	if more := v.mismatches + v.missing - int64(len(v.offenders)); more > 0 {
+		fmt.Fprintf(sh.out, "  … and %d more\n", more)
+	}
+	if err == nil && v.mismatches+v.missing > 0 {
+		err = fmt.Errorf("%d mismatches, %d missing", v.mismatches, v.missing)
+	}
+	return wrapWalkError("verify", err)
+}

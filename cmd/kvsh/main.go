@@ -1,0 +1,156 @@
+// Command kvsh is an interactive shell for reading, writing, importing and verifying a cairn database.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cairndb/cairn"
+)
+
+// defaultPath is the database opened when no path argument is given.
+const defaultPath = "cairn.db"
+
+// prompt is printed before each line read from a terminal.
+const prompt = "kvsh> "
+
+// main runs kvsh and exits with its status.
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// config holds the parsed command line.
+type config struct {
+	path     string
+	commands string // -c argument
+	hasCmds  bool   // -c was given (possibly empty); otherwise stdin is read
+	bail     bool
+}
+
+// run is main without the process exit: it returns the exit status.
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	db, err := cairn.Open(cfg.path, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %s\n", describeOpenError(cfg.path, err))
+		return 1
+	}
+	out := bufio.NewWriter(stdout)
+	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail}
+	if cfg.hasCmds {
+		sh.runLine(cfg.commands)
+	} else {
+		sh.readLoop(stdin)
+	}
+	out.Flush()
+	if err := db.Close(); err != nil {
+		fmt.Fprintf(stderr, "error: close: %v\n", err)
+		sh.failed = true
+	}
+	if sh.failed {
+		return 1
+	}
+	return 0
+}
+
+// parseFlags parses the command line; usage errors are already reported on stderr.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("kvsh", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.commands, "c", "", "run `commands` (separated by ';') and exit")
+	fs.BoolVar(&cfg.bail, "bail", false, "stop at the first failing command")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
+		fs.PrintDefaults()
+	}
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return cfg, err
+	}
+	fs.Visit(func(f *flag.Flag) { cfg.hasCmds = cfg.hasCmds || f.Name == "c" })
+	switch len(positional) {
+	case 0:
+		cfg.path = defaultPath
+	case 1:
+		cfg.path = positional[0]
+	default:
+		fmt.Fprintln(stderr, "error: too many arguments: want at most one database path")
+		fs.Usage()
+		return cfg, errors.New("usage")
+	}
+	return cfg, nil
+}
+
+// parseInterspersed parses flags placed before or after positional arguments (kvsh DB -c CMDS)
+// and returns the positional ones. Everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// describeOpenError turns an Open failure into a one-line explanation.
+func describeOpenError(path string, err error) string {
+	switch {
+	case errors.Is(err, cairn.ErrLocked):
+		return fmt.Sprintf("database %s is locked: another process has it open", path)
+	case errors.Is(err, cairn.ErrCorrupt):
+		return fmt.Sprintf("database %s is corrupt: %v", path, err)
+	}
+	return fmt.Sprintf("open %s: %v", path, err)
+}
+
+// readLoop runs commands read line by line from in until EOF, quit or a -bail stop.
+func (sh *shell) readLoop(in *os.File) {
+	interactive := isTerminal(in)
+	r := bufio.NewReader(in)
+	for {
+		if interactive {
+			fmt.Fprint(sh.out, prompt)
+			sh.out.Flush()
+		}
+		line, err := r.ReadString('\n')
+		if line != "" && !sh.runLine(strings.TrimRight(line, "\r\n")) {
+			return
+		}
+		if err != nil {
+			if interactive {
+				fmt.Fprintln(sh.out)
+			}
+			if !errors.Is(err, io.EOF) {
+				sh.fail(fmt.Errorf("read input: %w", err))
+			}
+			return
+		}
+	}
+}
+
+// isTerminal reports whether f is a character device such as a terminal.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
