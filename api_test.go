@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -200,6 +201,32 @@ func TestCursorAndIterators(t *testing.T) {
 	require.NoError(t, db.View(func(tx *Tx) error {
 		k, _ := tx.Cursor().First()
 		require.Nil(t, k)
+		return nil
+	}))
+}
+
+func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
+	mem := vfs.NewMem()
+	counting := vfs.NewErrFS(mem)
+	db, err := Open("/d/db", &Options{Sync: SyncNone, fs: counting})
+	require.NoError(t, err)
+	before := counting.Calls(vfs.OpSync)
+	for i := range 100 {
+		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%03d", i), nil) }))
+	}
+	require.Equal(t, before, counting.Calls(vfs.OpSync), "SyncNone commits must not fdatasync")
+	// A crash of the process keeps what was written to the OS: KeepProb 1.
+	clone := mem.CrashClone(vfs.CrashOptions{KeepProb: 1})
+	db.Close()
+	db, err = Open("/d/db", &Options{fs: clone})
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		n := 0
+		for range tx.Range(nil, nil) {
+			n++
+		}
+		require.Equal(t, 100, n)
 		return nil
 	}))
 }

@@ -39,11 +39,15 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 		return err
 	}
 	v := db.latest
-	if db.pager.Durable().LSN == v.lsn && db.walBytes.Load() <= wal.HeaderSize {
-		return nil
+	// A meta page is written only for a version newer than the durable one: recovery relies on it
+	// (see recover).
+	if db.pager.Durable().LSN != v.lsn {
+		if err := db.pager.Checkpoint(v.root, v.lsn); err != nil {
+			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+		}
 	}
-	if err := db.pager.Checkpoint(v.root, v.lsn); err != nil {
-		return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+	if db.walBytes.Load() <= wal.HeaderSize {
+		return nil
 	}
 	if err := db.committer.Do(func(w *wal.Writer) error { return w.Reset() }); err != nil {
 		return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))

@@ -120,6 +120,7 @@ func (db *DB) open() (err error) {
 	db.published.Store(v)
 	db.latest = v
 	db.walBytes.Store(w.Size())
+	w.SetSync(db.opts.Sync == SyncFull)
 	db.committer = wal.NewCommitter(w, db.onDurable)
 	return nil
 }
@@ -129,10 +130,17 @@ func (db *DB) open() (err error) {
 func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
 	tree := btree.Open(db.pager, meta.Root, true)
 	w, last, err := wal.Recover(db.walFile, meta.DBID, meta.LSN, func(lsn uint64, payload []byte) error {
-		return applyRedo(tree, append([]byte(nil), payload...))
+		return applyRedo(tree, payload) // payload is a fresh slice: the tree may keep it
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	// A checkpoint writes its meta page only when the WAL holds records after the previous
+	// checkpoint, and resets the WAL only after that write is durable. So a torn meta write leaves
+	// records after the surviving meta page's LSN; a damaged meta page with none means the newest
+	// checkpoint was lost after its WAL was reset.
+	if db.pager.MetaDamaged() && last == meta.LSN {
+		return nil, nil, fmt.Errorf("cairn: the newest meta page is damaged and the WAL holds nothing after the older one (LSN %d): commits may be lost: %w", meta.LSN, ErrCorrupt)
 	}
 	root, err := tree.Commit(last)
 	if err != nil {

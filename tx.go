@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/txn"
+	"github.com/cairndb/cairn/wal"
 )
 
 // Tx is a transaction: read-only (a snapshot of the newest durable version, which never changes
@@ -190,7 +191,7 @@ func (tx *Tx) Commit() error {
 	db.pendingMu.Unlock()
 	ticket := db.committer.Submit(lsn, tx.redo)
 	db.latest, db.lastTicket = v, ticket
-	walBytes := db.walBytes.Add(int64(len(tx.redo)) + 32)
+	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
 	db.writer.Unlock()
 	db.counters.commits.Add(1)
 	if walBytes > db.opts.CheckpointBytes {

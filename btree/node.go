@@ -131,25 +131,29 @@ func encode(b []byte, leaf bool, inodes []inode, pageSize int) {
 
 // splitGroups cuts inodes into the fewest groups that fit a page each, of about equal size, each
 // with at least minKeys elements where possible. One group is returned when no split is needed.
+// A cut goes where the running size crosses the next of the k-1 evenly spaced boundaries, or
+// earlier when the group would overflow a page.
 func splitGroups(inodes []inode, leaf bool, pageSize, minKeys int) [][]inode {
-	total := pager.HeaderSize
+	body := 0
 	for i := range inodes {
-		total += inodes[i].encodedSize(leaf)
+		body += inodes[i].encodedSize(leaf)
 	}
-	k := (total + pageSize - 1) / pageSize
+	k := (pager.HeaderSize + body + pageSize - 1) / pageSize
 	if k <= 1 || len(inodes) < 2*minKeys {
 		return [][]inode{inodes}
 	}
-	target := total / k
 	var groups [][]inode
-	start, cur := 0, pager.HeaderSize
+	start, cur, acc := 0, pager.HeaderSize, 0
 	for i := range inodes {
 		sz := inodes[i].encodedSize(leaf)
-		if i-start >= minKeys && cur+sz > target && len(inodes)-i >= minKeys {
+		boundary := (len(groups) + 1) * body / k
+		cut := cur+sz > pageSize || acc+sz/2 > boundary
+		if cut && i-start >= minKeys && len(inodes)-i >= minKeys {
 			groups = append(groups, inodes[start:i:i])
 			start, cur = i, pager.HeaderSize
 		}
 		cur += sz
+		acc += sz
 	}
 	return append(groups, inodes[start:])
 }

@@ -43,7 +43,9 @@ type Pager struct {
 	free     freeList
 	dirty    map[uint64]uint64 // id -> extent length of live pages not yet written
 	durable  Meta              // the newest durable meta page
-	stats    Stats
+	// metaDamaged is set when Open found a meta page that failed its checks.
+	metaDamaged bool
+	stats       Stats
 }
 
 // Stats are counters of the pager; see cairn.Stats for their meaning.
@@ -80,10 +82,11 @@ func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
 	if size == 0 {
 		return p, true, p.initialise(o.PageSize)
 	}
-	m, err := readMeta(f, size)
+	m, damaged, err := readMeta(f, size)
 	if err != nil {
 		return nil, false, err
 	}
+	p.metaDamaged = damaged
 	p.pageSize = int(m.PageSize)
 	p.fileSize = size
 	if uint64(size) < m.PageCount*uint64(m.PageSize) {
@@ -125,9 +128,9 @@ func (p *Pager) initialise(pageSize int) error {
 	return nil
 }
 
-// readMeta finds the newest valid meta page. Meta page 0 gives the page size; if it is damaged,
-// meta page 1 is looked for at every possible page size.
-func readMeta(f vfs.File, size int64) (Meta, error) {
+// readMeta finds the newest valid meta page and reports whether the other one is damaged. Meta
+// page 0 gives the page size; if it is damaged, meta page 1 is looked for at every page size.
+func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	buf := make([]byte, metaSize)
 	var best Meta
 	var firstErr error
@@ -164,10 +167,15 @@ func readMeta(f vfs.File, size int64) (Meta, error) {
 		firstErr = fmt.Errorf("pager: file of %d bytes is too small to be a cairn database: %w", size, errs.ErrCorrupt)
 	}
 	if !found {
-		return Meta{}, fmt.Errorf("pager: no valid meta page: %w", firstErr)
+		return Meta{}, true, fmt.Errorf("pager: no valid meta page: %w", firstErr)
 	}
-	return best, nil
+	return best, firstErr != nil, nil
 }
+
+// MetaDamaged reports whether Open found one meta page damaged (and used the other). A crash
+// during a checkpoint's meta write does that; so does damage to the newest meta page, after which
+// the version it described may be lost: the caller decides with the WAL (see cairn's recover).
+func (p *Pager) MetaDamaged() bool { return p.metaDamaged }
 
 func cmpErr(first, err error) error {
 	if first != nil {

@@ -40,6 +40,10 @@ type recHeader struct {
 // crcSeed is the CRC32C initial value for the records of database dbID.
 func crcSeed(dbID uint64) uint32 { return uint32(dbID) ^ uint32(dbID>>32) }
 
+// RecordSpan is the number of bytes in the file that a record with a payload of n bytes takes,
+// header and padding included.
+func RecordSpan(n int) int64 { return recordSpan(int64(n)) }
+
 // recordSpan is the number of bytes a record with a payload of n bytes occupies, padding included.
 func recordSpan(n int64) int64 {
 	return (recHeaderSize + n + alignment - 1) &^ (alignment - 1)

@@ -21,7 +21,14 @@ type Writer struct {
 	known bool   // next is known (false after Create until the first batch)
 	buf   []byte // encode buffer, reused across batches
 	err   error  // sticky failure
+	// noSync skips the fdatasync of WriteBatch (cairn.SyncNone).
+	noSync bool
 }
+
+// SetSync chooses whether WriteBatch ends with an fdatasync (true, the default) or leaves the
+// written records to the operating system (false: they survive a crash of the process, not a
+// power loss). Reset always syncs.
+func (w *Writer) SetSync(sync bool) { w.noSync = !sync }
 
 // Create makes f an empty WAL of database dbID: it truncates f to HeaderSize bytes, writes the
 // header and Syncs f. The first batch written may start at any LSN; later batches must continue
@@ -60,8 +67,10 @@ func (w *Writer) WriteBatch(recs []Record) error {
 	if _, err := w.f.WriteAt(b, w.size); err != nil {
 		return w.fail(fmt.Errorf("wal: write: %w", err))
 	}
-	if err := w.f.Sync(); err != nil {
-		return w.fail(fmt.Errorf("wal: sync: %w", err))
+	if !w.noSync {
+		if err := w.f.Sync(); err != nil {
+			return w.fail(fmt.Errorf("wal: sync: %w", err))
+		}
 	}
 	w.size += int64(len(b))
 	w.next, w.known = recs[len(recs)-1].LSN+1, true

@@ -1,0 +1,108 @@
+package btree
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/cairndb/cairn/pager"
+	"github.com/stretchr/testify/require"
+)
+
+func newPager(t *testing.T, pageSize int) *pager.Pager {
+	t.Helper()
+	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	pg, _, err := pager.Open(f, pager.Options{PageSize: pageSize, Validate: Validate})
+	require.NoError(t, err)
+	return pg
+}
+
+func TestSplitGroups(t *testing.T) {
+	elems := func(n, key, value int) []inode {
+		in := make([]inode, n)
+		for i := range in {
+			in[i] = inode{key: make([]byte, key), value: make([]byte, value)}
+		}
+		return in
+	}
+	tests := []struct {
+		name   string
+		inodes []inode
+		want   []int
+	}{
+		{"fits one page", elems(70, 17, 22), []int{70}},
+		{"just over one page: two halves", elems(76, 17, 22), []int{38, 38}},
+		{"three pages worth: three thirds", elems(210, 17, 22), []int{70, 70, 70}},
+		{"huge elements: one per group", elems(3, 3000, 0), []int{1, 1, 1}},
+		{"one huge element alone", elems(1, 9000, 0), []int{1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int
+			for _, g := range splitGroups(tc.inodes, true, 4096, 1) {
+				got = append(got, len(g))
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestRandomInsertsFillPages checks the textbook fill factor of random inserts (about 69%) so a
+// regression in splitting (pages left mostly empty) is caught.
+func TestRandomInsertsFillPages(t *testing.T) {
+	pg := newPager(t, 4096)
+	root, lsn := uint64(0), uint64(0)
+	for _, i := range rand.New(rand.NewPCG(1, 2)).Perm(50_000) {
+		tr := Open(pg, root, true)
+		require.NoError(t, tr.Put(fmt.Appendf(nil, "%08d", i), fmt.Appendf(nil, "%020d", i)))
+		lsn++
+		var err error
+		root, err = tr.Commit(lsn)
+		require.NoError(t, err)
+		pg.Release(lsn)
+	}
+	leaves, used := 0, 0
+	require.NoError(t, Check(pg, root, func(id uint64, pages int) {
+		p, err := pg.Page(id)
+		require.NoError(t, err)
+		if pager.Type(p) == pager.PageLeaf {
+			leaves++
+			used += decodeNode(id, p, 4096, nil).size()
+		}
+	}))
+	fill := float64(used) / float64(leaves*4096)
+	t.Logf("%d leaves, fill %.2f", leaves, fill)
+	require.Greater(t, fill, 0.6)
+}
+
+func TestValidateRejectsMalformedPages(t *testing.T) {
+	pg := newPager(t, 4096)
+	tr := Open(pg, 0, true)
+	for i := range 10 {
+		require.NoError(t, tr.Put(fmt.Appendf(nil, "key%02d", i), []byte("value")))
+	}
+	root, err := tr.Commit(1)
+	require.NoError(t, err)
+	good, err := pg.Page(root)
+	require.NoError(t, err)
+	require.NoError(t, Validate(root, good))
+	mutate := map[string]func(b []byte){
+		"unknown type":         func(b []byte) { b[4] = 9 },
+		"count past the page":  func(b []byte) { le.PutUint16(b[6:], 300) },
+		"key offset past page": func(b []byte) { le.PutUint32(elem(b, 3)[12:], 5000) },
+		"key size past page":   func(b []byte) { le.PutUint32(elem(b, 3)[4:], 1<<30) },
+		"keys out of order":    func(b []byte) { copy(leafKey(b, 2), "zzzzz") },
+		"value past the page":  func(b []byte) { le.PutUint32(elem(b, 9)[8:], 1<<31) },
+	}
+	for name, m := range mutate {
+		t.Run(name, func(t *testing.T) {
+			b := append([]byte(nil), good...)
+			m(b)
+			require.ErrorIs(t, Validate(root, b), errs.ErrCorrupt)
+		})
+	}
+}

@@ -1,0 +1,76 @@
+package cairn
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/stretchr/testify/require"
+)
+
+func putN(t *testing.T, db *DB, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%04d", i), []byte("v")) }))
+	}
+}
+
+func countKeys(t *testing.T, db *DB) int {
+	t.Helper()
+	n := 0
+	require.NoError(t, db.View(func(tx *Tx) error {
+		for range tx.Range(nil, nil) {
+			n++
+		}
+		return nil
+	}))
+	return n
+}
+
+// TestFailedSyncFailsTheDatabase: an fdatasync error fails the commit and every later write with
+// ErrFailed (never retried), reads go on, and reopening recovers every acknowledged commit.
+func TestFailedSyncFailsTheDatabase(t *testing.T) {
+	tests := []struct {
+		name   string
+		rule   vfs.Rule
+		action func(db *DB) error
+	}{
+		{"WAL fdatasync", vfs.Rule{Op: vfs.OpSync, Path: "-wal", Sticky: true}, func(db *DB) error {
+			return db.Update(func(tx *Tx) error { return tx.Put([]byte("lost"), nil) })
+		}},
+		{"WAL write", vfs.Rule{Op: vfs.OpWrite, Path: "-wal", ShortWrite: true}, func(db *DB) error {
+			return db.Update(func(tx *Tx) error { return tx.Put([]byte("lost"), nil) })
+		}},
+		{"checkpoint fdatasync", vfs.Rule{Op: vfs.OpSync}, func(db *DB) error {
+			return db.Checkpoint(context.Background())
+		}},
+		{"checkpoint write", vfs.Rule{Op: vfs.OpWrite}, func(db *DB) error {
+			return db.Checkpoint(context.Background())
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := vfs.NewMem()
+			efs := vfs.NewErrFS(mem)
+			db, err := Open("/d/db", &Options{fs: efs})
+			require.NoError(t, err)
+			putN(t, db, 0, 50)
+			efs.Inject(tc.rule)
+			err = tc.action(db)
+			require.ErrorIs(t, err, ErrFailed)
+			require.ErrorIs(t, err, vfs.ErrInjected)
+			efs.Clear()
+			err = db.Update(func(tx *Tx) error { return tx.Put([]byte("after"), nil) })
+			require.ErrorIs(t, err, ErrFailed, "writes after a failure must fail")
+			require.Equal(t, 50, countKeys(t, db), "reads of published versions go on")
+			clone := mem.CrashClone(vfs.CrashOptions{KeepProb: 0})
+			require.NoError(t, db.Close())
+			db, err = Open("/d/db", &Options{fs: clone})
+			require.NoError(t, err)
+			defer db.Close()
+			require.Equal(t, 50, countKeys(t, db))
+			require.NoError(t, db.check())
+		})
+	}
+}
