@@ -1,0 +1,117 @@
+package cairn
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// Microbenchmarks of the core paths. Comparisons with other engines live in bench/ (issue 5).
+// Run: go test -run XXX -bench . -benchmem -count 6 . | tee new.txt; benchstat old.txt new.txt
+
+func benchKey(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i)*0x9E3779B97F4A7C15) }
+
+func benchDB(b *testing.B, keys int, opts *Options) *DB {
+	b.Helper()
+	db, err := Open(filepath.Join(b.TempDir(), "bench.db"), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	value := make([]byte, 100)
+	for start := 0; start < keys; start += 10_000 {
+		err := db.Update(func(tx *Tx) error {
+			for i := start; i < min(start+10_000, keys); i++ {
+				if err := tx.Put(benchKey(i), value); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return db
+}
+
+func BenchmarkGet(b *testing.B) {
+	const keys = 200_000
+	db := benchDB(b, keys, nil)
+	rng := rand.New(rand.NewPCG(1, 1))
+	b.Run("tx=per-get", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			db.View(func(tx *Tx) error {
+				_, err := tx.Get(benchKey(rng.IntN(keys)))
+				return err
+			})
+		}
+	})
+	b.Run("tx=shared", func(b *testing.B) {
+		tx, _ := db.Begin(false)
+		defer tx.Rollback()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tx.Get(benchKey(rng.IntN(keys))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkViewBeginEnd(b *testing.B) {
+	db := benchDB(b, 1, nil)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			tx, _ := db.Begin(false)
+			tx.Rollback()
+		}
+	})
+}
+
+func BenchmarkCommit(b *testing.B) {
+	for _, sync := range []SyncMode{SyncFull, SyncNone} {
+		for _, writers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("sync=%d/writers=%d", sync, writers), func(b *testing.B) {
+				db := benchDB(b, 10_000, &Options{Sync: sync})
+				value := make([]byte, 100)
+				b.ReportAllocs()
+				b.SetParallelism(writers)
+				var n uint64
+				b.RunParallel(func(pb *testing.PB) {
+					rng := rand.New(rand.NewPCG(n, 7))
+					for pb.Next() {
+						err := db.Update(func(tx *Tx) error { return tx.Put(benchKey(rng.IntN(1<<30)), value) })
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.ReportMetric(float64(db.Stats().Commits)/float64(db.Stats().Batches), "commits/batch")
+			})
+		}
+	}
+}
+
+func BenchmarkScan(b *testing.B) {
+	const keys = 200_000
+	db := benchDB(b, keys, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		db.View(func(tx *Tx) error {
+			n := 0
+			for range tx.Range(nil, nil) {
+				n++
+			}
+			if n != keys {
+				b.Fatalf("scanned %d keys", n)
+			}
+			return nil
+		})
+	}
+	b.ReportMetric(float64(keys)*float64(b.N)/b.Elapsed().Seconds(), "keys/s")
+}
