@@ -1,9 +1,10 @@
 module github.com/cairndb/cairn
 
-go 1.26.0
+go 1.25
 
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.40.0
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
