@@ -172,7 +172,9 @@ func (db *DB) onDurable(lastLSN uint64) {
 }
 
 // Close waits for open transactions to end, checkpoints, and closes the files. It must not be
-// called from inside a transaction of this DB (it would wait for itself). Later calls return
+// called from inside a transaction of this DB (it would wait for itself). A failed database
+// (ErrFailed) is closed without a checkpoint and without an error: the failure was returned to
+// the commits it hit, and reopening recovers every acknowledged commit. Later calls return
 // ErrClosed.
 func (db *DB) Close() error {
 	if !db.closed.CompareAndSwap(false, true) {
