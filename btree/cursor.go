@@ -46,8 +46,7 @@ func (f *frame) child(i int) uint64 {
 
 // Cursor walks the keys of a Tree in order. Keys and values it returns are valid as long as the
 // tree's version is pinned. On a writable tree a cursor sees the tree's uncommitted changes; after
-// a Put or Delete it continues from the last key it returned. A Cursor value may be reused after
-// a call to its Reset.
+// a Put or Delete it continues from the last key it returned.
 type Cursor struct {
 	t     *Tree
 	stack []frame
@@ -91,7 +90,7 @@ func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
 			f.index = c.searchLeaf(&f, key)
 			c.stack = append(c.stack, f)
 			if f.index >= f.count() {
-				return c.Next0()
+				return c.next()
 			}
 			return c.current()
 		}
@@ -107,7 +106,7 @@ func (c *Cursor) Next() ([]byte, []byte) {
 	if !c.resync() {
 		return c.end()
 	}
-	return c.Next0()
+	return c.next()
 }
 
 // Prev moves to the previous key.
@@ -117,7 +116,7 @@ func (c *Cursor) Prev() ([]byte, []byte) {
 			return c.Last()
 		}
 	}
-	return c.Prev0()
+	return c.prev()
 }
 
 // resync re-seeks after the tree changed under the cursor; it reports false at the end.
@@ -131,14 +130,14 @@ func (c *Cursor) resync() bool {
 		return false
 	}
 	if !bytes.Equal(k, last) {
-		// Seek already stands on the successor; step back so Next0 lands on it.
+		// Seek already stands on the successor; step back so next lands on it.
 		c.stack[len(c.stack)-1].index--
 	}
 	return true
 }
 
-// Next0 advances from the current position without checking for changes.
-func (c *Cursor) Next0() ([]byte, []byte) {
+// next advances from the current position without checking for changes.
+func (c *Cursor) next() ([]byte, []byte) {
 	for len(c.stack) > 0 {
 		top := &c.stack[len(c.stack)-1]
 		if top.index+1 < top.count() {
@@ -171,9 +170,9 @@ func (c *Cursor) descend(first bool) ([]byte, []byte) {
 		top := &c.stack[len(c.stack)-1]
 		if top.count() == 0 {
 			if first {
-				return c.Next0()
+				return c.next()
 			}
-			return c.Prev0()
+			return c.prev()
 		}
 		if !first {
 			top.index = top.count() - 1
@@ -187,8 +186,8 @@ func (c *Cursor) descend(first bool) ([]byte, []byte) {
 	}
 }
 
-// Prev0 steps back without checking for changes.
-func (c *Cursor) Prev0() ([]byte, []byte) {
+// prev steps back without checking for changes.
+func (c *Cursor) prev() ([]byte, []byte) {
 	for len(c.stack) > 0 {
 		top := &c.stack[len(c.stack)-1]
 		if top.index > 0 {

@@ -56,13 +56,14 @@ func (t *Tree) MaxInline() int { return t.pg.PageSize() / 4 }
 // Get returns the value of key, valid as long as the tree's version is pinned.
 func (t *Tree) Get(key []byte) (value []byte, found bool, err error) {
 	if t.rootNode != nil {
-		return t.getFromNodes(key)
+		return t.getFromNode(t.rootNode, key)
 	}
-	id := t.root
+	return t.getFromPage(t.root, key)
+}
+
+// getFromPage looks key up in the subtree of page id (0: empty), walking pages only.
+func (t *Tree) getFromPage(id uint64, key []byte) ([]byte, bool, error) {
 	for id != 0 {
-		if n, ok := t.nodes[id]; ok {
-			return t.getFromNode(n, key)
-		}
 		p, err := t.treePage(id)
 		if err != nil {
 			return nil, false, err
@@ -84,19 +85,15 @@ func (t *Tree) Get(key []byte) (value []byte, found bool, err error) {
 	return nil, false, nil
 }
 
-func (t *Tree) getFromNodes(key []byte) ([]byte, bool, error) { return t.getFromNode(t.rootNode, key) }
-
-// getFromNode continues a lookup at a decoded node, descending through decoded or page children.
+// getFromNode looks key up below a decoded node, descending through decoded nodes and then pages.
 func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 	for !n.leaf {
 		i, _ := n.search(key)
-		child := n.inodes[i].child
-		if c, ok := t.nodes[child]; ok {
-			n = c
-			continue
+		c, ok := t.nodes[n.inodes[i].child]
+		if !ok {
+			return t.getFromPage(n.inodes[i].child, key)
 		}
-		sub := Tree{pg: t.pg, root: child}
-		return sub.Get(key)
+		n = c
 	}
 	i, exact := n.search(key)
 	if !exact {
