@@ -230,3 +230,20 @@ func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
 		return nil
 	}))
 }
+
+func TestTooLargeTransactionFailsAloneAndTheDatabaseGoesOn(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	defer func(old int) { maxTxSize = old }(maxTxSize)
+	maxTxSize = 1 << 20
+	err := db.Update(func(tx *Tx) error {
+		for i := range 3 {
+			if err := tx.Put(fmt.Appendf(nil, "k%d", i), make([]byte, 400<<10)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, ErrTxTooLarge)
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("small"), []byte("ok")) }))
+	require.Equal(t, 1, countKeys(t, db))
+}

@@ -137,10 +137,11 @@ func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
 	}
 	// A checkpoint writes its meta page only when the WAL holds records after the previous
 	// checkpoint, and resets the WAL only after that write is durable. So a torn meta write leaves
-	// records after the surviving meta page's LSN; a damaged meta page with none means the newest
-	// checkpoint was lost after its WAL was reset.
+	// records after the surviving meta page's LSN. With none, the damaged page may have been the
+	// newest (its checkpoint lost after the WAL was reset) or the older one: refuse rather than
+	// risk a silent rollback.
 	if db.pager.MetaDamaged() && last == meta.LSN {
-		return nil, nil, fmt.Errorf("cairn: the newest meta page is damaged and the WAL holds nothing after the older one (LSN %d): commits may be lost: %w", meta.LSN, ErrCorrupt)
+		return nil, nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d); if the damaged page was the newer, commits after LSN %d are lost: %w", meta.LSN, meta.LSN, ErrCorrupt)
 	}
 	root, err := tree.Commit(last)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/wal"
 )
 
 // Errors returned by cairn, possibly wrapped with context: test them with errors.Is.
@@ -25,6 +26,9 @@ var (
 	ErrKeyTooLarge = errors.New("cairn: key too large")
 	// ErrValueTooLarge is returned for a value longer than MaxValueSize bytes.
 	ErrValueTooLarge = errors.New("cairn: value too large")
+	// ErrTxTooLarge is returned by Commit when the transaction's changes exceed MaxTxSize bytes;
+	// the transaction is rolled back and the database goes on.
+	ErrTxTooLarge = errors.New("cairn: transaction too large")
 	// ErrCorrupt marks damaged bytes read from the database or WAL file: a checksum or structure
 	// check failed. Open returns it rather than silently dropping data.
 	ErrCorrupt = errs.ErrCorrupt
@@ -34,8 +38,10 @@ var (
 	ErrFailed = errs.ErrFailed
 )
 
-// Size limits of keys and values, in bytes.
+// Size limits in bytes: of a key, of a value, and of all keys and values a transaction writes
+// (its WAL record, with a few bytes of framing per operation).
 const (
 	MaxKeySize   = 16 << 10
 	MaxValueSize = 256 << 20
+	MaxTxSize    = wal.MaxRecordSize
 )

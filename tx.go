@@ -24,6 +24,9 @@ type Tx struct {
 	err      error
 }
 
+// maxTxSize is MaxTxSize; tests lower it.
+var maxTxSize = MaxTxSize
+
 // Begin starts a transaction. Only one read-write transaction runs at a time: Begin(true) waits
 // for the current one to commit or roll back (so calling it while holding one on the same
 // goroutine deadlocks). Read-only transactions never wait. Errors: ErrClosed, and for writable
@@ -164,8 +167,9 @@ func (tx *Tx) checkWrite(key []byte) error {
 
 // Commit ends a read-write transaction, writing its changes. It returns once they are durable
 // (SyncFull) and visible to new read transactions. On error nothing of the transaction is
-// visible; an error wrapping ErrFailed means the database failed (see ErrFailed). Committing a
-// read-only transaction ends it like Rollback.
+// visible: ErrTxTooLarge (more than MaxTxSize bytes of changes), or an error wrapping ErrFailed
+// when the database failed (see ErrFailed). Committing a read-only transaction ends it like
+// Rollback.
 func (tx *Tx) Commit() error {
 	if tx.closed {
 		return ErrTxClosed
@@ -178,6 +182,10 @@ func (tx *Tx) Commit() error {
 	if !tx.tree.Dirty() {
 		db.writer.Unlock()
 		return nil
+	}
+	if len(tx.redo) > maxTxSize {
+		db.writer.Unlock()
+		return ErrTxTooLarge
 	}
 	lsn := tx.base.lsn + 1
 	root, err := tx.tree.Commit(lsn)

@@ -9,7 +9,7 @@ package pager
 //
 //	Page header
 //	| Offset | Size | Field                                                        |
-//	| 0      | 4    | CRC32C of bytes [4, extent length), seeded with the page id |
+//	| 0      | 4    | CRC32C of bytes [4, extent length), seed uint32(id)^uint32(id>>32) |
 //	| 4      | 1    | page type (PageBranch, PageLeaf, PageOverflow, PageFreelist) |
 //	| 5      | 1    | flags, 0                                                     |
 //	| 6      | 2    | element count (tree pages)                                   |

@@ -9,8 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// OS is the FS of the operating system. Sync is fdatasync(2); Lock is flock(2) on a separate
-// lock file, so it conflicts across processes and across handles within one process.
+// OS is the FS of the operating system. Sync is fdatasync(2); Lock is flock(2) through a
+// descriptor of its own (the file is created if missing), so it conflicts across processes and
+// across handles within one process.
 var OS FS = osFS{}
 
 type osFS struct{}
