@@ -36,7 +36,7 @@ type DB struct {
 	walFile   vfs.File
 	pager     *pager.Pager
 	committer *wal.Committer
-	readers   txn.Registry
+	readers   *txn.Registry[Tx]
 
 	// published is the newest durable version: what a new read transaction sees.
 	published atomic.Pointer[version]
@@ -52,6 +52,8 @@ type DB struct {
 	// pending holds committed versions waiting for their batch's fdatasync, in LSN order.
 	pendingMu sync.Mutex
 	pending   []*version
+	// published records when recent versions were published (guarded by pendingMu).
+	publishLog publishLog
 
 	closed   atomic.Bool
 	failure  atomic.Pointer[error]
@@ -73,7 +75,8 @@ func Open(path string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, opts: o, checkpointWake: make(chan struct{}, 1), stop: make(chan struct{})}
+	db := &DB{path: path, opts: o, readers: txn.NewRegistry[Tx](),
+		checkpointWake: make(chan struct{}, 1), stop: make(chan struct{})}
 	if err := db.open(); err != nil {
 		db.closeFiles()
 		return nil, fmt.Errorf("cairn: open %s: %w", path, err)
@@ -164,6 +167,9 @@ func (db *DB) onDurable(lastLSN uint64) {
 		n := copy(db.pending, db.pending[i:])
 		clear(db.pending[n:])
 		db.pending = db.pending[:n]
+	}
+	if newest != nil {
+		db.publishLog.add(newest.lsn, time.Now())
 	}
 	db.pendingMu.Unlock()
 	if newest != nil {

@@ -15,6 +15,9 @@ var (
 	ErrTxReadOnly = errors.New("cairn: transaction is read-only")
 	// ErrTxClosed is returned by any use of a transaction after Commit or Rollback.
 	ErrTxClosed = errors.New("cairn: transaction is closed")
+	// ErrTxManaged is returned by Commit and Rollback called inside View or Update, which end the
+	// transaction themselves.
+	ErrTxManaged = errors.New("cairn: transaction is managed by View or Update")
 	// ErrClosed is returned by any use of a DB after Close.
 	ErrClosed = errors.New("cairn: database is closed")
 	// ErrLocked is returned by Open when another process (or another DB in this process) has the

@@ -1,6 +1,9 @@
 package cairn
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 type counters struct {
 	commits          atomic.Uint64
@@ -26,12 +29,46 @@ type Stats struct {
 	Checkpoints   uint64 // checkpoints since Open
 	CheckpointErr uint64 // background checkpoints that failed
 	ActiveReaders int    // open read transactions
+	// OldestReaderLSN is the LSN of the oldest version a read transaction pins (LSN if none).
+	OldestReaderLSN uint64
+	// OldestReaderAge is how long ago the version OldestReaderLSN was superseded by a newer one:
+	// how long the oldest reader has kept pages from reuse (0 if it reads the newest version; at
+	// least this long if that happened more than publishLogLen batches ago).
+	OldestReaderAge time.Duration
+}
+
+// publishLogLen is the number of recent publications whose time is remembered.
+const publishLogLen = 256
+
+// publishLog is a ring of (LSN, time) of recent publications, for OldestReaderAge.
+type publishLog struct {
+	lsn  [publishLogLen]uint64
+	at   [publishLogLen]time.Time
+	next int
+}
+
+func (l *publishLog) add(lsn uint64, at time.Time) {
+	l.lsn[l.next%publishLogLen], l.at[l.next%publishLogLen] = lsn, at
+	l.next++
+}
+
+// supersededAt returns when the first version after lsn was published, or the oldest time the
+// log knows if that is older, and false if nothing newer than lsn is logged.
+func (l *publishLog) supersededAt(lsn uint64) (time.Time, bool) {
+	var at time.Time
+	found := false
+	for i := range min(l.next, publishLogLen) {
+		if l.lsn[i] > lsn && (!found || l.at[i].Before(at)) {
+			at, found = l.at[i], true
+		}
+	}
+	return at, found
 }
 
 // Stats returns the current counters.
 func (db *DB) Stats() Stats {
 	ps := db.pager.Stats()
-	return Stats{
+	s := Stats{
 		PageSize: db.pager.PageSize(), PageCount: ps.PageCount, FreePages: ps.FreePages,
 		PendingPages: ps.PendingPages, DirtyPages: ps.DirtyPages, CachedBytes: ps.CachedBytes,
 		CacheMisses: ps.CacheMisses, Evictions: ps.Evictions, WALBytes: db.walBytes.Load(),
@@ -40,4 +77,15 @@ func (db *DB) Stats() Stats {
 		Checkpoints: ps.Checkpoints, CheckpointErr: db.counters.checkpointErrors.Load(),
 		ActiveReaders: db.readers.Active(),
 	}
+	published := db.published.Load().lsn
+	s.OldestReaderLSN = db.readers.Oldest(published)
+	if s.OldestReaderLSN < published {
+		db.pendingMu.Lock()
+		at, ok := db.publishLog.supersededAt(s.OldestReaderLSN)
+		db.pendingMu.Unlock()
+		if ok {
+			s.OldestReaderAge = time.Since(at)
+		}
+	}
+	return s
 }

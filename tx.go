@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/pager"
 	"github.com/cairndb/cairn/txn"
 	"github.com/cairndb/cairn/wal"
 )
@@ -18,10 +19,14 @@ type Tx struct {
 	db       *DB
 	writable bool
 	closed   bool
-	base     *version
-	tree     btree.Tree
-	redo     []byte
-	err      error
+	// managed is set for the transactions of View and Update, which end them.
+	managed bool
+	base    *version
+	// slot registers a read transaction's pinned version.
+	slot *txn.Slot[Tx]
+	tree btree.Tree
+	redo []byte
+	err  error
 }
 
 // maxTxSize is MaxTxSize; tests lower it.
@@ -35,17 +40,42 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable {
 		return db.beginWrite()
 	}
-	v := txn.Pin(&db.readers, func() (*version, uint64) {
-		v := db.published.Load()
-		return v, v.lsn
+	slot, v, err := db.pinRead()
+	if err != nil {
+		return nil, err
+	}
+	tx := &Tx{}
+	tx.startRead(db, slot, v)
+	return tx, nil
+}
+
+// pinRead registers a reader of the published version (see txn.Registry for why the version it
+// returns cannot be reclaimed while the slot is held).
+func (db *DB) pinRead() (*txn.Slot[Tx], *version, error) {
+	var v *version
+	slot, _ := db.readers.Pin(func() uint64 {
+		v = db.published.Load()
+		return v.lsn
 	})
 	if db.closed.Load() {
-		db.readers.Unpin(v.lsn)
-		return nil, ErrClosed
+		db.readers.Unpin(slot)
+		return nil, nil, ErrClosed
 	}
-	tx := &Tx{db: db, base: v}
+	return slot, v, nil
+}
+
+func (tx *Tx) startRead(db *DB, slot *txn.Slot[Tx], v *version) {
+	tx.db, tx.writable, tx.closed, tx.managed = db, false, false, false
+	tx.base, tx.slot, tx.redo, tx.err = v, slot, nil, nil
 	tx.tree.Reset(db.pager, v.root, false)
-	return tx, nil
+}
+
+// readerSet describes the versions readers may reach, for page reclamation. The published version
+// is loaded before the slots are scanned (see txn.Registry's invariant).
+func (db *DB) readerSet() pager.Readers {
+	r := pager.Readers{Published: db.published.Load().lsn}
+	r.Pinned = db.readers.Pinned(r.Pinned)
+	return r
 }
 
 func (db *DB) beginWrite() (*Tx, error) {
@@ -58,8 +88,7 @@ func (db *DB) beginWrite() (*Tx, error) {
 		db.writer.Unlock()
 		return nil, fmt.Errorf("cairn: begin: %w", err)
 	}
-	oldest := db.readers.Oldest(func() uint64 { return db.published.Load().lsn })
-	db.pager.Release(oldest)
+	db.pager.Release(db.readerSet())
 	tx := &Tx{db: db, writable: true, base: db.latest}
 	tx.tree.Reset(db.pager, db.latest.root, true)
 	return tx, nil
@@ -77,19 +106,29 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 }
 
 // View runs fn in a read-only transaction and returns fn's error, or else the first error an
-// iterator of the transaction met.
+// iterator of the transaction met. The transaction (and the *Tx) is valid only while fn runs: fn
+// must not keep it, nor call its Commit or Rollback (ErrTxManaged). A View allocates nothing: its
+// transaction lives in the reader's registration slot.
 func (db *DB) View(fn func(tx *Tx) error) error {
-	tx, err := db.Begin(false)
+	slot, v, err := db.pinRead()
 	if err != nil {
 		return err
 	}
-	return tx.run(fn)
+	tx := &slot.Value
+	tx.startRead(db, slot, v)
+	tx.managed = true
+	defer tx.end()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.err
 }
 
 func (tx *Tx) run(fn func(tx *Tx) error) (err error) {
+	tx.managed = true
 	defer func() {
 		if !tx.closed {
-			tx.Rollback()
+			tx.end()
 		}
 	}()
 	if err := fn(tx); err != nil {
@@ -98,10 +137,8 @@ func (tx *Tx) run(fn func(tx *Tx) error) (err error) {
 	if tx.err != nil {
 		return tx.err
 	}
-	if tx.writable {
-		return tx.Commit()
-	}
-	return nil
+	tx.managed = false
+	return tx.Commit()
 }
 
 // Writable reports whether tx is a read-write transaction.
@@ -171,8 +208,11 @@ func (tx *Tx) checkWrite(key []byte) error {
 // when the database failed (see ErrFailed). Committing a read-only transaction ends it like
 // Rollback.
 func (tx *Tx) Commit() error {
-	if tx.closed {
+	switch {
+	case tx.closed:
 		return ErrTxClosed
+	case tx.managed:
+		return ErrTxManaged
 	}
 	if !tx.writable {
 		return tx.Rollback()
@@ -212,19 +252,28 @@ func (tx *Tx) Commit() error {
 }
 
 // Rollback ends the transaction, discarding a writable transaction's changes. It returns
-// ErrTxClosed if the transaction already ended.
+// ErrTxClosed if the transaction already ended, and ErrTxManaged inside View or Update.
 func (tx *Tx) Rollback() error {
-	if tx.closed {
+	switch {
+	case tx.closed:
 		return ErrTxClosed
+	case tx.managed:
+		return ErrTxManaged
 	}
+	tx.end()
+	return nil
+}
+
+// end closes the transaction: releases the writer slot or the reader's registration.
+func (tx *Tx) end() {
 	tx.closed = true
 	if tx.writable {
 		tx.tree.Reset(nil, 0, false)
 		tx.db.writer.Unlock()
-		return nil
+		return
 	}
-	tx.db.readers.Unpin(tx.base.lsn)
-	return nil
+	tx.db.readers.Unpin(tx.slot)
+	tx.slot = nil
 }
 
 // Err returns the first error met by an iterator of the transaction (Range and Prefix stop early

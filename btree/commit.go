@@ -18,7 +18,7 @@ func (t *Tree) Commit(lsn uint64) (uint64, error) {
 		return t.root, nil
 	}
 	var allocated []extent
-	root, err := t.commit(&allocated)
+	root, err := t.commit(lsn, &allocated)
 	if err != nil {
 		for _, e := range allocated {
 			t.pg.Unallocate(e.id, e.pages)
@@ -32,13 +32,13 @@ func (t *Tree) Commit(lsn uint64) (uint64, error) {
 	return root, nil
 }
 
-func (t *Tree) commit(allocated *[]extent) (uint64, error) {
+func (t *Tree) commit(lsn uint64, allocated *[]extent) (uint64, error) {
 	if err := t.rebalanceAll(); err != nil {
 		return 0, err
 	}
 	n := t.rootNode
 	for {
-		pieces, err := t.spill(n, allocated)
+		pieces, err := t.spill(n, lsn, allocated)
 		if err != nil {
 			return 0, err
 		}
@@ -163,7 +163,7 @@ func childIndex(p, n *node) (int, error) {
 
 // spill writes node n and, first, its decoded children, and returns the branch elements (first
 // key, page id) that replace n in its parent: none for an empty tree, several after a split.
-func (t *Tree) spill(n *node, allocated *[]extent) ([]inode, error) {
+func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) {
 	if !n.leaf {
 		out := make([]inode, 0, len(n.inodes))
 		for _, in := range n.inodes {
@@ -172,7 +172,7 @@ func (t *Tree) spill(n *node, allocated *[]extent) ([]inode, error) {
 				out = append(out, in)
 				continue
 			}
-			pieces, err := t.spill(c, allocated)
+			pieces, err := t.spill(c, lsn, allocated)
 			if err != nil {
 				return nil, err
 			}
@@ -180,7 +180,7 @@ func (t *Tree) spill(n *node, allocated *[]extent) ([]inode, error) {
 		}
 		n.inodes = out
 	} else {
-		t.spillValues(n, allocated)
+		t.spillValues(n, lsn, allocated)
 	}
 	if n.id != 0 {
 		t.freed = append(t.freed, extent{n.id, n.pages})
@@ -199,7 +199,7 @@ func (t *Tree) spill(n *node, allocated *[]extent) ([]inode, error) {
 			size += g[j].encodedSize(n.leaf)
 		}
 		pages := (size + ps - 1) / ps
-		id, buf := t.pg.Allocate(pages)
+		id, buf := t.pg.Allocate(pages, lsn)
 		*allocated = append(*allocated, extent{id, pages})
 		encode(buf, n.leaf, g, ps)
 		pager.Seal(id, buf)
@@ -209,7 +209,7 @@ func (t *Tree) spill(n *node, allocated *[]extent) ([]inode, error) {
 }
 
 // spillValues moves new values larger than MaxInline into overflow extents of their own.
-func (t *Tree) spillValues(n *node, allocated *[]extent) {
+func (t *Tree) spillValues(n *node, lsn uint64, allocated *[]extent) {
 	ps := t.pg.PageSize()
 	for i := range n.inodes {
 		in := &n.inodes[i]
@@ -217,7 +217,7 @@ func (t *Tree) spillValues(n *node, allocated *[]extent) {
 			continue
 		}
 		pages := (pager.HeaderSize + len(in.value) + ps - 1) / ps
-		id, buf := t.pg.Allocate(pages)
+		id, buf := t.pg.Allocate(pages, lsn)
 		*allocated = append(*allocated, extent{id, pages})
 		pager.SetHeader(buf, pager.PageOverflow, 0, ps)
 		copy(buf[pager.HeaderSize:], in.value)

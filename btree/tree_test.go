@@ -63,7 +63,7 @@ func TestRandomInsertsFillPages(t *testing.T) {
 		var err error
 		root, err = tr.Commit(lsn)
 		require.NoError(t, err)
-		pg.Release(lsn)
+		pg.Release(pager.Readers{Published: lsn})
 	}
 	leaves, used := 0, 0
 	require.NoError(t, Check(pg, root, func(id uint64, pages int) {

@@ -2,22 +2,34 @@ package pager
 
 // Free-page rules. A page id freed by the commit with LSN L (its content is not part of version L
 // or any later version) may be handed out again only when
-//   1. every pinned version is at LSN >= L (the oldest reader is past L), and
-//   2. the last durable meta page does not reference it: either L <= the durable checkpoint LSN, or
-//      the page was never written to the file (it was allocated and freed between checkpoints).
+//   1. no reader can reach it: the published version is at L or later (every version a new reader
+//      can pin is), and no pinned version V has A <= V < L, where A is the LSN of the commit that
+//      allocated the page (versions before A never contained it). A is known for pages allocated
+//      since the last checkpoint; for older pages it is taken as 0, so every pinned version below
+//      L holds them. So a long reader holds only the pages of its own snapshot that were freed
+//      after it began, not everything freed since: the file does not grow with churn while a
+//      reader stays open.
+//   2. the last durable meta page does not reference it: either L <= the durable checkpoint LSN,
+//      or the page was never written to the file (allocated and freed between checkpoints).
 // A checkpoint never writes over a page the last durable meta page references, so a crash during
 // a checkpoint always leaves that meta page's tree intact.
 
-import "slices"
+import (
+	"slices"
+	"sort"
+)
 
-// pendingFree is a set of page ids freed by the commit with LSN lsn.
+// pendingFree is an extent freed by the commit with LSN lsn, allocated by the commit with LSN
+// alloc (0: unknown, before the last checkpoint).
 type pendingFree struct {
-	lsn uint64
-	ids []uint64
+	lsn   uint64
+	alloc uint64
+	ids   []uint64
 }
 
 // freeList holds the reusable ids (sorted descending, so the lowest id pops from the end) and the
-// ids waiting for rule 1 (fresh: never written) or rules 1 and 2 (durable: in a checkpoint).
+// freed ids waiting for the rules: fresh ones (never written; rule 1 only, in any order) and
+// durable ones (in a checkpoint; rules 1 and 2, in LSN order).
 type freeList struct {
 	ids     []uint64
 	fresh   []pendingFree
@@ -65,17 +77,38 @@ func (l *freeList) add(ids []uint64) {
 	})
 }
 
-// release moves to ids every pending set whose rules hold for the oldest pinned LSN and the
-// durable checkpoint LSN, and returns the ids it moved.
-func (l *freeList) release(oldest, durable uint64) []uint64 {
-	var ready []uint64
-	i := 0
-	for ; i < len(l.fresh) && l.fresh[i].lsn <= oldest; i++ {
-		ready = append(ready, l.fresh[i].ids...)
+// Readers describes who may still read old versions: the published version (every version from it
+// on may be pinned by a new reader) and the versions pinned now, ascending.
+type Readers struct {
+	Published uint64
+	Pinned    []uint64
+}
+
+// holds reports whether a reader may reach a page allocated at alloc and freed at lsn.
+func (r Readers) holds(alloc, lsn uint64) bool {
+	if r.Published < lsn {
+		return true
 	}
-	l.fresh = l.fresh[i:]
-	limit := min(oldest, durable)
-	for i = 0; i < len(l.durable) && l.durable[i].lsn <= limit; i++ {
+	i := sort.Search(len(r.Pinned), func(i int) bool { return r.Pinned[i] >= alloc })
+	return i < len(r.Pinned) && r.Pinned[i] < lsn
+}
+
+// release moves to ids every pending extent whose rules hold for the readers and the durable
+// checkpoint LSN, and returns the ids it moved.
+func (l *freeList) release(r Readers, durable uint64) []uint64 {
+	var ready []uint64
+	keep := l.fresh[:0]
+	for _, p := range l.fresh {
+		if r.holds(p.alloc, p.lsn) {
+			keep = append(keep, p)
+		} else {
+			ready = append(ready, p.ids...)
+		}
+	}
+	clear(l.fresh[len(keep):])
+	l.fresh = keep
+	i := 0
+	for ; i < len(l.durable) && l.durable[i].lsn <= durable && !r.holds(0, l.durable[i].lsn); i++ {
 		ready = append(ready, l.durable[i].ids...)
 	}
 	l.durable = l.durable[i:]
@@ -106,11 +139,7 @@ func (l *freeList) onDisk() []uint64 {
 	return all
 }
 
-// pushPending records ids freed at lsn, appending to the last set when it has the same LSN.
-func pushPending(q []pendingFree, lsn uint64, ids ...uint64) []pendingFree {
-	if n := len(q); n > 0 && q[n-1].lsn == lsn {
-		q[n-1].ids = append(q[n-1].ids, ids...)
-		return q
-	}
-	return append(q, pendingFree{lsn: lsn, ids: ids})
+// pushPending records an extent freed at lsn and allocated at alloc (0: unknown).
+func pushPending(q []pendingFree, lsn, alloc uint64, ids []uint64) []pendingFree {
+	return append(q, pendingFree{lsn: lsn, alloc: alloc, ids: ids})
 }

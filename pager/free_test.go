@@ -16,29 +16,35 @@ func TestFreeListTakesLowestIDsAndRuns(t *testing.T) {
 	require.Equal(t, []uint64{12, 9}, l.ids)
 }
 
-// TestFreedPagesWaitForReadersAndCheckpoint checks the two reuse rules of free.go.
+// TestFreedPagesWaitForReadersAndCheckpoint checks the two reuse rules of free.go for a page
+// allocated at LSN 5 (when known) and freed at LSN 10.
 func TestFreedPagesWaitForReadersAndCheckpoint(t *testing.T) {
 	tests := []struct {
-		name            string
-		fresh           bool
-		oldest, durable uint64
-		reusable        bool
+		name      string
+		fresh     bool
+		published uint64
+		pinned    []uint64
+		durable   uint64
+		reusable  bool
 	}{
-		{"fresh page, readers past", true, 10, 0, true},
-		{"fresh page, old reader", true, 9, 100, false},
-		{"checkpointed page, readers past, no checkpoint since", false, 10, 9, false},
-		{"checkpointed page, readers past, checkpoint since", false, 10, 10, true},
-		{"checkpointed page, old reader, checkpoint since", false, 9, 10, false},
+		{"fresh, no readers", true, 10, nil, 0, true},
+		{"fresh, not yet published", true, 9, nil, 0, false},
+		{"fresh, reader inside [5, 10)", true, 12, []uint64{7}, 0, false},
+		{"fresh, reader before it existed", true, 12, []uint64{3}, 0, true},
+		{"fresh, reader after it was freed", true, 12, []uint64{10, 11}, 0, true},
+		{"checkpointed, readers past, no checkpoint since", false, 10, nil, 9, false},
+		{"checkpointed, readers past, checkpoint since", false, 10, nil, 10, true},
+		{"checkpointed, old reader (allocation unknown)", false, 12, []uint64{3}, 10, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var l freeList
 			if tc.fresh {
-				l.fresh = pushPending(l.fresh, 10, 42)
+				l.fresh = pushPending(l.fresh, 10, 5, []uint64{42})
 			} else {
-				l.durable = pushPending(l.durable, 10, 42)
+				l.durable = pushPending(l.durable, 10, 0, []uint64{42})
 			}
-			ready := l.release(tc.oldest, tc.durable)
+			ready := l.release(Readers{Published: tc.published, Pinned: tc.pinned}, tc.durable)
 			require.Equal(t, tc.reusable, len(ready) == 1)
 			require.Equal(t, tc.reusable, l.take(1) == 42)
 		})

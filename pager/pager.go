@@ -41,11 +41,18 @@ type Pager struct {
 	mu       sync.Mutex // guards the fields below
 	fileSize int64
 	free     freeList
-	dirty    map[uint64]uint64 // id -> extent length of live pages not yet written
-	durable  Meta              // the newest durable meta page
+	dirty    map[uint64]dirtyExtent // live extents not yet written, by first page id
+	durable  Meta                   // the newest durable meta page
 	// metaDamaged is set when Open found a meta page that failed its checks.
 	metaDamaged bool
 	stats       Stats
+}
+
+// dirtyExtent is an extent allocated since the last checkpoint: its length in pages and the LSN
+// of the commit that allocated it.
+type dirtyExtent struct {
+	pages uint64
+	alloc uint64
 }
 
 // Stats are counters of the pager; see cairn.Stats for their meaning.
@@ -78,7 +85,7 @@ func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("pager: stat: %w", err)
 	}
-	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]uint64)}
+	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]dirtyExtent)}
 	if size == 0 {
 		return p, true, p.initialise(o.PageSize)
 	}
@@ -257,16 +264,17 @@ func ioErr(err error) error {
 	return err
 }
 
-// Allocate returns a new zeroed extent of n pages and its first page id. The extent is dirty
-// until a checkpoint writes it. The caller fills it and calls Seal before publishing it.
-func (p *Pager) Allocate(n int) (uint64, []byte) {
+// Allocate returns a new zeroed extent of n pages for the commit with LSN lsn, and its first page
+// id. The extent is dirty until a checkpoint writes it. The caller fills it and calls Seal before
+// publishing it.
+func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 	p.mu.Lock()
 	id := p.free.take(uint64(n))
 	if id == 0 {
 		id = p.pageCount.Load()
 		p.pageCount.Store(id + uint64(n))
 	}
-	p.dirty[id] = uint64(n)
+	p.dirty[id] = dirtyExtent{pages: uint64(n), alloc: lsn}
 	p.mu.Unlock()
 	data := make([]byte, n*p.pageSize)
 	fr := &frame{data: data}
@@ -289,12 +297,12 @@ func (p *Pager) Free(id uint64, n int, lsn uint64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.dirty[id]; ok {
+	if d, ok := p.dirty[id]; ok {
 		delete(p.dirty, id)
-		p.free.fresh = pushPending(p.free.fresh, lsn, ids...)
+		p.free.fresh = pushPending(p.free.fresh, lsn, d.alloc, ids)
 		return
 	}
-	p.free.durable = pushPending(p.free.durable, lsn, ids...)
+	p.free.durable = pushPending(p.free.durable, lsn, 0, ids)
 }
 
 // Unallocate returns an extent that was allocated but never published (a failed commit).
@@ -309,11 +317,11 @@ func (p *Pager) Unallocate(id uint64, n int) {
 	p.free.add(ids)
 }
 
-// Release makes reusable every freed id whose rules hold now that no version older than oldest is
-// pinned.
-func (p *Pager) Release(oldest uint64) {
+// Release makes reusable every freed id whose rules (free.go) hold for readers. REQUIRES:
+// readers.Published was loaded before readers.Pinned was collected (see package txn).
+func (p *Pager) Release(readers Readers) {
 	p.mu.Lock()
-	ready := p.free.release(oldest, p.durable.LSN)
+	ready := p.free.release(readers, p.durable.LSN)
 	p.mu.Unlock()
 	// No version can reach these ids any more: drop their cached content.
 	for _, id := range ready {
