@@ -21,61 +21,109 @@ const groupKeys = 40
 
 func groupKey(g, i int) []byte { return fmt.Appendf(nil, "g%02d/%04d", g, i) }
 
+// snapshotModel records which commit (by LSN) wrote which value id into which group, so that a
+// reader can compute exactly what its snapshot must contain.
+type snapshotModel struct {
+	mu      sync.Mutex
+	history map[uint64][2]uint64 // LSN -> (group, value id)
+}
+
+func (m *snapshotModel) record(lsn, group, id uint64) {
+	m.mu.Lock()
+	m.history[lsn] = [2]uint64{group, id}
+	m.mu.Unlock()
+}
+
+// expect returns the value id of group g in the version at lsn (0: the group is empty).
+func (m *snapshotModel) expect(lsn, g uint64) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	best, id := uint64(0), uint64(0)
+	for l, e := range m.history {
+		if l <= lsn && l > best && e[0] == g {
+			best, id = l, e[1]
+		}
+	}
+	return id
+}
+
+// TestConcurrentReadersSeeSnapshots runs writers, checkpoints and readers (View, and Begin with the
+// Rollback on another goroutine) at once, with a small cache so pages are evicted and re-read, and
+// checks every read against the exact content of the reader's version.
 func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 	db, err := Open(filepath.Join(t.TempDir(), "db"), &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
 	require.NoError(t, err)
 	defer db.Close()
 	const groups = 8
+	model := &snapshotModel{history: map[uint64][2]uint64{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	var commits atomic.Int64
+	var ids atomic.Uint64
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			for gen := uint64(1); ctx.Err() == nil; gen++ {
-				g := rng.IntN(groups)
+			for ctx.Err() == nil {
+				g, id := uint64(rng.IntN(groups)), ids.Add(1)
 				require.NoError(t, db.Update(func(tx *Tx) error {
-					val := binary.BigEndian.AppendUint64(make([]byte, 0, 200), gen)
+					model.record(tx.base.lsn+1, g, id) // the LSN this commit gets
+					val := binary.BigEndian.AppendUint64(make([]byte, 0, 200), id)
 					val = append(val, make([]byte, rng.IntN(150))...)
 					for i := range groupKeys {
-						if err := tx.Put(groupKey(g, i), val); err != nil {
+						if err := tx.Put(groupKey(int(g), i), val); err != nil {
 							return err
 						}
 					}
 					return nil
 				}))
-				commits.Add(1)
 			}
 		}()
 	}
 	var reads atomic.Int64
+	check := func(tx *Tx, rng *rand.Rand) {
+		g := uint64(rng.IntN(groups))
+		want := model.expect(tx.base.lsn, g)
+		n := 0
+		for k, v := range tx.Prefix(fmt.Appendf(nil, "g%02d/", g)) {
+			require.Equal(t, want, binary.BigEndian.Uint64(v), "key %s at LSN %d: not the snapshot's value", k, tx.base.lsn)
+			n++
+			if rng.IntN(4) == 0 {
+				time.Sleep(time.Microsecond) // hold the snapshot while writers go on
+			}
+		}
+		require.NoError(t, tx.Err())
+		if want == 0 {
+			require.Zero(t, n)
+		} else {
+			require.Equal(t, groupKeys, n)
+		}
+		reads.Add(1)
+	}
+	ended := make(chan *Tx, 16)
+	wg.Add(1)
+	go func() { // ends read transactions begun on other goroutines
+		defer wg.Done()
+		for tx := range ended {
+			require.NoError(t, tx.Rollback())
+		}
+	}()
+	var readers sync.WaitGroup
 	for r := range 6 {
-		wg.Add(1)
+		readers.Add(1)
 		go func() {
-			defer wg.Done()
+			defer readers.Done()
 			rng := rand.New(rand.NewPCG(uint64(r), 2))
 			for ctx.Err() == nil {
-				require.NoError(t, db.View(func(tx *Tx) error {
-					g := rng.IntN(groups)
-					var first []byte
-					n := 0
-					for k, v := range tx.Prefix(fmt.Appendf(nil, "g%02d/", g)) {
-						if first == nil {
-							first = v[:8]
-						}
-						require.Equal(t, first, v[:8], "key %s: torn snapshot", k)
-						n++
-						if rng.IntN(4) == 0 {
-							time.Sleep(time.Microsecond) // hold the snapshot while writers go on
-						}
-					}
-					require.True(t, n == 0 || n == groupKeys, "group %d has %d keys", g, n)
-					return nil
-				}))
-				reads.Add(1)
+				if r%2 == 0 {
+					require.NoError(t, db.View(func(tx *Tx) error { check(tx, rng); return nil }))
+					continue
+				}
+				tx, err := db.Begin(false)
+				require.NoError(t, err)
+				check(tx, rng)
+				ended <- tx
 			}
 		}()
 	}
@@ -87,9 +135,13 @@ func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
+	readers.Wait()
+	close(ended)
 	wg.Wait()
-	t.Logf("%d commits, %d snapshot reads, stats %+v", commits.Load(), reads.Load(), db.Stats())
-	require.Positive(t, db.Stats().Batches)
+	st := db.Stats()
+	t.Logf("%d commits, %d snapshot reads, stats %+v", st.Commits, reads.Load(), st)
+	require.Positive(t, st.Batches)
+	require.Positive(t, st.Evictions, "the cache must be small enough to evict and re-read pages")
 	require.NoError(t, db.check())
 }
 
