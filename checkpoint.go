@@ -3,17 +3,33 @@ package cairn
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cairndb/cairn/wal"
 )
 
 // Checkpoint writes the newest version to the database file and empties the WAL, so that the
 // next Open replays nothing. Checkpoints also run in the background when the WAL passes
-// Options.CheckpointBytes, and at Close. Read transactions go on during a checkpoint; write
-// transactions wait for it (a later release makes checkpoints concurrent with writers). ctx is
-// checked before the checkpoint starts. A failed write or fdatasync puts the database in the
-// failed state (ErrFailed).
+// Options.CheckpointBytes, and at Close. A checkpoint first writes the pages changed so far while
+// readers and writers go on, then holds the writer slot only to write the pages changed meanwhile,
+// the meta page and the WAL reset (Stats.LastCheckpointStall is that time). ctx is checked between
+// the steps. A failed write or fdatasync puts the database in the failed state (ErrFailed).
 func (db *DB) Checkpoint(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	db.checkpointMu.Lock()
+	defer db.checkpointMu.Unlock()
+	// Pre-flush until little is left, so the part writers wait for stays short.
+	for round := 0; round < maxPreflushRounds; round++ {
+		pages, err := db.preflush()
+		if err != nil {
+			return err
+		}
+		if pages < preflushEnough {
+			break
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -22,7 +38,36 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	if db.closed.Load() {
 		return ErrClosed
 	}
-	return db.checkpointLocked(ctx)
+	start := time.Now()
+	err := db.checkpointLocked(ctx)
+	db.counters.lastStall.Store(int64(time.Since(start)))
+	return err
+}
+
+// A checkpoint pre-flushes at most maxPreflushRounds times, and stops once a round wrote fewer than
+// preflushEnough pages (what writers dirtied during the previous round).
+const (
+	maxPreflushRounds = 3
+	preflushEnough    = 256
+)
+
+// preflush writes the pages of the published version that are not in the file yet, pinning that
+// version like a reader, while writers go on (pager.Flush). It returns the pages written.
+func (db *DB) preflush() (int, error) {
+	slot, v, err := db.pinRead()
+	if err != nil {
+		return 0, err
+	}
+	defer db.readers.Unpin(slot)
+	if err := db.failed(); err != nil {
+		return 0, fmt.Errorf("cairn: checkpoint: %w", err)
+	}
+	pages, err := db.pager.Flush(v.lsn)
+	if err != nil {
+		return 0, fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+	}
+	db.counters.preflushedPages.Add(uint64(pages))
+	return pages, nil
 }
 
 // checkpointLocked is Checkpoint for a caller that holds the writer slot.

@@ -55,6 +55,9 @@ type DB struct {
 	// published records when recent versions were published (guarded by pendingMu).
 	publishLog publishLog
 
+	// checkpointMu serializes checkpoints (and Close's last one).
+	checkpointMu sync.Mutex
+
 	closed   atomic.Bool
 	failure  atomic.Pointer[error]
 	walBytes atomic.Int64
@@ -192,6 +195,8 @@ func (db *DB) Close() error {
 	for db.readers.Active() > 0 {
 		time.Sleep(time.Millisecond)
 	}
+	db.checkpointMu.Lock()
+	defer db.checkpointMu.Unlock()
 	db.writer.Lock()
 	defer db.writer.Unlock()
 	err := db.checkpointLocked(context.Background())

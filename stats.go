@@ -9,6 +9,8 @@ type counters struct {
 	commits          atomic.Uint64
 	batches          atomic.Uint64
 	checkpointErrors atomic.Uint64
+	preflushedPages  atomic.Uint64
+	lastStall        atomic.Int64 // time.Duration
 }
 
 // Stats is a snapshot of a database's counters and sizes, cheap enough to take every second.
@@ -28,7 +30,11 @@ type Stats struct {
 	Batches       uint64 // WAL batches written (each one write and one fdatasync)
 	Checkpoints   uint64 // checkpoints since Open
 	CheckpointErr uint64 // background checkpoints that failed
-	ActiveReaders int    // open read transactions
+	// PreflushedPages counts pages checkpoints wrote while writers went on (since Open).
+	PreflushedPages uint64
+	// LastCheckpointStall is how long the last checkpoint held the writer slot (writers waited).
+	LastCheckpointStall time.Duration
+	ActiveReaders       int // open read transactions
 	// OldestReaderLSN is the LSN of the oldest version a read transaction pins (LSN if none).
 	OldestReaderLSN uint64
 	// OldestReaderAge is how long ago the version OldestReaderLSN was superseded by a newer one:
@@ -75,7 +81,8 @@ func (db *DB) Stats() Stats {
 		LSN: db.published.Load().lsn, CheckpointLSN: db.pager.Durable().LSN,
 		Commits: db.counters.commits.Load(), Batches: db.counters.batches.Load(),
 		Checkpoints: ps.Checkpoints, CheckpointErr: db.counters.checkpointErrors.Load(),
-		ActiveReaders: db.readers.Active(),
+		ActiveReaders: db.readers.Active(), PreflushedPages: db.counters.preflushedPages.Load(),
+		LastCheckpointStall: time.Duration(db.counters.lastStall.Load()),
 	}
 	published := db.published.Load().lsn
 	s.OldestReaderLSN = db.readers.Oldest(published)

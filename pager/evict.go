@@ -27,9 +27,7 @@ func (p *Pager) maybeEvict() {
 		}
 		if s.CompareAndSwap(fr, nil) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
-			p.mu.Lock()
-			p.stats.Evictions++
-			p.mu.Unlock()
+			p.evictions.Add(1)
 		}
 	}
 }

@@ -139,6 +139,28 @@ func (l *freeList) onDisk() []uint64 {
 	return all
 }
 
+// moveToDurable moves the pending extent starting at id from the fresh to the durable queue (it
+// was written to the file after it was freed), keeping the durable queue in LSN order.
+func (l *freeList) moveToDurable(id uint64) {
+	i := slices.IndexFunc(l.fresh, func(p pendingFree) bool { return p.ids[0] == id })
+	if i < 0 {
+		return
+	}
+	p := l.fresh[i]
+	l.fresh = slices.Delete(l.fresh, i, i+1)
+	p.alloc = 0
+	j, _ := slices.BinarySearchFunc(l.durable, p.lsn, func(q pendingFree, lsn uint64) int {
+		switch {
+		case q.lsn < lsn:
+			return -1
+		case q.lsn > lsn:
+			return 1
+		}
+		return 0
+	})
+	l.durable = slices.Insert(l.durable, j, p)
+}
+
 // pushPending records an extent freed at lsn and allocated at alloc (0: unknown).
 func pushPending(q []pendingFree, lsn, alloc uint64, ids []uint64) []pendingFree {
 	return append(q, pendingFree{lsn: lsn, alloc: alloc, ids: ids})

@@ -32,11 +32,13 @@ type Pager struct {
 	// pageCount is the high-water mark: ids [0, pageCount) are allocated in the file.
 	pageCount atomic.Uint64
 	// cacheLimit caps cached bytes; clean frames are evicted past it (0: no limit).
-	cacheLimit  int64
-	validate    func(id uint64, data []byte) error
-	cachedBytes atomic.Int64
-	evictMu     sync.Mutex
-	clockHand   uint64 // guarded by evictMu
+	cacheLimit int64
+	// misses and evictions are counted without p.mu: the read path never waits for a checkpoint.
+	misses, evictions atomic.Uint64
+	validate          func(id uint64, data []byte) error
+	cachedBytes       atomic.Int64
+	evictMu           sync.Mutex
+	clockHand         uint64 // guarded by evictMu
 
 	mu       sync.Mutex // guards the fields below
 	fileSize int64
@@ -244,9 +246,7 @@ func (p *Pager) readPage(id uint64) ([]byte, error) {
 			return nil, err
 		}
 	}
-	p.mu.Lock()
-	p.stats.CacheMisses++
-	p.mu.Unlock()
+	p.misses.Add(1)
 	fr := &frame{data: data}
 	if got := p.table.install(id, fr); got != fr {
 		return got.data, nil
@@ -341,6 +341,7 @@ func (p *Pager) Stats() Stats {
 	s.PendingPages = p.free.pendingCount()
 	s.DirtyPages = len(p.dirty)
 	s.CachedBytes = p.cachedBytes.Load()
+	s.CacheMisses, s.Evictions = p.misses.Load(), p.evictions.Load()
 	return s
 }
 
