@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -220,4 +221,50 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 		require.NoError(t, db2.Close())
 		require.GreaterOrEqual(t, len(seen), before)
 	}
+}
+
+// TestCloseUnderLoad closes the database while writers and readers run: every Update returns nil
+// (and its commit is there after reopening) or ErrClosed, and nothing hangs.
+func TestCloseUnderLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	db, err := Open(path, &Options{CheckpointBytes: 64 << 10})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				k := fmt.Sprintf("w%d/%06d", w, i)
+				err := db.Update(func(tx *Tx) error { return tx.Put([]byte(k), []byte(k)) })
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				require.NoError(t, err)
+				mu.Lock()
+				acked[k] = true
+				mu.Unlock()
+				if err := db.View(func(tx *Tx) error { _, err := tx.Get([]byte(k)); return err }); err != nil {
+					require.ErrorIs(t, err, ErrClosed)
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, db.Close())
+	wg.Wait()
+	db, err = Open(path, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		for k := range acked {
+			_, err := tx.Get([]byte(k))
+			require.NoError(t, err, "acknowledged commit %s lost", k)
+		}
+		return nil
+	}))
+	require.NotEmpty(t, acked)
 }

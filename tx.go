@@ -272,8 +272,10 @@ func (tx *Tx) end() {
 		tx.db.writer.Unlock()
 		return
 	}
-	tx.db.readers.Unpin(tx.slot)
+	// Unpin last: a View's Tx lives in the slot, and the next reader may take it at once.
+	slot := tx.slot
 	tx.slot = nil
+	tx.db.readers.Unpin(slot)
 }
 
 // Err returns the first error met by an iterator of the transaction (Range and Prefix stop early
