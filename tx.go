@@ -79,6 +79,9 @@ func (db *DB) readerSet() pager.Readers {
 }
 
 func (db *DB) beginWrite() (*Tx, error) {
+	if db.closed.Load() {
+		return nil, ErrClosed // do not queue behind Close's last checkpoint
+	}
 	db.writer.Lock()
 	if db.closed.Load() {
 		db.writer.Unlock()
