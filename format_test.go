@@ -1,7 +1,7 @@
 package cairn
 
-// Golden-file tests of the on-disk format (docs/FORMAT.md). testdata/golden/v1.db and
-// v1.db-wal were written by this file with -update-golden; a build that cannot read them, or
+// Golden-file tests of the on-disk format (docs/FORMAT.md). testdata/golden/v2.db and
+// v2.db-wal were written by this file with -update-golden; a build that cannot read them, or
 // reads different contents, has changed the format. A deliberate format change bumps the format
 // version, docs/FORMAT.md and the golden files in the same commit:
 //
@@ -27,11 +27,11 @@ import (
 )
 
 var updateGolden = flag.Bool("update-golden", false,
-	"regenerate testdata/golden/v1.db and v1.db-wal (only for a format change: see docs/FORMAT.md)")
+	"regenerate testdata/golden/v2.db and v2.db-wal (only for a format change: see docs/FORMAT.md)")
 
 const (
-	goldenDB  = "testdata/golden/v1.db"
-	goldenWAL = "testdata/golden/v1.db-wal"
+	goldenDB  = "testdata/golden/v2.db"
+	goldenWAL = "testdata/golden/v2.db-wal"
 	// goldenCheckpointed is the number of transactions of goldenHistory in the page file; the
 	// later ones are only in the WAL.
 	goldenCheckpointed = 2
@@ -110,7 +110,7 @@ func goldenState(hist [][]goldenOp) (state map[string][]byte, deleted []string) 
 // writeGolden builds the golden files through the public API: the first goldenCheckpointed
 // transactions are checkpointed, the others stay in the WAL (the DB is abandoned, not closed).
 func writeGolden(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v1.db")
+	path := filepath.Join(t.TempDir(), "v2.db")
 	db, err := Open(path, nil)
 	require.NoError(t, err)
 	for i, ops := range goldenHistory() {
@@ -243,7 +243,7 @@ func goldenNewestMeta(t *testing.T, file []byte) goldenMeta {
 	require.Equal(t, m0.pageSize, m1.pageSize)
 	require.Equal(t, m0.dbID, m1.dbID)
 	for slot, m := range []goldenMeta{m0, m1} {
-		require.Equal(t, uint32(1), m.version, "format version")
+		require.Equal(t, uint32(2), m.version, "format version")
 		require.Equal(t, uint64(slot), m.seq%2, "meta page %d holds sequence %d", slot, m.seq)
 		require.Equal(t, make([]byte, m.pageSize-84), file[uint32(slot)*m.pageSize+84:uint32(slot+1)*m.pageSize])
 	}
@@ -298,6 +298,8 @@ func TestGoldenDecodeByHand(t *testing.T) {
 		require.Equal(t, typ, p[4], "page %d type", id)
 		require.Equal(t, byte(0), p[5], "page %d flags", id)
 		require.Equal(t, uint32(0), le.Uint32(p[12:16]), "page %d reserved", id)
+		alloc := le.Uint64(p[16:24])
+		require.True(t, alloc >= 1 && alloc <= m.lsn, "page %d allocated at LSN %d, checkpoint at %d", id, alloc, m.lsn)
 		return p
 	}
 	got := make(map[string][]byte)
@@ -315,7 +317,7 @@ func TestGoldenDecodeByHand(t *testing.T) {
 			}
 			require.Positive(t, n)
 			for i := range n {
-				walk(le.Uint64(p[16+16*i+8:]))
+				walk(le.Uint64(p[24+16*i+8:]))
 			}
 		case 2: // leaf
 			extents["leaf"]++
@@ -323,14 +325,14 @@ func TestGoldenDecodeByHand(t *testing.T) {
 				extents["multi-page leaf"]++
 			}
 			for i := range n {
-				e := p[16+16*i:]
+				e := p[24+16*i:]
 				flags, klen, vlen, off := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
 				key := p[off : off+klen]
 				var val []byte
 				if flags&1 != 0 {
 					extents["overflow"]++
 					o := extent(le.Uint64(p[off+klen:]), 3)
-					val = o[16 : 16+vlen]
+					val = o[24 : 24+vlen]
 				} else {
 					val = p[off+klen : off+klen+vlen]
 				}
@@ -349,8 +351,8 @@ func TestGoldenDecodeByHand(t *testing.T) {
 		p := extent(m.freelistID, 4)
 		require.Equal(t, m.freelistPages, uint64(len(p))/ps)
 		prev := uint64(1)
-		for i := range le.Uint64(p[16:24]) {
-			id := le.Uint64(p[24+8*i:])
+		for i := range le.Uint64(p[24:32]) {
+			id := le.Uint64(p[32+8*i:])
 			require.True(t, id > prev && id < m.pageCount, "free id %d", id)
 			prev = id
 		}

@@ -26,7 +26,7 @@ func (t *Tree) Commit(lsn uint64) (uint64, error) {
 		return 0, err
 	}
 	for _, e := range t.freed {
-		t.pg.Free(e.id, e.pages, lsn)
+		t.pg.Free(e.id, e.pages, lsn, e.alloc)
 	}
 	t.Reset(t.pg, root, true)
 	return root, nil
@@ -148,7 +148,7 @@ func (t *Tree) drop(n *node) {
 	n.removed = true
 	if n.id != 0 {
 		delete(t.nodes, n.id)
-		t.freed = append(t.freed, extent{n.id, n.pages})
+		t.freed = append(t.freed, extent{n.id, n.pages, n.alloc})
 	}
 }
 
@@ -183,7 +183,7 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 		t.spillValues(n, lsn, allocated)
 	}
 	if n.id != 0 {
-		t.freed = append(t.freed, extent{n.id, n.pages})
+		t.freed = append(t.freed, extent{n.id, n.pages, n.alloc})
 		delete(t.nodes, n.id)
 		n.id = 0
 	}
@@ -200,8 +200,8 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 		}
 		pages := (size + ps - 1) / ps
 		id, buf := t.pg.Allocate(pages, lsn)
-		*allocated = append(*allocated, extent{id, pages})
-		encode(buf, n.leaf, g, ps)
+		*allocated = append(*allocated, extent{id: id, pages: pages})
+		encode(buf, n.leaf, g, ps, lsn)
 		pager.Seal(id, buf)
 		pieces[i] = inode{key: g[0].key, child: id}
 	}
@@ -218,8 +218,8 @@ func (t *Tree) spillValues(n *node, lsn uint64, allocated *[]extent) {
 		}
 		pages := (pager.HeaderSize + len(in.value) + ps - 1) / ps
 		id, buf := t.pg.Allocate(pages, lsn)
-		*allocated = append(*allocated, extent{id, pages})
-		pager.SetHeader(buf, pager.PageOverflow, 0, ps)
+		*allocated = append(*allocated, extent{id: id, pages: pages})
+		pager.SetHeader(buf, pager.PageOverflow, 0, ps, lsn)
 		copy(buf[pager.HeaderSize:], in.value)
 		pager.Seal(id, buf)
 		in.ovf, in.size, in.value = id, uint32(len(in.value)), nil

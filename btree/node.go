@@ -25,6 +25,7 @@ type node struct {
 	// id and pages locate the extent the node was decoded from (id 0: a new node).
 	id     uint64
 	pages  int
+	alloc  uint64 // LSN of the commit that allocated the extent it was decoded from
 	parent *node
 	inodes []inode
 	// unbalanced is set by Delete; rebalance merges small nodes before spill.
@@ -33,7 +34,8 @@ type node struct {
 }
 
 func decodeNode(id uint64, p []byte, pageSize int, parent *node) *node {
-	n := &node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize, parent: parent}
+	n := &node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize,
+		alloc: pager.AllocLSN(p), parent: parent}
 	n.inodes = make([]inode, pager.Count(p))
 	for i := range n.inodes {
 		in := &n.inodes[i]
@@ -94,13 +96,14 @@ func (n *node) minKeys() int {
 	return 2
 }
 
-// encode writes inodes as a tree page into extent b, which is large enough.
-func encode(b []byte, leaf bool, inodes []inode, pageSize int) {
+// encode writes inodes as a tree page into extent b, which is large enough, for the commit with
+// LSN alloc.
+func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 	typ := byte(pager.PageBranch)
 	if leaf {
 		typ = pager.PageLeaf
 	}
-	pager.SetHeader(b, typ, len(inodes), pageSize)
+	pager.SetHeader(b, typ, len(inodes), pageSize, alloc)
 	off := pager.HeaderSize + len(inodes)*elemSize
 	for i := range inodes {
 		in := &inodes[i]

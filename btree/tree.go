@@ -28,6 +28,7 @@ type Tree struct {
 type extent struct {
 	id    uint64
 	pages int
+	alloc uint64 // LSN of the commit that allocated it, 0 if unknown
 }
 
 // Open returns the tree whose root page is root (0: the empty tree) on pg.
@@ -222,7 +223,7 @@ func (t *Tree) Delete(key []byte) (bool, error) {
 func (t *Tree) freeOverflow(in *inode) {
 	if in.ovf != 0 {
 		hdr := pager.HeaderSize + int(in.size)
-		t.freed = append(t.freed, extent{in.ovf, (hdr + t.pg.PageSize() - 1) / t.pg.PageSize()})
+		t.freed = append(t.freed, extent{id: in.ovf, pages: (hdr + t.pg.PageSize() - 1) / t.pg.PageSize()})
 	}
 }
 

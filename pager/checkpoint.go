@@ -32,7 +32,7 @@ func (p *Pager) Checkpoint(root, lsn uint64) error {
 		}
 		slices.Sort(freeIDs)
 	}
-	flID, flBuf := p.freelistExtent(freeIDs)
+	flID, flBuf := p.freelistExtent(freeIDs, lsn)
 	written := p.dirtyIDs()
 	if err := p.writeOut(written, flID, flBuf); err != nil {
 		p.free.add(extentIDs(flID, uint64(len(flBuf)/p.pageSize)))
@@ -65,13 +65,13 @@ func (p *Pager) Checkpoint(root, lsn uint64) error {
 // free set if it takes ids from there).
 //
 //	Free-list extent: page header (type PageFreelist), then
-//	| 16 | 8 | number of ids N |
-//	| 24 | 8*N | page ids, ascending |
-func (p *Pager) freelistExtent(freeIDs []uint64) (uint64, []byte) {
+//	| 24 | 8 | number of ids N |
+//	| 32 | 8*N | page ids, ascending |
+func (p *Pager) freelistExtent(freeIDs []uint64, lsn uint64) (uint64, []byte) {
 	if len(freeIDs) == 0 {
 		return 0, nil
 	}
-	n := (HeaderSize + 8 + 8*len(freeIDs) + p.pageSize - 1) / p.pageSize
+	n := (freelistIDs + 8*len(freeIDs) + p.pageSize - 1) / p.pageSize
 	id := p.free.take(uint64(n))
 	if id == 0 {
 		id = p.pageCount.Load()
@@ -80,10 +80,10 @@ func (p *Pager) freelistExtent(freeIDs []uint64) (uint64, []byte) {
 	// The extent's own ids may be in freeIDs: drop them from the list it stores.
 	list := slices.DeleteFunc(slices.Clone(freeIDs), func(x uint64) bool { return x >= id && x < id+uint64(n) })
 	buf := make([]byte, n*p.pageSize)
-	SetHeader(buf, PageFreelist, 0, p.pageSize)
-	binary.LittleEndian.PutUint64(buf[16:24], uint64(len(list)))
+	SetHeader(buf, PageFreelist, 0, p.pageSize, lsn)
+	binary.LittleEndian.PutUint64(buf[freelistCount:], uint64(len(list)))
 	for i, x := range list {
-		binary.LittleEndian.PutUint64(buf[24+8*i:], x)
+		binary.LittleEndian.PutUint64(buf[freelistIDs+8*i:], x)
 	}
 	Seal(id, buf)
 	return id, buf
@@ -155,14 +155,14 @@ func (p *Pager) loadFreelist(m Meta) error {
 	if Type(buf) != PageFreelist || uint64(len(buf)/p.pageSize) != m.FreelistPages {
 		return bad("wrong page type or length")
 	}
-	n := binary.LittleEndian.Uint64(buf[16:24])
-	if n > uint64(len(buf)-24)/8 {
+	n := binary.LittleEndian.Uint64(buf[freelistCount:])
+	if n > uint64(len(buf)-freelistIDs)/8 {
 		return bad(fmt.Sprintf("count %d overflows the extent", n))
 	}
 	ids := make([]uint64, n)
 	prev := uint64(0)
 	for i := range ids {
-		id := binary.LittleEndian.Uint64(buf[24+8*i:])
+		id := binary.LittleEndian.Uint64(buf[freelistIDs+8*i:])
 		if id < MetaPages || id >= m.PageCount || id <= prev ||
 			(id >= m.FreelistID && id < m.FreelistID+m.FreelistPages) {
 			return bad(fmt.Sprintf("id %d out of order or range", id))
@@ -172,6 +172,12 @@ func (p *Pager) loadFreelist(m Meta) error {
 	p.free.add(ids)
 	return nil
 }
+
+// Offsets in a free-list extent: the id count, then the ids.
+const (
+	freelistCount = HeaderSize
+	freelistIDs   = HeaderSize + 8
+)
 
 func extentIDs(id, n uint64) []uint64 {
 	if id == 0 {

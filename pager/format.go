@@ -15,6 +15,7 @@ package pager
 //	| 6      | 2    | element count (tree pages)                                   |
 //	| 8      | 4    | extra pages in the extent (extent length - 1)                |
 //	| 12     | 4    | reserved, 0                                                  |
+//	| 16     | 8    | LSN of the commit that allocated the extent (its birth)      |
 
 import (
 	"encoding/binary"
@@ -22,7 +23,7 @@ import (
 )
 
 // FormatVersion is the version of the page-file format written in every meta page.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Page size bounds in bytes; the size is a power of two.
 const (
@@ -32,7 +33,7 @@ const (
 )
 
 // HeaderSize is the size in bytes of the header at the start of every non-meta page.
-const HeaderSize = 16
+const HeaderSize = 24
 
 // Page types stored at header offset 4.
 const (
@@ -54,14 +55,18 @@ func Type(b []byte) byte { return b[4] }
 func Count(b []byte) int { return int(binary.LittleEndian.Uint16(b[6:8])) }
 
 // SetHeader fills the header of extent b (its length a multiple of the page size) except the
-// checksum, which Seal writes.
-func SetHeader(b []byte, typ byte, count int, pageSize int) {
+// checksum, which Seal writes. alloc is the LSN of the commit that allocates the extent.
+func SetHeader(b []byte, typ byte, count int, pageSize int, alloc uint64) {
 	b[4] = typ
 	b[5] = 0
 	binary.LittleEndian.PutUint16(b[6:8], uint16(count))
 	binary.LittleEndian.PutUint32(b[8:12], uint32(len(b)/pageSize-1))
 	binary.LittleEndian.PutUint32(b[12:16], 0)
+	binary.LittleEndian.PutUint64(b[16:24], alloc)
 }
+
+// AllocLSN returns the LSN of the commit that allocated extent b (header offset 16).
+func AllocLSN(b []byte) uint64 { return binary.LittleEndian.Uint64(b[16:24]) }
 
 // extentPages returns the extent length in pages recorded in header b.
 func extentPages(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b[8:12])) + 1 }

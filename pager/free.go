@@ -4,11 +4,11 @@ package pager
 // or any later version) may be handed out again only when
 //   1. no reader can reach it: the published version is at L or later (every version a new reader
 //      can pin is), and no pinned version V has A <= V < L, where A is the LSN of the commit that
-//      allocated the page (versions before A never contained it). A is known for pages allocated
-//      since the last checkpoint; for older pages it is taken as 0, so every pinned version below
-//      L holds them. So a long reader holds only the pages of its own snapshot that were freed
-//      after it began, not everything freed since: the file does not grow with churn while a
-//      reader stays open.
+//      allocated the page (versions before A never contained it). Tree pages carry A in their
+//      header; an overflow extent freed without being read counts as A = 0, so every pinned
+//      version below L holds it. So a long reader holds only the pages of its own snapshot that
+//      were freed after it began, not everything freed since: the file does not grow with churn
+//      while a reader stays open.
 //   2. the last durable meta page does not reference it: either L <= the durable checkpoint LSN,
 //      or the page was never written to the file (allocated and freed between checkpoints).
 // A checkpoint never writes over a page the last durable meta page references, so a crash during
@@ -20,7 +20,7 @@ import (
 )
 
 // pendingFree is an extent freed by the commit with LSN lsn, allocated by the commit with LSN
-// alloc (0: unknown, before the last checkpoint).
+// alloc (0: unknown).
 type pendingFree struct {
 	lsn   uint64
 	alloc uint64
@@ -28,8 +28,8 @@ type pendingFree struct {
 }
 
 // freeList holds the reusable ids (sorted descending, so the lowest id pops from the end) and the
-// freed ids waiting for the rules: fresh ones (never written; rule 1 only, in any order) and
-// durable ones (in a checkpoint; rules 1 and 2, in LSN order).
+// freed ids waiting for the rules: fresh ones (never written; rule 1 only) and durable ones
+// (written to the file; rules 1 and 2, kept in LSN order).
 type freeList struct {
 	ids     []uint64
 	fresh   []pendingFree
@@ -107,11 +107,22 @@ func (l *freeList) release(r Readers, durable uint64) []uint64 {
 	}
 	clear(l.fresh[len(keep):])
 	l.fresh = keep
-	i := 0
-	for ; i < len(l.durable) && l.durable[i].lsn <= durable && !r.holds(0, l.durable[i].lsn); i++ {
-		ready = append(ready, l.durable[i].ids...)
+	// Durable extents are in LSN order: those freed after the checkpoint cannot go yet.
+	n := 0
+	for n < len(l.durable) && l.durable[n].lsn <= durable {
+		n++
 	}
-	l.durable = l.durable[i:]
+	keep = l.durable[:0]
+	for _, p := range l.durable[:n] {
+		if r.holds(p.alloc, p.lsn) {
+			keep = append(keep, p)
+		} else {
+			ready = append(ready, p.ids...)
+		}
+	}
+	keep = append(keep, l.durable[n:]...)
+	clear(l.durable[len(keep):])
+	l.durable = keep
 	l.add(ready)
 	return ready
 }
@@ -148,7 +159,6 @@ func (l *freeList) moveToDurable(id uint64) {
 	}
 	p := l.fresh[i]
 	l.fresh = slices.Delete(l.fresh, i, i+1)
-	p.alloc = 0
 	j, _ := slices.BinarySearchFunc(l.durable, p.lsn, func(q pendingFree, lsn uint64) int {
 		switch {
 		case q.lsn < lsn:

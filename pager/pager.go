@@ -288,9 +288,10 @@ func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 	return id, data
 }
 
-// Free records that the extent of n pages at id is not part of the version with LSN lsn and
-// later ones. The id is reused only under the rules of free.go.
-func (p *Pager) Free(id uint64, n int, lsn uint64) {
+// Free records that the extent of n pages at id, allocated by the commit with LSN alloc (0 if
+// unknown), is not part of the version with LSN lsn and later ones. The id is reused only under
+// the rules of free.go.
+func (p *Pager) Free(id uint64, n int, lsn, alloc uint64) {
 	ids := make([]uint64, n)
 	for i := range ids {
 		ids[i] = id + uint64(i)
@@ -302,7 +303,7 @@ func (p *Pager) Free(id uint64, n int, lsn uint64) {
 		p.free.fresh = pushPending(p.free.fresh, lsn, d.alloc, ids)
 		return
 	}
-	p.free.durable = pushPending(p.free.durable, lsn, 0, ids)
+	p.free.durable = pushPending(p.free.durable, lsn, alloc, ids)
 }
 
 // Unallocate returns an extent that was allocated but never published (a failed commit).
