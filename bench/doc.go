@@ -1,0 +1,2 @@
+// Package bench compares cairn with SQLite, bbolt and Pebble under the same workloads and durability.
+package bench
