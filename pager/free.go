@@ -60,21 +60,35 @@ func (l *freeList) take(n uint64) uint64 {
 	return 0
 }
 
-// add makes ids reusable.
+// add makes ids reusable: it sorts the few new ids and merges them into the list, so a release
+// costs O(new log new + list), not a sort of the whole list.
 func (l *freeList) add(ids []uint64) {
 	if len(ids) == 0 {
 		return
 	}
-	l.ids = append(l.ids, ids...)
-	slices.SortFunc(l.ids, func(a, b uint64) int {
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
+	added := slices.Clone(ids)
+	slices.SortFunc(added, descending)
+	merged := make([]uint64, 0, len(l.ids)+len(added))
+	i, j := 0, 0
+	for i < len(l.ids) && j < len(added) {
+		if l.ids[i] > added[j] {
+			merged, i = append(merged, l.ids[i]), i+1
+		} else {
+			merged, j = append(merged, added[j]), j+1
 		}
-		return 0
-	})
+	}
+	merged = append(append(merged, l.ids[i:]...), added[j:]...)
+	l.ids = merged
+}
+
+func descending(a, b uint64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }
 
 // Readers describes who may still read old versions: the published version (every version from it

@@ -65,3 +65,12 @@ func TestMetaRoundTripAndDamage(t *testing.T) {
 		require.Error(t, err, "flipped byte %d", off)
 	}
 }
+
+func TestFreeListAddKeepsDescendingOrder(t *testing.T) {
+	var l freeList
+	l.add([]uint64{10, 2, 30})
+	l.add([]uint64{5, 40, 1})
+	l.add(nil)
+	l.add([]uint64{20})
+	require.Equal(t, []uint64{40, 30, 20, 10, 5, 2, 1}, l.ids)
+}
