@@ -60,25 +60,23 @@ func (l *freeList) take(n uint64) uint64 {
 	return 0
 }
 
-// add makes ids reusable: it sorts the few new ids and merges them into the list, so a release
-// costs O(new log new + list), not a sort of the whole list.
+// add makes ids reusable (it sorts ids in place: the caller gives them up). It merges them into
+// the list from the back, so a release costs O(new log new + list) and allocates only to grow.
 func (l *freeList) add(ids []uint64) {
 	if len(ids) == 0 {
 		return
 	}
-	added := slices.Clone(ids)
-	slices.SortFunc(added, descending)
-	merged := make([]uint64, 0, len(l.ids)+len(added))
-	i, j := 0, 0
-	for i < len(l.ids) && j < len(added) {
-		if l.ids[i] > added[j] {
-			merged, i = append(merged, l.ids[i]), i+1
+	slices.SortFunc(ids, descending)
+	n, m := len(l.ids), len(ids)
+	l.ids = slices.Grow(l.ids, m)[:n+m]
+	i, j := n-1, m-1
+	for k := n + m - 1; j >= 0; k-- { // place the smallest remaining id at the end
+		if i >= 0 && l.ids[i] < ids[j] {
+			l.ids[k], i = l.ids[i], i-1
 		} else {
-			merged, j = append(merged, added[j]), j+1
+			l.ids[k], j = ids[j], j-1
 		}
 	}
-	merged = append(append(merged, l.ids[i:]...), added[j:]...)
-	l.ids = merged
 }
 
 func descending(a, b uint64) int {
