@@ -10,17 +10,23 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/cairndb/cairn"
 )
 
 // shell runs commands against one open database.
 type shell struct {
-	db     *cairn.DB
-	out    *bufio.Writer // command output; flushed after every command
-	errOut io.Writer     // errors, warnings and progress
-	bail   bool          // stop at the first failing command
-	failed bool          // some command failed
+	db       *cairn.DB
+	out      *bufio.Writer // command output; flushed after every command
+	errOut   io.Writer     // errors, warnings and progress
+	bail     bool          // stop at the first failing command
+	failed   bool          // some command failed
+	readonly bool          // -readonly: write commands are refused
+	mode     outputMode    // .mode
+	timer    bool          // .timer on: print the time each command took
+	tx       *cairn.Tx     // transaction opened by begin, nil if none
+	progress bool          // errOut is a terminal: draw progress bars
 }
 
 // command is one entry of the command table.
@@ -31,6 +37,7 @@ type command struct {
 	minArgs int
 	maxArgs int
 	run     func(sh *shell, ctx context.Context, args [][]byte) error
+	writes  bool // changes the database: refused under -readonly and in a read-only transaction
 }
 
 // errQuit is returned by quit and exit to end the session.
@@ -46,19 +53,28 @@ var commands []command
 // init fills the command table.
 func init() {
 	commands = []command{
-		{"get", "KEY", "print the value of KEY", 1, 1, cmdGet},
-		{"put", "KEY VALUE", "set KEY to VALUE", 2, 2, cmdPut},
-		{"del", "KEY", "delete KEY (no error if missing)", 1, 1, cmdDel},
-		{"scan", "[START [END]]", "list keys in [START, END) with their values", 0, 2, cmdScan},
-		{"prefix", "P", "list keys starting with P with their values", 1, 1, cmdPrefix},
-		{"count", "[PREFIX]", "count keys (starting with PREFIX)", 0, 1, cmdCount},
-		{"stats", "", "print database statistics", 0, 0, cmdStats},
-		{"checkpoint", "", "copy the write-ahead log into the database file", 0, 0, cmdCheckpoint},
-		{"import", "DIR", "store every file under DIR (key = relative path, value = contents)", 1, 1, cmdImport},
-		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify},
-		{"help", "[COMMAND]", "describe commands and argument syntax", 0, 1, cmdHelp},
-		{"quit", "", "leave the shell", 0, 0, cmdQuit},
-		{"exit", "", "leave the shell", 0, 0, cmdQuit},
+		{"get", "KEY", "print the value of KEY", 1, 1, cmdGet, false},
+		{"put", "KEY VALUE", "set KEY to VALUE", 2, 2, cmdPut, true},
+		{"del", "KEY", "delete KEY (no error if missing)", 1, 1, cmdDel, true},
+		{"scan", "[START [END]]", "list keys in [START, END) with their values", 0, 2, cmdScan, false},
+		{"range", "[START [END]]", "same as scan", 0, 2, cmdScan, false},
+		{"prefix", "P", "list keys starting with P with their values", 1, 1, cmdPrefix, false},
+		{"first", "[PREFIX]", "print the first key (starting with PREFIX) and its value", 0, 1, cmdFirst, false},
+		{"last", "[PREFIX]", "print the last key (starting with PREFIX) and its value", 0, 1, cmdLast, false},
+		{"count", "[PREFIX]", "count keys (starting with PREFIX)", 0, 1, cmdCount, false},
+		{"begin", "[ro]", "open a read-write (or read-only) transaction used by the next commands", 0, 1, cmdBegin, false},
+		{"commit", "", "commit the open transaction", 0, 0, cmdCommit, false},
+		{"rollback", "", "discard the open transaction", 0, 0, cmdRollback, false},
+		{"stats", "", "print database statistics", 0, 0, cmdStats, false},
+		{"checkpoint", "", "copy the write-ahead log into the database file", 0, 0, cmdCheckpoint, true},
+		{"import", "DIR|FILE.jsonl|FILE.csv", "store every file under DIR (key = relative path, value = contents), or the pairs of a JSON Lines or CSV file", 1, 1, cmdImport, true},
+		{"export", "DIR|FILE.jsonl [PREFIX]", "write every key (starting with PREFIX) as a file under DIR, or as JSON Lines", 1, 2, cmdExport, false},
+		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify, false},
+		{".mode", "[table|json|jsonl|raw|hex]", "set (or show) how get and listings print", 0, 1, cmdMode, false},
+		{".timer", "[on|off]", "print the time each command takes (on stderr)", 0, 1, cmdTimer, false},
+		{"help", "[COMMAND]", "describe commands and argument syntax", 0, 1, cmdHelp, false},
+		{"quit", "", "leave the shell", 0, 0, cmdQuit, false},
+		{"exit", "", "leave the shell", 0, 0, cmdQuit, false},
 	}
 }
 
@@ -79,8 +95,12 @@ func (sh *shell) runLine(line string) bool {
 		return sh.fail(err)
 	}
 	for _, words := range cmds {
+		began := time.Now()
 		err := sh.exec(words)
 		sh.out.Flush()
+		if sh.timer {
+			fmt.Fprintf(sh.errOut, "time: %s\n", formatDuration(time.Since(began)))
+		}
 		if errors.Is(err, errQuit) {
 			return false
 		}
@@ -110,6 +130,9 @@ func (sh *shell) exec(words [][]byte) error {
 	if len(args) < c.minArgs || len(args) > c.maxArgs {
 		return fmt.Errorf("usage: %s", c.synopsis())
 	}
+	if err := sh.mayRun(c, args); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return c.run(sh, ctx, args)
@@ -128,7 +151,7 @@ func (sh *shell) warn(format string, args ...any) {
 
 // cmdGet prints the full value of a key.
 func cmdGet(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.db.View(func(tx *cairn.Tx) error {
+	return sh.view(func(tx *cairn.Tx) error {
 		v, err := tx.Get(args[0])
 		if errors.Is(err, cairn.ErrNotFound) {
 			return fmt.Errorf("not found: %s", formatBytes(args[0]))
@@ -136,19 +159,18 @@ func cmdGet(sh *shell, _ context.Context, args [][]byte) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(sh.out, formatBytes(v))
-		return nil
+		return printValue(sh.out, sh.mode, args[0], v)
 	})
 }
 
 // cmdPut stores a key and value in its own transaction.
 func cmdPut(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.db.Update(func(tx *cairn.Tx) error { return tx.Put(args[0], args[1]) })
+	return sh.update(func(tx *cairn.Tx) error { return tx.Put(args[0], args[1]) })
 }
 
 // cmdDel deletes a key; a missing key is not an error.
 func cmdDel(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.db.Update(func(tx *cairn.Tx) error { return tx.Delete(args[0]) })
+	return sh.update(func(tx *cairn.Tx) error { return tx.Delete(args[0]) })
 }
 
 // cmdScan lists the keys in [START, END) with their values.
@@ -168,14 +190,18 @@ func cmdPrefix(sh *shell, ctx context.Context, args [][]byte) error {
 	return sh.list(ctx, func(tx *cairn.Tx) iter.Seq2[[]byte, []byte] { return tx.Prefix(args[0]) })
 }
 
-// list prints the pairs of the sequence built by seq as key<TAB>value lines.
+// list prints the pairs of the sequence built by seq in the output mode, streaming them.
 func (sh *shell) list(ctx context.Context, seq func(*cairn.Tx) iter.Seq2[[]byte, []byte]) error {
-	return sh.db.View(func(tx *cairn.Tx) error {
+	return sh.view(func(tx *cairn.Tx) error {
+		p := newPairPrinter(sh.out, sh.mode)
+		defer p.end()
 		for k, v := range seq(tx) {
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
-			fmt.Fprintf(sh.out, "%s\t%s\n", formatBytes(k), formatListValue(v))
+			if err := p.pair(k, v); err != nil {
+				return err
+			}
 		}
 		return tx.Err()
 	})
@@ -183,7 +209,7 @@ func (sh *shell) list(ctx context.Context, seq func(*cairn.Tx) iter.Seq2[[]byte,
 
 // cmdCount prints the number of keys, or of keys starting with a prefix.
 func cmdCount(sh *shell, ctx context.Context, args [][]byte) error {
-	return sh.db.View(func(tx *cairn.Tx) error {
+	return sh.view(func(tx *cairn.Tx) error {
 		seq := tx.Range(nil, nil)
 		if len(args) > 0 {
 			seq = tx.Prefix(args[0])
@@ -213,6 +239,9 @@ func cmdStats(sh *shell, _ context.Context, _ [][]byte) error {
 
 // cmdCheckpoint runs a checkpoint now.
 func cmdCheckpoint(sh *shell, ctx context.Context, _ [][]byte) error {
+	if sh.tx != nil {
+		return errors.New("checkpoint cannot run inside a transaction: commit or rollback first")
+	}
 	err := sh.db.Checkpoint(ctx)
 	if err != nil && ctx.Err() != nil {
 		return errInterrupted
@@ -243,7 +272,8 @@ const helpSyntax = `
 Arguments are separated by spaces. "double quotes" take Go escapes (\n \t \" \\ \xNN),
 'single quotes' are literal, and an unquoted word starting with 0x is hex bytes (0x00ff).
 Output is printed as is when printable, otherwise as a Go-quoted string; listings cut
-values longer than 200 bytes. Ctrl-C stops a running command.
+values longer than 200 bytes (.mode raw, hex, json and jsonl show them in full).
+Ctrl-C stops a running command; on a terminal it also clears the line being typed.
 `
 
 // cmdQuit ends the session.

@@ -46,7 +46,7 @@ type treeWalker struct {
 	bytes      int64 // bytes of those files
 	skipped    int64
 	start      time.Time
-	lastReport time.Time
+	prog       *progress
 	dbBase     string      // base name of the database file
 	dbDir      os.FileInfo // directory of the database, nil if unknown
 }
@@ -66,10 +66,18 @@ func (w *treeWalker) run(ctx context.Context) error {
 		return err
 	}
 	if !st.IsDir() {
+		if w.verb == "import" {
+			return fmt.Errorf("%s is not a directory (import takes a directory, a .jsonl or a .csv file)", w.root)
+		}
 		return fmt.Errorf("%s is not a directory", w.root)
 	}
+	var total int64
+	if w.sh.progress {
+		total = treeSize(ctx, w.root) // for the bar's percentage and ETA
+	}
 	w.start = time.Now()
-	w.lastReport = w.start
+	w.prog = newProgress(w.sh, w.verb, "files", total, false)
+	defer w.prog.finish()
 	err = filepath.WalkDir(w.root, func(path string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -178,18 +186,26 @@ func (w *treeWalker) flushBatch() error {
 	return err
 }
 
-// progress prints a progress line if the last one is old enough.
+// progress reports the files read so far.
 func (w *treeWalker) progress() {
-	now := time.Now()
-	if now.Sub(w.lastReport) < progressEvery {
-		return
-	}
-	w.lastReport = now
-	mib := float64(w.bytes+w.batchBytes) / (1 << 20)
-	rate := mib / now.Sub(w.start).Seconds()
-	w.sh.out.Flush()
-	fmt.Fprintf(w.sh.errOut, "%s: %d files, %.1f MiB, %.1f MiB/s\n",
-		w.verb, w.files+int64(len(w.batch)), mib, rate)
+	w.prog.update(w.files+int64(len(w.batch)), w.bytes+w.batchBytes)
+}
+
+// treeSize is the total size of the regular files under root (0 if interrupted).
+func treeSize(ctx context.Context, root string) int64 {
+	var total int64
+	filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return total
 }
 
 // elapsed is the time since the walk started, in seconds.
@@ -197,6 +213,15 @@ func (w *treeWalker) elapsed() float64 { return time.Since(w.start).Seconds() }
 
 // cmdImport stores every regular file under a directory, committing in batches.
 func cmdImport(sh *shell, ctx context.Context, args [][]byte) error {
+	path := string(args[0])
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".jsonl":
+			return sh.importPairs(ctx, path, readJSONL)
+		case ".csv":
+			return sh.importPairs(ctx, path, readCSV)
+		}
+	}
 	w := newTreeWalker(sh, string(args[0]), "import", sh.putBatch)
 	err := w.run(ctx)
 	if w.start.IsZero() {
@@ -217,7 +242,7 @@ func wrapWalkError(verb string, err error) error {
 
 // putBatch stores items in one read-write transaction.
 func (sh *shell) putBatch(items []fileItem) error {
-	return sh.db.Update(func(tx *cairn.Tx) error {
+	return sh.update(func(tx *cairn.Tx) error {
 		for _, it := range items {
 			if err := tx.Put(it.key, it.data); err != nil {
 				return fmt.Errorf("put %s: %w", formatBytes(it.key), err)
@@ -229,7 +254,7 @@ func (sh *shell) putBatch(items []fileItem) error {
 
 // verifier tallies the files whose stored value differs or is absent.
 type verifier struct {
-	db         *cairn.DB
+	sh         *shell
 	mismatches int64
 	missing    int64
 	offenders  []string // "mismatch: KEY" or "missing: KEY", at most maxReported
@@ -237,7 +262,7 @@ type verifier struct {
 
 // check compares items with the stored values in one read transaction.
 func (v *verifier) check(items []fileItem) error {
-	return v.db.View(func(tx *cairn.Tx) error {
+	return v.sh.view(func(tx *cairn.Tx) error {
 		for _, it := range items {
 			got, err := tx.Get(it.key)
 			switch {
@@ -264,7 +289,7 @@ func (v *verifier) note(kind string, key []byte) {
 
 // cmdVerify compares every regular file under a directory with its stored value.
 func cmdVerify(sh *shell, ctx context.Context, args [][]byte) error {
-	v := &verifier{db: sh.db}
+	v := &verifier{sh: sh}
 	w := newTreeWalker(sh, string(args[0]), "verify", v.check)
 	err := w.run(ctx)
 	if w.start.IsZero() {

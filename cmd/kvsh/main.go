@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairndb/cairn"
+	"golang.org/x/term"
 )
 
 // defaultPath is the database opened when no path argument is given.
@@ -29,7 +30,9 @@ type config struct {
 	path     string
 	commands string // -c argument
 	hasCmds  bool   // -c was given (possibly empty); otherwise stdin is read
+	file     string // -f argument: commands read from this file
 	bail     bool
+	readonly bool
 }
 
 // run is main without the process exit: it returns the exit status.
@@ -47,12 +50,19 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return 1
 	}
 	out := bufio.NewWriter(stdout)
-	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail}
-	if cfg.hasCmds {
+	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly,
+		progress: isTerminalWriter(stderr)}
+	switch {
+	case cfg.hasCmds:
 		sh.runLine(cfg.commands)
-	} else {
+	case cfg.file != "":
+		sh.runFile(cfg.file)
+	case isTerminal(stdin) && isTerminalWriter(stdout):
+		sh.interactive()
+	default:
 		sh.readLoop(stdin)
 	}
+	sh.endTx()
 	out.Flush()
 	if err := db.Close(); err != nil {
 		fmt.Fprintf(stderr, "error: close: %v\n", err)
@@ -70,7 +80,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("kvsh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.commands, "c", "", "run `commands` (separated by ';') and exit")
+	fs.StringVar(&cfg.file, "f", "", "run the commands in `file` and exit")
 	fs.BoolVar(&cfg.bail, "bail", false, "stop at the first failing command")
+	fs.BoolVar(&cfg.readonly, "readonly", false, "refuse commands that change the database")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
 		fs.PrintDefaults()
@@ -80,6 +92,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, err
 	}
 	fs.Visit(func(f *flag.Flag) { cfg.hasCmds = cfg.hasCmds || f.Name == "c" })
+	if cfg.hasCmds && cfg.file != "" {
+		fmt.Fprintln(stderr, "error: -c and -f cannot be used together")
+		return cfg, errors.New("usage")
+	}
 	switch len(positional) {
 	case 0:
 		cfg.path = defaultPath
@@ -124,13 +140,29 @@ func describeOpenError(path string, err error) string {
 	return fmt.Sprintf("open %s: %v", path, err)
 }
 
-// readLoop runs commands read line by line from in until EOF, quit or a -bail stop.
+// runFile runs the commands of a file, line by line, like commands on standard input.
+func (sh *shell) runFile(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		sh.fail(err)
+		return
+	}
+	defer f.Close()
+	sh.readLines(f, false)
+}
+
+// readLoop runs commands read line by line from in until EOF, quit or a -bail stop. A prompt
+// is printed when in is a terminal (and the output is not: line editing needs both).
 func (sh *shell) readLoop(in *os.File) {
-	interactive := isTerminal(in)
+	sh.readLines(in, isTerminal(in))
+}
+
+// readLines runs commands read line by line from in, printing a prompt if interactive.
+func (sh *shell) readLines(in io.Reader, interactive bool) {
 	r := bufio.NewReader(in)
 	for {
 		if interactive {
-			fmt.Fprint(sh.out, prompt)
+			fmt.Fprint(sh.out, sh.prompt())
 			sh.out.Flush()
 		}
 		line, err := r.ReadString('\n')
@@ -149,8 +181,13 @@ func (sh *shell) readLoop(in *os.File) {
 	}
 }
 
-// isTerminal reports whether f is a character device such as a terminal.
+// isTerminal reports whether f is a terminal (not merely a character device like /dev/null).
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+// isTerminalWriter reports whether w is a file that is a terminal.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }

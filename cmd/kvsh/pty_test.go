@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// screenTimeout bounds every wait for terminal output.
+const screenTimeout = 20 * time.Second
+
+// terminal is kvsh running on a pseudo-terminal, driven as a person would type.
+type terminal struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	tty  *os.File // the master side
+	mu   sync.Mutex
+	cond *sync.Cond
+	buf  []byte // everything kvsh printed
+	mark int    // expect searches buf from here
+	eof  bool
+	gate sync.Mutex // held while the test pauses reading
+	done chan struct{}
+}
+
+// startTerminal runs kvsh on db in a 40x200 pseudo-terminal with the given history file.
+func startTerminal(t *testing.T, db, history string) *terminal {
+	t.Helper()
+	cmd := exec.Command(kvshBin, db)
+	cmd.Env = append(os.Environ(), "TERM=xterm", historyEnv+"="+history)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	term.cond = sync.NewCond(&term.mu)
+	go term.read()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		tty.Close()
+		<-term.done
+		cmd.Wait()
+	})
+	return term
+}
+
+// read collects the terminal output until kvsh exits.
+func (term *terminal) read() {
+	defer close(term.done)
+	p := make([]byte, 4096)
+	for {
+		term.gate.Lock()
+		term.gate.Unlock()
+		n, err := term.tty.Read(p)
+		term.mu.Lock()
+		term.buf = append(term.buf, p[:n]...)
+		if err != nil {
+			term.eof = true
+		}
+		term.cond.Broadcast()
+		term.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// typ sends keystrokes.
+func (term *terminal) typ(s string) {
+	term.t.Helper()
+	if _, err := term.tty.WriteString(s); err != nil {
+		term.t.Fatalf("typing %q: %v", s, err)
+	}
+}
+
+// expect waits until the output after the previous match contains want, and moves past it.
+func (term *terminal) expect(want string) {
+	term.t.Helper()
+	timer := time.AfterFunc(screenTimeout, func() {
+		if os.Getenv("KVSH_DEBUG") != "" { // kvsh dumps its goroutines on the screen
+			term.cmd.Process.Signal(syscall.SIGQUIT)
+			time.Sleep(time.Second)
+		}
+		term.mu.Lock()
+		term.eof = true // wake the waiter; the next check reports the timeout
+		term.cond.Broadcast()
+		term.mu.Unlock()
+	})
+	defer timer.Stop()
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	for {
+		if i := bytes.Index(term.buf[term.mark:], []byte(want)); i >= 0 {
+			term.mark += i + len(want)
+			return
+		}
+		if term.eof {
+			term.t.Fatalf("screen never showed %q; after the last match it shows %q", want, term.buf[term.mark:])
+		}
+		term.cond.Wait()
+	}
+}
+
+// screen returns everything printed since the last match.
+func (term *terminal) screen() string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return string(term.buf[term.mark:])
+}
+
+// wait waits for kvsh to exit and returns its exit code.
+func (term *terminal) wait() int {
+	term.t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- term.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			return exitErr.ExitCode()
+		}
+		if err != nil {
+			term.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(screenTimeout):
+		term.t.Fatalf("kvsh did not exit; screen %q", term.screen())
+	}
+	return -1
+}
+
+// TestTerminalEditing types commands, completes commands and keys with Tab, cancels a line with
+// Ctrl-C, opens a transaction (the prompt shows it) and quits with Ctrl-D, which rolls it back
+// and closes the database.
+func TestTerminalEditing(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	term := startTerminal(t, db, filepath.Join(dir, "history"))
+	term.expect("kvsh> ")
+	term.typ("put apple 1; put apricot 2; put banana 3; put \"a b\" 4\r")
+	term.expect("kvsh> ")
+
+	// A unique key prefix completes to the key and a space.
+	term.typ("get ba\t")
+	term.expect("get banana ")
+	term.typ("\r")
+	term.expect("3\r\n")
+	term.expect("kvsh> ")
+
+	// A shared prefix completes to the common part; a quoted key is completed quoted.
+	term.typ("get apr\t\r")
+	term.expect("2\r\n")
+	term.typ("get \"a \t\r")
+	term.expect("4\r\n")
+	term.expect("kvsh> ")
+
+	// A command name completes too.
+	term.typ("cou\t")
+	term.expect("count ")
+	term.typ("\r")
+	term.expect("4\r\n")
+	term.expect("kvsh> ")
+
+	// Ctrl-C drops the line being typed and the shell goes on.
+	term.typ("put zzz 9")
+	term.expect("put zzz 9") // echoed: liner reads keys (Ctrl-C too) itself now
+	term.typ("\x03")
+	term.expect("^C")
+	term.typ("get zzz\r")
+	term.expect("error: not found: zzz")
+	term.expect("kvsh> ")
+
+	// Errors are one line and keep the session.
+	term.typ("frob\r")
+	term.expect("error: unknown command frob (try help)")
+
+	// A transaction shows in the prompt; Ctrl-D rolls it back and quits cleanly.
+	term.typ("begin\r")
+	term.expect("kvsh(tx)> ")
+	term.typ("put t 1\r")
+	term.expect("kvsh(tx)> ")
+	term.typ("\x04")
+	term.expect("warning: the open transaction was rolled back")
+	if code := term.wait(); code != 1 { // frob and get zzz failed
+		t.Fatalf("exit %d, want 1; screen %q", code, term.screen())
+	}
+	// The database was closed (not locked) and the rolled back key is absent.
+	runKvsh(t, "", db, "-c", "count; get apricot").expect(t, "4\n2\n", "", 0)
+}
+
+// TestTerminalHistory checks history is saved in $KVSH_HISTORY and recalled with Up in the next
+// session.
+func TestTerminalHistory(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	hist := filepath.Join(dir, "history")
+
+	term := startTerminal(t, db, hist)
+	term.expect("kvsh> ")
+	term.typ("put h1 v1\r")
+	term.expect("kvsh> ")
+	term.typ("get h1\r")
+	term.expect("v1\r\n")
+	term.typ("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("first session exit %d; screen %q", code, term.screen())
+	}
+	data, err := os.ReadFile(hist)
+	if err != nil || string(data) != "put h1 v1\nget h1\n" {
+		t.Fatalf("history file %q, %v", data, err)
+	}
+
+	term = startTerminal(t, db, hist)
+	term.expect("kvsh> ")
+	term.typ("put h1 v2\r")
+	term.expect("kvsh> ")
+	term.typ("\x1b[A\x1b[A") // Up twice: "get h1"
+	term.expect("get h1")
+	term.typ("\r")
+	term.expect("v2\r\n")
+	term.typ("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("second session exit %d; screen %q", code, term.screen())
+	}
+	data, _ = os.ReadFile(hist)
+	if string(data) != "put h1 v1\nget h1\nput h1 v2\nget h1\n" {
+		t.Fatalf("history file after two sessions %q", data)
+	}
+}
+
+// TestTerminalInterruptScan presses Ctrl-C during a scan that cannot finish (the test stops
+// reading the terminal, so kvsh blocks on output): the scan stops and the shell goes on.
+func TestTerminalInterruptScan(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	const n = 20000
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, "{\"key\":\"k%05d\",\"value\":\"%s\"}\n", i, strings.Repeat("v", 150))
+	}
+	data := filepath.Join(dir, "data.jsonl")
+	writeFile(t, data, []byte(sb.String()))
+	r := runKvsh(t, "", db, "-c", "import "+data+"; count")
+	if r.code != 0 || !strings.HasSuffix(r.stdout, fmt.Sprintf("\n%d\n", n)) {
+		t.Fatalf("import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	term := startTerminal(t, db, filepath.Join(dir, "history"))
+	term.expect("kvsh> ")
+	term.gate.Lock() // stop reading: kvsh's output blocks once the terminal buffer is full
+	term.typ("scan\r")
+	time.Sleep(300 * time.Millisecond)
+	term.typ("\x03")
+	term.gate.Unlock()
+	term.expect("k00000\t")
+	// kvsh sets NOFLSH: the output queued before Ctrl-C, the error line and the prompt all show.
+	term.expect("error: interrupted\r\n")
+	term.expect("kvsh> ")
+	term.typ("count\r")
+	term.expect(fmt.Sprintf("\n%d\r\n", n))
+	term.mu.Lock()
+	all := string(term.buf)
+	term.mu.Unlock()
+	if strings.Contains(all, fmt.Sprintf("k%05d", n-1)) {
+		t.Fatal("the scan ran to the end")
+	}
+	term.typ("quit\r")
+	if code := term.wait(); code != 1 { // the interrupted scan failed
+		t.Fatalf("exit %d; screen %q", code, term.screen())
+	}
+}
