@@ -95,6 +95,9 @@ func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
 			return c.current()
 		}
 		f.index = c.searchBranch(&f, key)
+		if c.tooDeep() {
+			return c.end()
+		}
 		c.stack = append(c.stack, f)
 		f, ok = c.childFrame(f.child(f.index))
 	}
@@ -200,10 +203,23 @@ func (c *Cursor) prev() ([]byte, []byte) {
 }
 
 func (c *Cursor) push(f frame, ok bool) bool {
+	if ok && c.tooDeep() {
+		return false
+	}
 	if ok {
 		c.stack = append(c.stack, f)
 	}
 	return ok
+}
+
+// tooDeep reports (and records as the cursor's error) a path longer than MaxDepth: only a
+// damaged file, a branch that leads back to itself, makes one.
+func (c *Cursor) tooDeep() bool {
+	if len(c.stack) <= MaxDepth {
+		return false
+	}
+	c.err = corruptf("tree deeper than %d levels (a cycle?)", MaxDepth)
+	return true
 }
 
 func (c *Cursor) rootFrame() (frame, bool) {

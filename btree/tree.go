@@ -64,7 +64,10 @@ func (t *Tree) Get(key []byte) (value []byte, found bool, err error) {
 
 // getFromPage looks key up in the subtree of page id (0: empty), walking pages only.
 func (t *Tree) getFromPage(id uint64, key []byte) ([]byte, bool, error) {
-	for id != 0 {
+	for depth := 0; id != 0; depth++ {
+		if depth > MaxDepth {
+			return nil, false, corruptf("page %d: tree deeper than %d levels (a cycle?)", id, MaxDepth)
+		}
 		p, err := t.treePage(id)
 		if err != nil {
 			return nil, false, err
@@ -163,7 +166,10 @@ func (t *Tree) leafFor(key []byte) (*node, error) {
 		}
 	}
 	n := t.rootNode
-	for !n.leaf {
+	for depth := 0; !n.leaf; depth++ {
+		if depth > MaxDepth {
+			return nil, corruptf("page %d: tree deeper than %d levels (a cycle?)", n.id, MaxDepth)
+		}
 		i, _ := n.search(key)
 		c, err := t.node(n.inodes[i].child, n)
 		if err != nil {

@@ -13,8 +13,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-
-	"github.com/cairndb/cairn/internal/errs"
 )
 
 // Checkpoint makes the version (root, lsn) durable in the page file, where every extent of that
@@ -151,23 +149,9 @@ func (p *Pager) loadFreelist(m Meta) error {
 	if err != nil {
 		return fmt.Errorf("pager: free list: %w", err)
 	}
-	bad := func(what string) error { return fmt.Errorf("pager: free list: %s: %w", what, errs.ErrCorrupt) }
-	if Type(buf) != PageFreelist || uint64(len(buf)/p.pageSize) != m.FreelistPages {
-		return bad("wrong page type or length")
-	}
-	n := binary.LittleEndian.Uint64(buf[freelistCount:])
-	if n > uint64(len(buf)-freelistIDs)/8 {
-		return bad(fmt.Sprintf("count %d overflows the extent", n))
-	}
-	ids := make([]uint64, n)
-	prev := uint64(0)
-	for i := range ids {
-		id := binary.LittleEndian.Uint64(buf[freelistIDs+8*i:])
-		if id < MetaPages || id >= m.PageCount || id <= prev ||
-			(id >= m.FreelistID && id < m.FreelistID+m.FreelistPages) {
-			return bad(fmt.Sprintf("id %d out of order or range", id))
-		}
-		ids[i], prev = id, id
+	ids, err := decodeFreelist(buf, m)
+	if err != nil {
+		return err
 	}
 	p.free.add(ids)
 	return nil

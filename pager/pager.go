@@ -98,7 +98,7 @@ func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
 	p.metaDamaged = damaged
 	p.pageSize = int(m.PageSize)
 	p.fileSize = size
-	if uint64(size) < m.PageCount*uint64(m.PageSize) {
+	if m.PageCount > uint64(size)/uint64(m.PageSize) { // not PageCount*PageSize: it may overflow
 		return nil, false, fmt.Errorf("pager: file is %d bytes, meta page needs %d pages of %d: truncated: %w",
 			size, m.PageCount, m.PageSize, errs.ErrCorrupt)
 	}

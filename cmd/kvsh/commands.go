@@ -67,6 +67,7 @@ func init() {
 		{"rollback", "", "discard the open transaction", 0, 0, cmdRollback, false},
 		{"stats", "", "print database statistics", 0, 0, cmdStats, false},
 		{"checkpoint", "", "copy the write-ahead log into the database file", 0, 0, cmdCheckpoint, true},
+		{"check", "", "verify the whole database (checksums, tree, free pages); list each problem", 0, 0, cmdCheck, false},
 		{"import", "DIR|FILE.jsonl|FILE.csv", "store every file under DIR (key = relative path, value = contents), or the pairs of a JSON Lines or CSV file", 1, 1, cmdImport, true},
 		{"export", "DIR|FILE.jsonl [PREFIX]", "write every key (starting with PREFIX) as a file under DIR, or as JSON Lines", 1, 2, cmdExport, false},
 		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify, false},
