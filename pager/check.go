@@ -42,34 +42,12 @@ func (p *Pager) dirtyFrame(id uint64) (*frame, bool) {
 }
 
 // readExtentFile reads and verifies the extent at id from the file, leaving the cache alone. The
-// extent must lie inside both the page count and the file, which bounds what a damaged header can
-// make it allocate.
+// extent must lie inside both the page count and the file.
 func (p *Pager) readExtentFile(id uint64) ([]byte, error) {
-	count := p.pageCount.Load()
-	if id < MetaPages || id >= count {
-		return nil, fmt.Errorf("pager: page id %d outside [%d, %d): %w", id, MetaPages, count, errs.ErrCorrupt)
-	}
-	ps := uint64(p.pageSize)
-	first := make([]byte, ps)
-	if _, err := p.f.ReadAt(first, int64(id*ps)); err != nil {
-		return nil, fmt.Errorf("pager: read page %d: %w", id, ioErr(err))
-	}
-	n := extentPages(first)
 	p.mu.Lock()
-	inFile := uint64(p.fileSize) / ps
+	inFile := uint64(p.fileSize) / uint64(p.pageSize)
 	p.mu.Unlock()
-	if n > count-id || id+n > inFile {
-		return nil, fmt.Errorf("pager: page %d: extent of %d pages passes the end: %w", id, n, errs.ErrCorrupt)
-	}
-	data := first
-	if n > 1 {
-		data = make([]byte, n*ps)
-		copy(data, first)
-		if _, err := p.f.ReadAt(data[ps:], int64((id+1)*ps)); err != nil {
-			return nil, fmt.Errorf("pager: read page %d: %w", id, ioErr(err))
-		}
-	}
-	return data, p.verifyExtent(id, data)
+	return p.readExtent(id, min(p.pageCount.Load(), inFile))
 }
 
 // verifyExtent checks the header, checksum and structure of extent data at id.

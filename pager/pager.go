@@ -217,9 +217,25 @@ func (p *Pager) Page(id uint64) ([]byte, error) {
 }
 
 func (p *Pager) readPage(id uint64) ([]byte, error) {
-	count := p.pageCount.Load()
-	if id < MetaPages || id >= count {
-		return nil, fmt.Errorf("pager: page id %d outside [2, %d): %w", id, count, errs.ErrCorrupt)
+	data, err := p.readExtent(id, p.pageCount.Load())
+	if err != nil {
+		return nil, err
+	}
+	p.misses.Add(1)
+	fr := &frame{data: data}
+	if got := p.table.install(id, fr); got != fr {
+		return got.data, nil
+	}
+	p.cachedBytes.Add(int64(len(data)))
+	p.maybeEvict()
+	return data, nil
+}
+
+// readExtent reads the extent at id from the file and verifies it; the extent must end at or
+// before page limit, which bounds what a damaged header can make it allocate. It takes no lock.
+func (p *Pager) readExtent(id, limit uint64) ([]byte, error) {
+	if id < MetaPages || id >= limit {
+		return nil, fmt.Errorf("pager: page id %d outside [%d, %d): %w", id, MetaPages, limit, errs.ErrCorrupt)
 	}
 	ps := uint64(p.pageSize)
 	first := make([]byte, ps)
@@ -227,7 +243,7 @@ func (p *Pager) readPage(id uint64) ([]byte, error) {
 		return nil, fmt.Errorf("pager: read page %d: %w", id, ioErr(err))
 	}
 	n := extentPages(first)
-	if n > count-id {
+	if n > limit-id {
 		return nil, fmt.Errorf("pager: page %d: extent of %d pages passes the end: %w", id, n, errs.ErrCorrupt)
 	}
 	data := first
@@ -238,22 +254,7 @@ func (p *Pager) readPage(id uint64) ([]byte, error) {
 			return nil, fmt.Errorf("pager: read page %d: %w", id, ioErr(err))
 		}
 	}
-	if !verify(id, data) {
-		return nil, fmt.Errorf("pager: page %d: checksum mismatch: %w", id, errs.ErrCorrupt)
-	}
-	if p.validate != nil {
-		if err := p.validate(id, data); err != nil {
-			return nil, err
-		}
-	}
-	p.misses.Add(1)
-	fr := &frame{data: data}
-	if got := p.table.install(id, fr); got != fr {
-		return got.data, nil
-	}
-	p.cachedBytes.Add(int64(len(data)))
-	p.maybeEvict()
-	return data, nil
+	return data, p.verifyExtent(id, data)
 }
 
 // ioErr marks a short read (the file ends inside a page the meta page says exists) as corruption.
