@@ -182,12 +182,12 @@ func (tx *Tx) Delete(key []byte) error {
 	if err := tx.checkWrite(key); err != nil {
 		return err
 	}
-	if _, ok, err := tx.tree.Get(key); err != nil || !ok {
-		return err
+	// One descent: the tree keeps nothing of key on delete, so the redo op is logged only if the
+	// key was there.
+	found, err := tx.tree.Delete(key)
+	if found && err == nil {
+		tx.redo, _, _ = appendOp(tx.redo, redoDelete, key, nil)
 	}
-	var k []byte
-	tx.redo, k, _ = appendOp(tx.redo, redoDelete, key, nil)
-	_, err := tx.tree.Delete(k)
 	return err
 }
 

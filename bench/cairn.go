@@ -40,13 +40,13 @@ func (e *cairnEngine) Write(kvs []KV) error {
 	return tx.Commit()
 }
 
+// Get uses View, the allocation-free way to run one read transaction (Begin allocates its Tx).
 func (e *cairnEngine) Get(dst, key []byte) ([]byte, error) {
-	tx, err := e.db.Begin(false)
-	if err != nil {
-		return dst, err
-	}
-	dst, err = cairnGet(tx, dst, key)
-	tx.Rollback()
+	err := e.db.View(func(tx *cairn.Tx) error {
+		var err error
+		dst, err = cairnGet(tx, dst, key)
+		return err
+	})
 	return dst, err
 }
 
