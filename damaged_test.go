@@ -70,8 +70,6 @@ type damagedCase struct {
 	read   string // outcome of reading every key and value
 	// problem, if not empty, must appear in the Check error.
 	problem string
-	// bug, if not empty, names a known library bug: the case is skipped.
-	bug string
 }
 
 var damagedCases = []damagedCase{
@@ -416,9 +414,6 @@ func TestDamagedCorpus(t *testing.T) {
 	}
 	for _, c := range damagedCases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.bug != "" && os.Getenv("DAMAGED_BUGS") == "" {
-				t.Skip("bug: " + c.bug)
-			}
 			path := damagedFiles(t, c.name)
 			r := runWithTimeout(t, 30*time.Second, func() damagedResult { return tryDamaged(path) })
 			require.Nil(t, r.panicked, "panic: %v\n%s", r.panicked, r.stack)
