@@ -4,22 +4,25 @@
 #   bench/run.sh            full run: -count 6, full data sets
 #   bench/run.sh -short     quick run: -count 1 unless -count is given, -short data sets
 #   bench/run.sh -count N -bench REGEXP -benchtime T   (any of these may be combined)
+#   bench/run.sh -note TEXT   adds a line to the charts' captions (say, what else ran)
 #
 # Raw output goes to bench/results/<date>-<host>.txt (-short: <date>-<host>-short.txt), the
-# tables to the same name with .benchstat.txt; an existing file is not overwritten (a numbered
+# tables to the same name with .benchstat.txt, the charts (cmd/benchplot, SVG) to a directory
+# of the same name without .txt; an existing file is not overwritten (a numbered
 # suffix is added). Databases go under the temporary
 # directory, or $CAIRN_BENCH_DIR, which must be on a disk (not tmpfs).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-count="" short="" bench="." benchtime="1s" suffix=""
+count="" short="" bench="." benchtime="1s" suffix="" note=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -short) short="-short" suffix="-short" ;;
     -count) count="$2"; shift ;;
     -bench) bench="$2"; shift ;;
     -benchtime) benchtime="$2"; shift ;;
-    *) echo "usage: $0 [-short] [-count N] [-bench REGEXP] [-benchtime T]" >&2; exit 2 ;;
+    -note) note="$2"; shift ;;
+    *) echo "usage: $0 [-short] [-count N] [-bench REGEXP] [-benchtime T] [-note TEXT]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -51,5 +54,7 @@ start=$(date +%s)
 "${cmd[@]}" | tee -a "$out"
 echo "loadavg-end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"
 echo "suite took $(( $(date +%s) - start )) s; raw output: bench/$out" >&2
+
+go run ./cmd/benchplot -o "${out%.txt}" -note "$note" "$out" >&2 || echo "run.sh: no charts (see above)" >&2
 
 go run golang.org/x/perf/cmd/benchstat@latest -col /engine "$out" | tee "${out%.txt}.benchstat.txt"
