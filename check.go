@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,11 +65,11 @@ func (db *DB) Check() error {
 	c := checker{pg: db.pager, seen: make(map[string]bool), ledgerProblems: make(map[string]int)}
 	if !c.meta() {
 		// The page count is not backed by the file: per-page tables cannot be sized by it.
-		c.walk(db.latest.root, false, nil)
+		c.walkVersion(db.latest.root, db.latest.catalog, false, nil)
 		return c.result()
 	}
-	latest := c.newest(db.latest.root)
-	c.checkpoint(db.latest.root, latest)
+	latest := c.newest(db.latest.root, db.latest.catalog)
+	c.checkpoint(db.latest.root, db.latest.catalog, latest)
 	return c.result()
 }
 
@@ -140,9 +141,9 @@ func (c *checker) meta() bool {
 
 // newest checks the tree and the page accounting of the newest version at root and returns the
 // ledger of its pages.
-func (c *checker) newest(root uint64) *ledger {
+func (c *checker) newest(root, catalog uint64) *ledger {
 	l := newLedger(c, "newest version", c.pg.PageCount())
-	c.walk(root, false, l)
+	c.walkVersion(root, catalog, false, l)
 	reusable, pending, freelist := c.pg.Accounting()
 	l.claimAll(reusable, ownerFree)
 	l.claimAll(pending, ownerPending)
@@ -158,17 +159,17 @@ func (c *checker) newest(root uint64) *ledger {
 }
 
 // checkpoint checks the version of the last checkpoint as the file holds it. latest is the ledger
-// of the newest version, whose tree is at root.
-func (c *checker) checkpoint(root uint64, latest *ledger) {
+// of the newest version, whose trees are at root and catalog.
+func (c *checker) checkpoint(root, catalog uint64, latest *ledger) {
 	d := c.pg.Durable()
 	if d.PageCount > c.pg.PageCount() {
 		return // CheckMeta reported it; the counts below would be meaningless
 	}
 	l := newLedger(c, "checkpoint", d.PageCount)
-	if d.Root == root {
-		l.copyTree(latest) // the same tree: it has no page written since the checkpoint
+	if d.Root == root && d.Catalog == catalog {
+		l.copyTree(latest) // the same trees: they have no page written since the checkpoint
 	} else {
-		c.walk(d.Root, true, l)
+		c.walkVersion(d.Root, d.Catalog, true, l)
 	}
 	l.claim(d.FreelistID, d.FreelistPages, ownerFreelistExtent)
 	ids, err := c.pg.CheckpointFreelist()
@@ -183,6 +184,48 @@ func (c *checker) checkpoint(root uint64, latest *ledger) {
 		if o := l.owner(id); o == ownerTree || o == ownerFreelistExtent {
 			c.corrupt("page %d: reusable, but the checkpoint still references it (%s)", id, ownerNames[o])
 		}
+	}
+}
+
+// walkVersion checks every tree of a version: its default key space at root, its bucket catalog,
+// the bucket trees the catalog lists, and the extents of deleted buckets still on the drop stack.
+func (c *checker) walkVersion(root, catalog uint64, fileOnly bool, l *ledger) {
+	c.walk(root, fileOnly, l)
+	if catalog == 0 {
+		return
+	}
+	c.walk(catalog, fileOnly, l)
+	cat := btree.Open(c.pg, catalog, false)
+	cur := cat.Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		switch {
+		case len(k) > 0 && k[0] == catalogBucket && len(v) == bucketEntrySize && v[0] == bucketKind:
+			c.walk(binary.LittleEndian.Uint64(v[1:]), fileOnly, l)
+		case len(k) > 0 && k[0] == catalogDropStack && len(v)%8 == 0:
+			for i := 0; i < len(v); i += 8 {
+				c.walkDropped(binary.LittleEndian.Uint64(v[i:]), fileOnly, l)
+			}
+		default:
+			c.corrupt("bucket catalog: bad entry %.40q (%d bytes)", k, len(v))
+		}
+	}
+	if err := cur.Err(); err != nil {
+		c.add(err)
+	}
+}
+
+// walkDropped checks an extent of a deleted bucket: a subtree, or an overflow value.
+func (c *checker) walkDropped(id uint64, fileOnly bool, l *ledger) {
+	p, err := c.pg.CheckExtent(id, fileOnly)
+	switch {
+	case err != nil:
+		c.add(fmt.Errorf("bucket catalog: drop stack: %w", err))
+	case pager.Type(p) == pager.PageOverflow:
+		if l != nil {
+			l.claim(id, uint64(len(p)/c.pg.PageSize()), ownerTree)
+		}
+	default:
+		c.walk(id, fileOnly, l)
 	}
 }
 

@@ -87,7 +87,7 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 	// A meta page is written only for a version newer than the durable one: recovery relies on it
 	// (see recover).
 	if db.pager.Durable().LSN != v.lsn {
-		if err := db.pager.Checkpoint(v.root, v.lsn); err != nil {
+		if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
 			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
 		}
 	}

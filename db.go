@@ -18,11 +18,15 @@ import (
 	"github.com/cairndb/cairn/wal"
 )
 
-// version is one committed state of the tree: its root page and the LSN of the WAL record that
-// produced it. Versions are immutable.
+// version is one committed state of the database: the root pages of its default key space and
+// of its bucket catalog, and the LSN of the WAL record that produced it. Versions are immutable.
 type version struct {
-	root uint64
-	lsn  uint64
+	root    uint64
+	catalog uint64
+	lsn     uint64
+	// dropping is set while the catalog's drop stack holds pages of deleted buckets to free (or
+	// may: a version read from a meta page), so that commits without buckets skip the catalog.
+	dropping bool
 }
 
 // DB is an open database. It is safe for concurrent use by many goroutines: any number of read
@@ -112,7 +116,7 @@ func (db *DB) open() (err error) {
 	}
 	meta := pg.Durable()
 	var w *wal.Writer
-	v := &version{root: meta.Root, lsn: meta.LSN}
+	v := &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN}
 	if created {
 		if w, err = wal.Create(db.walFile, meta.DBID); err == nil {
 			err = fs.SyncDir(filepath.Dir(db.path))
@@ -131,12 +135,13 @@ func (db *DB) open() (err error) {
 	return nil
 }
 
-// recover replays the WAL records after the checkpoint of meta into one writable tree and
+// recover replays the WAL records after the checkpoint of meta into one write transaction and
 // returns the version they produce.
 func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
-	tree := btree.Open(db.pager, meta.Root, true)
+	tx := newWriteTx(db, &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN, dropping: true})
+	tx.replaying = true
 	w, last, err := wal.Recover(db.walFile, meta.DBID, meta.LSN, func(lsn uint64, payload []byte) error {
-		return applyRedo(tree, payload) // payload is a fresh slice: the tree may keep it
+		return tx.replay(payload) // payload is a fresh slice: the trees may keep it
 	})
 	if err != nil {
 		return nil, nil, err
@@ -149,11 +154,11 @@ func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
 	if db.pager.MetaDamaged() && last == meta.LSN {
 		return nil, nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d); if the damaged page was the newer, commits after LSN %d are lost: %w", meta.LSN, meta.LSN, ErrCorrupt)
 	}
-	root, err := tree.Commit(last)
+	v, err := tx.commitTrees(last)
 	if err != nil {
 		return nil, nil, err
 	}
-	return w, &version{root: root, lsn: last}, nil
+	return w, v, nil
 }
 
 // onDurable runs on the committer goroutine once the batch ending at lastLSN is durable: it

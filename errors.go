@@ -32,6 +32,19 @@ var (
 	// ErrTxTooLarge is returned by Commit when the transaction's changes exceed MaxTxSize bytes;
 	// the transaction is rolled back and the database goes on.
 	ErrTxTooLarge = errors.New("cairn: transaction too large")
+	// ErrBucketNotFound is returned by Tx.Bucket and DeleteBucket for a bucket that does not
+	// exist, and by the methods of a Bucket that was deleted.
+	ErrBucketNotFound = errors.New("cairn: bucket not found")
+	// ErrBucketExists is returned by CreateBucket for a name already taken.
+	ErrBucketExists = errors.New("cairn: bucket already exists")
+	// ErrBucketNameRequired is returned for an empty bucket name.
+	ErrBucketNameRequired = errors.New("cairn: bucket name required")
+	// ErrCursorInvalid is returned by Cursor.Err for a cursor made before a RollbackTo of its
+	// transaction: RollbackTo rebuilds the transaction's trees, so make a new cursor.
+	ErrCursorInvalid = errors.New("cairn: cursor invalidated by RollbackTo")
+	// ErrSavepointInvalid is returned by RollbackTo and Release for a savepoint that was released
+	// (or rolled back past) or belongs to another transaction.
+	ErrSavepointInvalid = errors.New("cairn: savepoint released or not of this transaction")
 	// ErrCorrupt marks damaged bytes read from the database or WAL file: a checksum or structure
 	// check failed. Open returns it rather than silently dropping data.
 	ErrCorrupt = errs.ErrCorrupt

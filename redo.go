@@ -1,24 +1,30 @@
 package cairn
 
-// Redo record payload (the opaque payload of a WAL record): one committed transaction.
+// Redo record payload (the opaque payload of a WAL record): one committed transaction, replayed
+// operation by operation through the transaction API.
 //
 //	| Size    | Field                                         |
 //	| 1       | record type: 1 = transaction                  |
 //	| ...     | operations until the end of the payload       |
-//	Operation: 1 byte op (1 = put, 2 = delete), uvarint key length, key bytes,
-//	and for put: uvarint value length, value bytes.
+//	Operation: 1 byte op, uvarint length, bytes (key or bucket name), and for put: uvarint value
+//	length, value bytes. Ops: 1 = put, 2 = delete (in the selected key space), 3 = select the
+//	bucket named (empty name: the default key space; each record starts with it selected),
+//	4 = create bucket, 5 = delete bucket.
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
-
-	"github.com/cairndb/cairn/btree"
 )
 
 const (
-	redoTxn    = 1
-	redoPut    = 1
-	redoDelete = 2
+	redoTxn          = 1
+	redoPut          = 1
+	redoDelete       = 2
+	redoSelect       = 3
+	redoCreateBucket = 4
+	redoDeleteBucket = 5
 )
 
 // appendOp appends an operation to a redo payload and returns the payload and the key and value
@@ -41,37 +47,83 @@ func appendOp(redo []byte, op byte, key, value []byte) (out, k, v []byte) {
 	return redo, redo[ks:ke:ke], redo[vs:len(redo):len(redo)]
 }
 
-// applyRedo replays one redo payload into tree t. The tree keeps slices of payload, which must
-// not be modified afterwards. Errors wrap ErrCorrupt.
-func applyRedo(t *btree.Tree, payload []byte) error {
-	if len(payload) == 0 || payload[0] != redoTxn {
+// logOp logs a put or delete in bucket (nil: the default key space), selecting the bucket first
+// if the previous operation was in another one, and returns key and value as the tree may keep
+// them. While replaying it logs nothing: key and value are stable slices of a payload already.
+func (tx *Tx) logOp(bucket []byte, op byte, key, value []byte) (k, v []byte) {
+	if tx.replaying {
+		return key, value
+	}
+	if !bytes.Equal(tx.redoBucket, bucket) {
+		tx.redo, _, _ = appendOp(tx.redo, redoSelect, bucket, nil)
+		tx.redoBucket = bucket
+	}
+	tx.redo, k, v = appendOp(tx.redo, op, key, value)
+	return k, v
+}
+
+// logBucketOp logs the creation or deletion of a bucket.
+func (tx *Tx) logBucketOp(op byte, name []byte) {
+	if !tx.replaying {
+		tx.redo, _, _ = appendOp(tx.redo, op, name, nil)
+	}
+}
+
+// replay applies one redo payload to tx, which must be writable with replaying set. The trees
+// keep slices of payload, which must not be modified afterwards. Errors wrap ErrCorrupt, but for
+// read errors of the database file.
+func (tx *Tx) replay(payload []byte) error {
+	if len(payload) == 0 {
+		return nil
+	}
+	if payload[0] != redoTxn {
 		return fmt.Errorf("cairn: redo record: unknown type: %w", ErrCorrupt)
 	}
-	b := payload[1:]
-	for len(b) > 0 {
+	cur := &tx.main
+	for b := payload[1:]; len(b) > 0; {
 		op := b[0]
 		key, rest, err := readBytes(b[1:])
 		if err != nil {
 			return err
 		}
-		switch op {
-		case redoPut:
-			var value []byte
+		var value []byte
+		if op == redoPut {
 			if value, rest, err = readBytes(rest); err != nil {
 				return err
 			}
-			err = t.Put(key, value)
-		case redoDelete:
-			_, err = t.Delete(key)
-		default:
-			return fmt.Errorf("cairn: redo record: unknown operation %d: %w", op, ErrCorrupt)
 		}
-		if err != nil {
+		if cur, err = tx.replayOp(cur, op, key, value); err != nil {
 			return err
 		}
 		b = rest
 	}
 	return nil
+}
+
+// replayOp applies one operation in bucket cur and returns the bucket of the next one.
+func (tx *Tx) replayOp(cur *Bucket, op byte, key, value []byte) (*Bucket, error) {
+	var err error
+	switch op {
+	case redoPut:
+		err = cur.Put(key, value)
+	case redoDelete:
+		err = cur.Delete(key)
+	case redoSelect:
+		if len(key) == 0 {
+			return &tx.main, nil
+		}
+		cur, err = tx.Bucket(key)
+	case redoCreateBucket:
+		_, err = tx.CreateBucket(key)
+	case redoDeleteBucket:
+		err = tx.DeleteBucket(key)
+	default:
+		return nil, fmt.Errorf("cairn: redo record: unknown operation %d: %w", op, ErrCorrupt)
+	}
+	if isMisuse(err) {
+		return nil, fmt.Errorf("cairn: redo record: operation %d on %q: %w: %w", op, key, err, ErrCorrupt)
+	}
+	return cur, err
 }
 
 func readBytes(b []byte) (field, rest []byte, err error) {
@@ -81,4 +133,16 @@ func readBytes(b []byte) (field, rest []byte, err error) {
 	}
 	end := w + int(n)
 	return b[w:end:end], b[end:], nil
+}
+
+// isMisuse reports whether err is a misuse error of the API: in a replayed record it means the
+// record is damaged. Other errors (reading the database file) pass as they are.
+func isMisuse(err error) bool {
+	for _, e := range []error{ErrBucketNotFound, ErrBucketExists, ErrBucketNameRequired,
+		ErrKeyRequired, ErrKeyTooLarge, ErrValueTooLarge} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package cairn
 
 import (
-	"bytes"
 	"fmt"
 	"iter"
 
@@ -24,9 +23,26 @@ type Tx struct {
 	base    *version
 	// slot registers a read transaction's pinned version.
 	slot *txn.Slot[Tx]
-	tree btree.Tree
-	redo []byte
-	err  error
+	// main is the default key space (the methods of Tx).
+	main Bucket
+	// catalog maps bucket names to their roots (see catalog.go); opened by the first bucket call.
+	catalog     btree.Tree
+	catalogOpen bool
+	// buckets holds the handles returned by this transaction, by name.
+	buckets map[string]*Bucket
+	// gen is bumped by RollbackTo: handles then reload their tree from the catalog.
+	gen uint64
+	// redo is the transaction's WAL record; redoBucket is the bucket its next operation applies
+	// to (nil: the default key space).
+	redo       []byte
+	redoBucket []byte
+	savepoints []savepoint
+	spSeq      uint64
+	// dropPending is set when the transaction changed the drop stack (catalog.go).
+	dropPending bool
+	// replaying is set while RollbackTo or recovery apply redo operations: they are not logged.
+	replaying bool
+	err       error
 }
 
 // maxTxSize is MaxTxSize; tests lower it.
@@ -65,9 +81,9 @@ func (db *DB) pinRead() (*txn.Slot[Tx], *version, error) {
 }
 
 func (tx *Tx) startRead(db *DB, slot *txn.Slot[Tx], v *version) {
-	tx.db, tx.writable, tx.closed, tx.managed = db, false, false, false
-	tx.base, tx.slot, tx.redo, tx.err = v, slot, nil, nil
-	tx.tree.Reset(db.pager, v.root, false)
+	*tx = Tx{db: db, base: v, slot: slot}
+	tx.main.tx = tx
+	tx.main.tree.Reset(db.pager, v.root, false)
 }
 
 // readerSet describes the versions readers may reach, for page reclamation. The published version
@@ -92,9 +108,15 @@ func (db *DB) beginWrite() (*Tx, error) {
 		return nil, fmt.Errorf("cairn: begin: %w", err)
 	}
 	db.pager.Release(db.readerSet())
-	tx := &Tx{db: db, writable: true, base: db.latest}
-	tx.tree.Reset(db.pager, db.latest.root, true)
-	return tx, nil
+	return newWriteTx(db, db.latest), nil
+}
+
+// newWriteTx returns a read-write transaction on version v (for Begin, and for recovery).
+func newWriteTx(db *DB, v *version) *Tx {
+	tx := &Tx{db: db, writable: true, base: v}
+	tx.main.tx = tx
+	tx.main.tree.Reset(db.pager, v.root, true)
+	return tx
 }
 
 // Update runs fn in a read-write transaction and commits it if fn returns nil; it rolls back if
@@ -147,63 +169,18 @@ func (tx *Tx) run(fn func(tx *Tx) error) (err error) {
 // Writable reports whether tx is a read-write transaction.
 func (tx *Tx) Writable() bool { return tx.writable }
 
-// Get returns the value of key, or ErrNotFound. The value is valid until the transaction ends
-// and must not be modified.
-func (tx *Tx) Get(key []byte) ([]byte, error) {
-	if tx.closed {
-		return nil, ErrTxClosed
-	}
-	v, ok, err := tx.tree.Get(key)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("cairn: get: %w", err)
-	case !ok:
-		return nil, ErrNotFound
-	}
-	return v, nil
-}
+// Get returns the value of key in the default key space, or ErrNotFound. The value is valid
+// until the transaction ends and must not be modified.
+func (tx *Tx) Get(key []byte) ([]byte, error) { return tx.main.Get(key) }
 
-// Put sets key to value. Both are copied; value may be empty or nil (stored as empty). Errors:
-// ErrTxClosed, ErrTxReadOnly, ErrKeyRequired, ErrKeyTooLarge, ErrValueTooLarge.
-func (tx *Tx) Put(key, value []byte) error {
-	if err := tx.checkWrite(key); err != nil {
-		return err
-	}
-	if len(value) > MaxValueSize {
-		return ErrValueTooLarge
-	}
-	var k, v []byte
-	tx.redo, k, v = appendOp(tx.redo, redoPut, key, value)
-	return tx.tree.Put(k, v)
-}
+// Put sets key to value in the default key space. Both are copied; value may be empty or nil
+// (stored as empty). Errors: ErrTxClosed, ErrTxReadOnly, ErrKeyRequired, ErrKeyTooLarge,
+// ErrValueTooLarge.
+func (tx *Tx) Put(key, value []byte) error { return tx.main.Put(key, value) }
 
-// Delete removes key; deleting a missing key is not an error. Errors as for Put.
-func (tx *Tx) Delete(key []byte) error {
-	if err := tx.checkWrite(key); err != nil {
-		return err
-	}
-	// One descent: the tree keeps nothing of key on delete, so the redo op is logged only if the
-	// key was there.
-	found, err := tx.tree.Delete(key)
-	if found && err == nil {
-		tx.redo, _, _ = appendOp(tx.redo, redoDelete, key, nil)
-	}
-	return err
-}
-
-func (tx *Tx) checkWrite(key []byte) error {
-	switch {
-	case tx.closed:
-		return ErrTxClosed
-	case !tx.writable:
-		return ErrTxReadOnly
-	case len(key) == 0:
-		return ErrKeyRequired
-	case len(key) > MaxKeySize:
-		return ErrKeyTooLarge
-	}
-	return nil
-}
+// Delete removes key from the default key space; deleting a missing key is not an error. Errors
+// as for Put.
+func (tx *Tx) Delete(key []byte) error { return tx.main.Delete(key) }
 
 // Commit ends a read-write transaction, writing its changes. It returns once they are durable
 // (SyncFull) and visible to new read transactions. On error nothing of the transaction is
@@ -222,7 +199,7 @@ func (tx *Tx) Commit() error {
 	}
 	tx.closed = true
 	db := tx.db
-	if !tx.tree.Dirty() {
+	if len(tx.redo) == 0 {
 		db.writer.Unlock()
 		return nil
 	}
@@ -230,17 +207,15 @@ func (tx *Tx) Commit() error {
 		db.writer.Unlock()
 		return ErrTxTooLarge
 	}
-	lsn := tx.base.lsn + 1
-	root, err := tx.tree.Commit(lsn)
+	v, err := tx.commitTrees(tx.base.lsn + 1)
 	if err != nil {
 		db.writer.Unlock()
 		return fmt.Errorf("cairn: commit: %w", err)
 	}
-	v := &version{root: root, lsn: lsn}
 	db.pendingMu.Lock()
 	db.pending = append(db.pending, v)
 	db.pendingMu.Unlock()
-	ticket := db.committer.Submit(lsn, tx.redo)
+	ticket := db.committer.Submit(v.lsn, tx.redo)
 	db.latest, db.lastTicket = v, ticket
 	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
 	db.writer.Unlock()
@@ -271,7 +246,8 @@ func (tx *Tx) Rollback() error {
 func (tx *Tx) end() {
 	tx.closed = true
 	if tx.writable {
-		tx.tree.Reset(nil, 0, false)
+		tx.main.tree.Reset(nil, 0, false)
+		tx.buckets = nil
 		tx.db.writer.Unlock()
 		return
 	}
@@ -285,46 +261,13 @@ func (tx *Tx) end() {
 // on an error, which they cannot return themselves). View returns it too.
 func (tx *Tx) Err() error { return tx.err }
 
-// Range returns an iterator over the keys in [start, end) in ascending order with their values
-// (nil start: from the first key; nil end: to the last). Keys and values are valid until the
-// transaction ends. In a writable transaction the iterator sees Put and Delete calls made during
-// the iteration and continues after the last key it returned. On error it stops and records the
-// error for Err.
-func (tx *Tx) Range(start, end []byte) iter.Seq2[[]byte, []byte] {
-	return func(yield func([]byte, []byte) bool) {
-		if tx.closed {
-			tx.setErr(ErrTxClosed)
-			return
-		}
-		c := tx.tree.Cursor()
-		k, v := c.Seek(start)
-		for ; k != nil && (end == nil || bytes.Compare(k, end) < 0); k, v = c.Next() {
-			if !yield(k, v) {
-				return
-			}
-		}
-		if err := c.Err(); err != nil {
-			tx.setErr(fmt.Errorf("cairn: range: %w", err))
-		}
-	}
-}
+// Range returns an iterator over the keys of the default key space in [start, end), as
+// Bucket.Range.
+func (tx *Tx) Range(start, end []byte) iter.Seq2[[]byte, []byte] { return tx.main.Range(start, end) }
 
-// Prefix returns an iterator over the keys that start with prefix, like Range.
-func (tx *Tx) Prefix(prefix []byte) iter.Seq2[[]byte, []byte] {
-	return tx.Range(prefix, prefixEnd(prefix))
-}
-
-// prefixEnd returns the smallest key greater than every key with the prefix, or nil if none.
-func prefixEnd(prefix []byte) []byte {
-	end := bytes.Clone(prefix)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] != 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
+// Prefix returns an iterator over the keys of the default key space that start with prefix, as
+// Bucket.Prefix.
+func (tx *Tx) Prefix(prefix []byte) iter.Seq2[[]byte, []byte] { return tx.main.Prefix(prefix) }
 
 func (tx *Tx) setErr(err error) {
 	if tx.err == nil {
@@ -332,63 +275,6 @@ func (tx *Tx) setErr(err error) {
 	}
 }
 
-// Cursor returns a cursor over the transaction's keys, valid until the transaction ends.
-func (tx *Tx) Cursor() *Cursor { return &Cursor{tx: tx, c: tx.tree.Cursor()} }
-
-// Cursor moves over the keys of a transaction in order. Each method returns the key and value it
-// lands on, or a nil key past either end (or after the transaction ended, or on an error: see
-// Err). Keys and values are valid until the transaction ends.
-type Cursor struct {
-	tx *Tx
-	c  *btree.Cursor
-}
-
-func (c *Cursor) ok() bool { return !c.tx.closed }
-
-// First moves to the first key.
-func (c *Cursor) First() ([]byte, []byte) {
-	if !c.ok() {
-		return nil, nil
-	}
-	return c.c.First()
-}
-
-// Last moves to the last key.
-func (c *Cursor) Last() ([]byte, []byte) {
-	if !c.ok() {
-		return nil, nil
-	}
-	return c.c.Last()
-}
-
-// Seek moves to the first key >= key.
-func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
-	if !c.ok() {
-		return nil, nil
-	}
-	return c.c.Seek(key)
-}
-
-// Next moves to the next key.
-func (c *Cursor) Next() ([]byte, []byte) {
-	if !c.ok() {
-		return nil, nil
-	}
-	return c.c.Next()
-}
-
-// Prev moves to the previous key.
-func (c *Cursor) Prev() ([]byte, []byte) {
-	if !c.ok() {
-		return nil, nil
-	}
-	return c.c.Prev()
-}
-
-// Err returns the error that ended the cursor early: ErrTxClosed, or an I/O or corruption error.
-func (c *Cursor) Err() error {
-	if c.tx.closed {
-		return ErrTxClosed
-	}
-	return c.c.Err()
-}
+// Cursor returns a cursor over the keys of the default key space, valid until the transaction
+// ends.
+func (tx *Tx) Cursor() *Cursor { return tx.main.Cursor() }

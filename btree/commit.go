@@ -12,24 +12,50 @@ import (
 
 // Commit rebalances and writes every changed node to new pages, frees the replaced pages and
 // overflow extents at lsn, and returns the new root page id (0: empty tree). On error every page
-// it allocated is returned and the tree must be discarded.
+// it allocated is returned and the tree must be discarded. It is Spill then Finish.
 func (t *Tree) Commit(lsn uint64) (uint64, error) {
-	if t.mods == 0 || t.rootNode == nil {
-		return t.root, nil
-	}
-	var allocated []extent
-	root, err := t.commit(lsn, &allocated)
+	root, err := t.Spill(lsn)
 	if err != nil {
-		for _, e := range allocated {
-			t.pg.Unallocate(e.id, e.pages)
-		}
 		return 0, err
 	}
+	t.Finish(lsn)
+	return root, nil
+}
+
+// Spill is the first half of Commit, for a transaction that commits several trees atomically: it
+// writes the changed nodes to new pages and returns the new root, but frees nothing yet. Once
+// every tree spilled, Finish each (frees the replaced pages); if one failed, Abort the others
+// (returns the pages they allocated). On error Spill has returned its own pages already and the
+// tree must be discarded.
+func (t *Tree) Spill(lsn uint64) (uint64, error) {
+	if t.mods == 0 || t.rootNode == nil {
+		t.spilled = t.root
+		return t.root, nil
+	}
+	root, err := t.commit(lsn, &t.allocated)
+	if err != nil {
+		t.Abort()
+		return 0, err
+	}
+	t.spilled = root
+	return root, nil
+}
+
+// Finish frees at lsn the pages that Spill replaced and makes the tree the clean writable tree at
+// its new root.
+func (t *Tree) Finish(lsn uint64) {
 	for _, e := range t.freed {
 		t.pg.Free(e.id, e.pages, lsn, e.alloc)
 	}
-	t.Reset(t.pg, root, true)
-	return root, nil
+	t.Reset(t.pg, t.spilled, true)
+}
+
+// Abort returns the pages Spill allocated and empties the tree; it must be discarded or Reset.
+func (t *Tree) Abort() {
+	for _, e := range t.allocated {
+		t.pg.Unallocate(e.id, e.pages)
+	}
+	t.Reset(t.pg, 0, false)
 }
 
 func (t *Tree) commit(lsn uint64, allocated *[]extent) (uint64, error) {

@@ -21,6 +21,9 @@ type Tree struct {
 	rootNode *node
 	nodes    map[uint64]*node
 	freed    []extent
+	// allocated and spilled are set by Spill: the extents it wrote and the new root.
+	allocated []extent
+	spilled   uint64
 	// mods counts changes so that cursors notice them and re-seek.
 	mods uint64
 }

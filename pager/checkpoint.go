@@ -15,11 +15,11 @@ import (
 	"slices"
 )
 
-// Checkpoint makes the version (root, lsn) durable in the page file, where every extent of that
+// Checkpoint makes the version (root, catalog, lsn) durable in the page file, where every extent of that
 // version is either clean or dirty in this pager and lsn is the newest version: no commit may run
 // during the call (REQUIRES: the caller holds the writer slot and all commits are durable).
 // Readers may run. On error the pager's durable state is unchanged.
-func (p *Pager) Checkpoint(root, lsn uint64) error {
+func (p *Pager) Checkpoint(root, catalog, lsn uint64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	prevFreelist, prevFreelistPages := p.durable.FreelistID, p.durable.FreelistPages
@@ -38,7 +38,7 @@ func (p *Pager) Checkpoint(root, lsn uint64) error {
 	}
 	m := p.durable
 	m.Seq++
-	m.LSN, m.Root, m.PageCount = lsn, root, p.pageCount.Load()
+	m.LSN, m.Root, m.Catalog, m.PageCount = lsn, root, catalog, p.pageCount.Load()
 	m.FreelistID, m.FreelistPages = flID, uint64(len(flBuf)/p.pageSize)
 	if err := p.writeMeta(m); err != nil {
 		p.free.add(extentIDs(flID, m.FreelistPages))

@@ -4,7 +4,7 @@ package pager
 // FormatVersion and docs/FORMAT.md in the same commit.
 //
 // Page id N lives at byte offset N*PageSize. Pages 0 and 1 are the two meta pages; every other
-// page starts with the 16-byte page header below. A tree node or a value may span several
+// page starts with the 24-byte page header below. A tree node or a value may span several
 // consecutive pages (an extent); the header of its first page says how many follow.
 //
 //	Page header
@@ -22,8 +22,13 @@ import (
 	"hash/crc32"
 )
 
-// FormatVersion is the version of the page-file format written in every meta page.
-const FormatVersion = 2
+// FormatVersion is the version of the page-file format written in every meta page. Version 3
+// added the bucket catalog root to the meta page; version 2 files (no buckets) are read too and
+// become version 3 at their next checkpoint.
+const (
+	FormatVersion  = 3
+	formatVersion2 = 2
+)
 
 // Page size bounds in bytes; the size is a power of two.
 const (

@@ -15,7 +15,7 @@ package pager
 //	| 48     | 8    | page count: ids [0, count) are allocated in file  |
 //	| 56     | 8    | free-list extent page id (0: none)                |
 //	| 64     | 8    | free-list extent length in pages                  |
-//	| 72     | 8    | reserved, 0                                       |
+//	| 72     | 8    | root page id of the bucket catalog (0: none; v3)  |
 //	| 80     | 4    | CRC32C of bytes [0, 80)                           |
 
 import (
@@ -41,6 +41,10 @@ type Meta struct {
 	PageCount     uint64
 	FreelistID    uint64
 	FreelistPages uint64
+	// Catalog is the root page id of the bucket catalog tree (0: no bucket). Format version 2,
+	// which had no buckets, kept the field reserved and zero, so version 2 files read as version 3
+	// files without buckets.
+	Catalog uint64
 }
 
 func (m *Meta) encode(b []byte) {
@@ -56,6 +60,7 @@ func (m *Meta) encode(b []byte) {
 	le.PutUint64(b[48:56], m.PageCount)
 	le.PutUint64(b[56:64], m.FreelistID)
 	le.PutUint64(b[64:72], m.FreelistPages)
+	le.PutUint64(b[72:80], m.Catalog)
 	le.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
 }
 
@@ -72,13 +77,14 @@ func decodeMeta(b []byte) (Meta, error) {
 	if crc32.Checksum(b[0:80], castagnoli) != le.Uint32(b[80:84]) {
 		return m, fmt.Errorf("pager: meta page: checksum mismatch: %w", errs.ErrCorrupt)
 	}
-	if v := le.Uint32(b[8:12]); v != FormatVersion {
-		return m, fmt.Errorf("pager: meta page: format version %d, this build reads %d: %w", v, FormatVersion, errs.ErrCorrupt)
+	if v := le.Uint32(b[8:12]); v != FormatVersion && v != formatVersion2 {
+		return m, fmt.Errorf("pager: meta page: format version %d, this build reads %d and %d: %w", v, formatVersion2, FormatVersion, errs.ErrCorrupt)
 	}
 	m = Meta{
 		PageSize: le.Uint32(b[12:16]), DBID: le.Uint64(b[16:24]), Seq: le.Uint64(b[24:32]),
 		LSN: le.Uint64(b[32:40]), Root: le.Uint64(b[40:48]), PageCount: le.Uint64(b[48:56]),
 		FreelistID: le.Uint64(b[56:64]), FreelistPages: le.Uint64(b[64:72]),
+		Catalog: le.Uint64(b[72:80]),
 	}
 	return m, m.validate()
 }
@@ -94,6 +100,8 @@ func (m *Meta) validate() error {
 		return bad("page count below 2")
 	case m.Root != 0 && (m.Root < MetaPages || m.Root >= m.PageCount):
 		return bad(fmt.Sprintf("root %d outside [2, %d)", m.Root, m.PageCount))
+	case m.Catalog != 0 && (m.Catalog < MetaPages || m.Catalog >= m.PageCount):
+		return bad(fmt.Sprintf("catalog root %d outside [2, %d)", m.Catalog, m.PageCount))
 	case m.FreelistID != 0 && (m.FreelistID < MetaPages || m.FreelistID+m.FreelistPages > m.PageCount):
 		return bad("free list outside the file")
 	}

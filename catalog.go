@@ -1,0 +1,341 @@
+package cairn
+
+// The bucket catalog is a B+tree of its own whose root the meta page holds (FORMAT.md). Invariant:
+// during a write transaction a bucket's catalog entry holds its root at the start of the
+// transaction (0 if created in it); Commit writes the new roots of the buckets it changed. Every
+// page of a deleted bucket stays reachable from the catalog's drop stack until a commit frees it,
+// so a page is never both free and referenced, and Check can account for all of them.
+//
+//	Catalog keys and values
+//	| key                 | value                                                       |
+//	| 0x01 + bucket name  | 1 byte kind (1 = bucket), 8 bytes root page id (0: empty)   |
+//	| 0x02 (drop stack)   | page ids (8 bytes each) of extents still to free, top last  |
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/pager"
+)
+
+const (
+	catalogBucket    = 0x01
+	catalogDropStack = 0x02
+	bucketKind       = 1
+	bucketEntrySize  = 9
+)
+
+var dropStackKey = []byte{catalogDropStack}
+
+// dropBudget is the number of extents of deleted buckets a commit frees at most: deleting a bucket
+// costs its transaction nothing per page, and later commits free its pages in bounded steps.
+const dropBudget = 256
+
+func bucketKey(name []byte) []byte { return append([]byte{catalogBucket}, name...) }
+
+func bucketEntry(root uint64) []byte {
+	v := make([]byte, bucketEntrySize)
+	v[0] = bucketKind
+	binary.LittleEndian.PutUint64(v[1:], root)
+	return v
+}
+
+// openCatalog opens the catalog tree of the transaction's version on first use.
+func (tx *Tx) openCatalog() *btree.Tree {
+	if !tx.catalogOpen {
+		tx.catalog.Reset(tx.db.pager, tx.base.catalog, tx.writable)
+		tx.catalogOpen = true
+	}
+	return &tx.catalog
+}
+
+// lookupBucket returns the root of bucket name as the catalog holds it.
+func (tx *Tx) lookupBucket(name []byte) (root uint64, found bool, err error) {
+	v, ok, err := tx.openCatalog().Get(bucketKey(name))
+	switch {
+	case err != nil:
+		return 0, false, fmt.Errorf("cairn: bucket catalog: %w", err)
+	case !ok:
+		return 0, false, nil
+	case len(v) != bucketEntrySize || v[0] != bucketKind:
+		return 0, false, fmt.Errorf("cairn: bucket catalog: bad entry for %q: %w", name, ErrCorrupt)
+	}
+	return binary.LittleEndian.Uint64(v[1:]), true, nil
+}
+
+// reloadBucket points b's tree at its bucket's root in the catalog (or marks it deleted).
+func (tx *Tx) reloadBucket(b *Bucket) error {
+	root, ok, err := tx.lookupBucket(b.name)
+	if err != nil {
+		return err
+	}
+	b.tree.Reset(tx.db.pager, root, tx.writable)
+	b.deleted, b.gen = !ok, tx.gen
+	return nil
+}
+
+func (tx *Tx) checkBucketName(name []byte, write bool) error {
+	switch {
+	case tx.closed:
+		return ErrTxClosed
+	case write && !tx.writable:
+		return ErrTxReadOnly
+	case len(name) == 0:
+		return ErrBucketNameRequired
+	case len(name) > MaxKeySize:
+		return ErrKeyTooLarge
+	}
+	return nil
+}
+
+// Bucket returns the bucket called name, valid until the transaction ends. Errors:
+// ErrBucketNotFound, ErrBucketNameRequired, ErrKeyTooLarge (a name longer than MaxKeySize),
+// ErrTxClosed, or an I/O or corruption error.
+func (tx *Tx) Bucket(name []byte) (*Bucket, error) {
+	if err := tx.checkBucketName(name, false); err != nil {
+		return nil, err
+	}
+	b := tx.buckets[string(name)]
+	if b == nil {
+		b = &Bucket{tx: tx, name: bytes.Clone(name)}
+		if err := tx.reloadBucket(b); err != nil {
+			return nil, err
+		}
+		if b.deleted {
+			return nil, ErrBucketNotFound
+		}
+		tx.addHandle(b)
+	}
+	if err := b.usable(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (tx *Tx) addHandle(b *Bucket) {
+	if tx.buckets == nil {
+		tx.buckets = make(map[string]*Bucket)
+	}
+	tx.buckets[string(b.name)] = b
+}
+
+// CreateBucket creates an empty bucket called name (any bytes, 1 to MaxKeySize of them) and
+// returns it. Errors: ErrBucketExists, ErrTxReadOnly, and those of Bucket.
+func (tx *Tx) CreateBucket(name []byte) (*Bucket, error) {
+	if err := tx.checkBucketName(name, true); err != nil {
+		return nil, err
+	}
+	_, ok, err := tx.lookupBucket(name)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return nil, ErrBucketExists
+	}
+	tx.logBucketOp(redoCreateBucket, name)
+	if err := tx.catalog.Put(bucketKey(name), bucketEntry(0)); err != nil {
+		return nil, err
+	}
+	b := tx.buckets[string(name)]
+	if b == nil {
+		b = &Bucket{tx: tx, name: bytes.Clone(name)}
+		tx.addHandle(b)
+	}
+	b.tree.Reset(tx.db.pager, 0, true)
+	b.deleted, b.gen = false, tx.gen
+	return b, nil
+}
+
+// CreateBucketIfNotExists returns the bucket called name, creating it if needed. Errors as for
+// CreateBucket, but for ErrBucketExists.
+func (tx *Tx) CreateBucketIfNotExists(name []byte) (*Bucket, error) {
+	b, err := tx.Bucket(name)
+	if errors.Is(err, ErrBucketNotFound) {
+		return tx.CreateBucket(name)
+	}
+	return b, err
+}
+
+// DeleteBucket deletes the bucket called name and every key in it. It costs the transaction a
+// catalog update, whatever the bucket's size: its pages are freed by later commits, at most
+// dropBudget (256) extents each, and reused once no reader needs them. Errors:
+// ErrBucketNotFound, ErrTxReadOnly, and those of Bucket.
+func (tx *Tx) DeleteBucket(name []byte) error {
+	if err := tx.checkBucketName(name, true); err != nil {
+		return err
+	}
+	root, ok, err := tx.lookupBucket(name)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return ErrBucketNotFound
+	}
+	tx.logBucketOp(redoDeleteBucket, name)
+	if _, err := tx.catalog.Delete(bucketKey(name)); err != nil {
+		return err
+	}
+	if root != 0 {
+		stack, err := tx.dropStack()
+		if err != nil {
+			return err
+		}
+		if err := tx.setDropStack(append(stack, root)); err != nil {
+			return err
+		}
+	}
+	if b := tx.buckets[string(name)]; b != nil {
+		b.tree.Reset(tx.db.pager, 0, true) // its changes die with it; the drop stack frees its pages
+		b.deleted = true
+	}
+	return nil
+}
+
+// ForEachBucket calls fn with the name of every bucket in ascending order until fn returns an
+// error, which it returns. Names are valid until the transaction ends and must not be modified.
+// fn may create and delete buckets; the iteration continues after the last name it saw.
+func (tx *Tx) ForEachBucket(fn func(name []byte) error) error {
+	if tx.closed {
+		return ErrTxClosed
+	}
+	c := tx.openCatalog().Cursor()
+	for k, _ := c.Seek([]byte{catalogBucket}); k != nil && k[0] == catalogBucket; k, _ = c.Next() {
+		if err := fn(k[1:]); err != nil {
+			return err
+		}
+	}
+	if err := c.Err(); err != nil {
+		return fmt.Errorf("cairn: bucket catalog: %w", err)
+	}
+	return nil
+}
+
+// dropStack returns the ids of the extents of deleted buckets still to free.
+func (tx *Tx) dropStack() ([]uint64, error) {
+	v, ok, err := tx.openCatalog().Get(dropStackKey)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if len(v)%8 != 0 {
+		return nil, fmt.Errorf("cairn: bucket catalog: drop stack of %d bytes: %w", len(v), ErrCorrupt)
+	}
+	stack := make([]uint64, len(v)/8)
+	for i := range stack {
+		stack[i] = binary.LittleEndian.Uint64(v[8*i:])
+	}
+	return stack, nil
+}
+
+func (tx *Tx) setDropStack(stack []uint64) error {
+	tx.dropPending = true
+	if len(stack) == 0 {
+		_, err := tx.catalog.Delete(dropStackKey)
+		return err
+	}
+	v := make([]byte, 0, 8*len(stack))
+	for _, id := range stack {
+		v = binary.LittleEndian.AppendUint64(v, id)
+	}
+	return tx.catalog.Put(dropStackKey, v)
+}
+
+// freedExtent is an extent a commit frees once every tree spilled.
+type freedExtent struct {
+	id, alloc uint64
+	pages     int
+}
+
+// dropStep frees up to dropBudget extents from the drop stack: it pops an extent, pushes the
+// extents it references and returns it to be freed. A damaged extent is skipped (its pages stay
+// lost, as Check reports) rather than failing every later commit. It returns whether extents
+// remain.
+func (tx *Tx) dropStep(freed []freedExtent) ([]freedExtent, bool, error) {
+	stack, err := tx.dropStack()
+	if err != nil || len(stack) == 0 {
+		return freed, false, err
+	}
+	pg := tx.db.pager
+	for n := 0; n < dropBudget && len(stack) > 0; n++ {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		p, err := pg.Page(id)
+		if err == nil {
+			stack, err = btree.Refs(id, p, stack)
+		}
+		if errors.Is(err, ErrCorrupt) {
+			continue
+		} else if err != nil {
+			return freed, false, err
+		}
+		freed = append(freed, freedExtent{id: id, alloc: pager.AllocLSN(p), pages: len(p) / pg.PageSize()})
+	}
+	return freed, len(stack) > 0, tx.setDropStack(stack)
+}
+
+// commitTrees writes the transaction's changed trees (buckets, drop-stack progress, catalog,
+// default key space) for the commit at lsn and returns the version they make. Either every tree
+// is written and the pages they replace are freed, or nothing is: on error every page allocated
+// is returned.
+func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
+	v := &version{lsn: lsn, root: tx.base.root, catalog: tx.base.catalog}
+	var spilled []*btree.Tree
+	abort := func(err error) (*version, error) {
+		for _, t := range spilled {
+			t.Abort()
+		}
+		return nil, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(tx.buckets)) {
+		b := tx.buckets[name]
+		if b.deleted || b.gen != tx.gen || !b.tree.Dirty() {
+			continue
+		}
+		root, err := b.tree.Spill(lsn)
+		if err != nil {
+			return abort(err)
+		}
+		spilled = append(spilled, &b.tree)
+		if err := tx.catalog.Put(bucketKey(b.name), bucketEntry(root)); err != nil {
+			return abort(err)
+		}
+	}
+	var freed []freedExtent
+	switch {
+	case tx.replaying:
+		// Recovery: the version may end at the checkpoint's LSN, which must stay as the meta page
+		// has it; the next commit frees.
+		v.dropping = tx.base.dropping || tx.dropPending
+	case tx.base.dropping || tx.dropPending:
+		var err error
+		if freed, v.dropping, err = tx.dropStep(nil); err != nil {
+			return abort(err)
+		}
+	}
+	for _, t := range []*btree.Tree{&tx.catalog, &tx.main.tree} {
+		if t == &tx.catalog && !tx.catalogOpen {
+			continue
+		}
+		root, err := t.Spill(lsn)
+		if err != nil {
+			return abort(err)
+		}
+		spilled = append(spilled, t)
+		if t == &tx.catalog {
+			v.catalog = root
+		} else {
+			v.root = root
+		}
+	}
+	for _, t := range spilled {
+		t.Finish(lsn)
+	}
+	for _, e := range freed {
+		tx.db.pager.Free(e.id, e.pages, lsn, e.alloc)
+	}
+	return v, nil
+}
