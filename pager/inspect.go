@@ -52,7 +52,11 @@ func InspectMeta(b []byte) MetaInfo {
 	}
 	mi.Field72 = le.Uint64(b[72:80])
 	mi.CRC, mi.WantCRC = le.Uint32(b[80:84]), crc32.Checksum(b[0:80], castagnoli)
-	_, mi.Err = decodeMeta(b)
+	m, err := decodeMeta(b)
+	if err == nil {
+		mi.Meta = m // the reader's own decoding, with any field it knows beyond the ones above
+	}
+	mi.Err = err
 	return mi
 }
 

@@ -1,7 +1,9 @@
 package pager
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"slices"
@@ -81,6 +83,20 @@ func TestReadMetaPages(t *testing.T) {
 	require.NotEqual(t, bad.CRC, bad.WantCRC)
 	require.Equal(t, d.PageCount, bad.PageCount)
 	require.Equal(t, d.Root^0x80, bad.Root)
+}
+
+func TestInspectMetaField72(t *testing.T) {
+	b := encodeMeta(seedMeta)
+	binary.LittleEndian.PutUint64(b[72:80], 0x0102030405060708)
+	binary.LittleEndian.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
+	mi := InspectMeta(b)
+	require.NoError(t, mi.Err, "format version 2 does not check the reserved field")
+	require.Equal(t, uint64(0x0102030405060708), mi.Field72)
+	require.Equal(t, seedMeta, mi.Meta)
+
+	mi = InspectMeta(b[:metaSize-1])
+	require.ErrorIs(t, mi.Err, errs.ErrCorrupt)
+	require.Zero(t, mi.Meta)
 }
 
 func TestReadMetaPagesProbesSlot1(t *testing.T) {
