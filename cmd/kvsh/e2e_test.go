@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -486,10 +487,14 @@ func makeSparseTree(t *testing.T, root string, n int, size int64) {
 }
 
 // TestInterrupt sends SIGINT during import and verify: each stops after its current batch,
-// reports what it did, and the shell goes on.
+// reports what it did, and the shell goes on. Both run for more than a second with stderr on a
+// pipe: no progress or status line may appear there.
 func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads gigabytes of sparse files")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("watches the files kvsh opens through /proc")
 	}
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
@@ -498,7 +503,8 @@ func TestInterrupt(t *testing.T) {
 	sh := start(t, filepath.Join(dir, "db"))
 
 	sh.send("import " + strconv.Quote(tree))
-	sh.waitStderr(t, "import: ")
+	sh.waitOpenUnder(t, tree)
+	time.Sleep(time.Second)
 	sh.interrupt(t)
 	sh.send("count")
 	m := importedLine.FindStringSubmatch(sh.waitStdout(t, "imported "))
@@ -509,13 +515,16 @@ func TestInterrupt(t *testing.T) {
 	if imported >= n {
 		t.Fatalf("import was not interrupted: %d files", imported)
 	}
-	sh.waitStderr(t, "error: import: interrupted")
+	if got := sh.waitStderr(t, "error: "); got != "error: import: interrupted" {
+		t.Fatalf("stderr %q, want only the interruption", sh.stderr.String())
+	}
 	if got := sh.nextStdout(t); got != m[1] {
 		t.Fatalf("count after interrupted import = %s, want the %d reported files", got, imported)
 	}
 
 	sh.send("verify " + strconv.Quote(tree))
-	sh.waitStderr(t, "verify: ")
+	sh.waitOpenUnder(t, tree)
+	time.Sleep(time.Second)
 	sh.interrupt(t)
 	line := sh.waitStdout(t, "verified ")
 	var verified, mismatches, missing int
@@ -525,7 +534,12 @@ func TestInterrupt(t *testing.T) {
 	if verified >= n || mismatches != 0 || missing != max(0, verified-imported) {
 		t.Fatalf("interrupted verify: %q after importing %d", line, imported)
 	}
-	sh.waitStderr(t, "error: verify: interrupted")
+	if got := sh.waitStderr(t, "error: "); got != "error: verify: interrupted" {
+		t.Fatalf("stderr %q, want only the interruptions", sh.stderr.String())
+	}
+	if got := sh.stderr.String(); got != "error: import: interrupted\nerror: verify: interrupted\n" {
+		t.Fatalf("stderr %q, want only the interruptions (no status lines on a pipe)", got)
+	}
 
 	// Between commands Ctrl-C ends kvsh; every reported import is still there on reopen.
 	sh.interrupt(t)
@@ -652,6 +666,22 @@ func (p *proc) waitStderr(t *testing.T, prefix string) string {
 			t.Fatalf("no stderr line %q; stderr %q", prefix, p.stderr.String())
 		}
 	}
+}
+
+// waitOpenUnder waits until the process has a file under dir open (an import or verify has
+// started reading the tree). Linux only: it reads /proc/PID/fd.
+func (p *proc) waitOpenUnder(t *testing.T, dir string) {
+	t.Helper()
+	fds := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
+	for deadline := time.Now().Add(lineTimeout); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(target, dir+"/") {
+				return
+			}
+		}
+	}
+	t.Fatalf("kvsh opened no file under %s; stderr %q", dir, p.drainStderr())
 }
 
 // drainStderr collects the stderr lines received so far.

@@ -39,12 +39,16 @@ func isPrintable(b []byte) bool {
 
 // formatListValue is formatBytes for listings: values longer than maxListValue bytes are cut
 // (at a character boundary when possible) and followed by " … (N bytes)".
-func formatListValue(b []byte) string {
-	if len(b) <= maxListValue {
+func formatListValue(b []byte) string { return formatCut(b, maxListValue) }
+
+// formatCut is formatBytes for b cut to at most limit bytes (at a character boundary when
+// possible) and followed by " … (N bytes)" when it was cut.
+func formatCut(b []byte, limit int) string {
+	if len(b) <= limit {
 		return formatBytes(b)
 	}
-	cut := maxListValue
-	for i := cut; i > maxListValue-utf8.UTFMax && i > 0; i-- {
+	cut := limit
+	for i := cut; i > limit-utf8.UTFMax && i > 0; i-- {
 		if utf8.RuneStart(b[i]) {
 			cut = i
 			break

@@ -21,9 +21,6 @@ const (
 	batchMaxBytes = 64 << 20
 )
 
-// progressEvery is the minimum time between two progress lines.
-const progressEvery = 500 * time.Millisecond
-
 // maxReported is the number of offending keys verify lists.
 const maxReported = 20
 

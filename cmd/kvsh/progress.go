@@ -12,10 +12,10 @@ import (
 // barEvery is the minimum time between two redraws of a progress bar on a terminal.
 const barEvery = 100 * time.Millisecond
 
-// progress reports a long operation (import, export, verify). On a terminal it redraws one
-// line: a bar, the percentage, the count, the rate and the time left, erased at the end.
-// Otherwise it prints a plain status line at most every progressEvery (0.5 s), so short
-// operations print nothing and a log shows long ones advancing.
+// progress reports a long operation (import, export, verify) on a terminal: it redraws one
+// line with a bar, the percentage, the count, the rate and the time left, erased at the end.
+// When stderr is not a terminal it prints nothing: a script's output holds only what the
+// commands print.
 type progress struct {
 	sh    *shell
 	verb  string // "import", "export", "verify"
@@ -36,18 +36,10 @@ func newProgress(sh *shell, verb, unit string, total int64, byItems bool) *progr
 
 // update reports that items and bytes are done so far.
 func (p *progress) update(items, bytes int64) {
-	now := time.Now()
 	if !p.sh.progress {
-		if now.Sub(p.last) < progressEvery {
-			return
-		}
-		p.last = now
-		mib := float64(bytes) / (1 << 20)
-		p.sh.out.Flush()
-		fmt.Fprintf(p.sh.errOut, "%s: %d %s, %.1f MiB, %.1f MiB/s\n",
-			p.verb, items, p.unit, mib, mib/now.Sub(p.start).Seconds())
 		return
 	}
+	now := time.Now()
 	if now.Sub(p.last) < barEvery {
 		return
 	}

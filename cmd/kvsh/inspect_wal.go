@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/cairndb/cairn/wal"
+)
+
+// The redo payload of a WAL record, as the root package writes it (redo.go, docs/FORMAT.md):
+// a record type byte, then operations, each an op byte, a uvarint key length and the key, and
+// for a put a uvarint value length and the value. The format is the root package's; kvsh keeps
+// its own copy of the codes to describe records, and shows an op it does not know (a newer
+// format) as "op 0xNN (N bytes)", N being the bytes from that op to the end of the record,
+// which it cannot decode further.
+const (
+	redoTxn    = 1
+	redoPut    = 1
+	redoDelete = 2
+)
+
+// cmdWAL prints the records of the WAL file written since the last checkpoint, decoded.
+func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
+	return sh.inspect(func(pf *pageFile) error {
+		path := sh.db.Path() + "-wal"
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		after := pf.meta.LSN // 0 without a valid meta page: every record is shown
+		info, err := wal.Scan(f, st.Size(), after, func(r wal.RecordInfo) error {
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			printRecord(sh.out, r)
+			return nil
+		})
+		if errors.Is(err, errInterrupted) {
+			return err
+		}
+		printWALSummary(sh.out, path, info, pf.meta.DBID, after)
+		return err
+	})
+}
+
+// printRecord prints one WAL record: its header line, then one line per operation.
+func printRecord(out io.Writer, r wal.RecordInfo) {
+	fmt.Fprintf(out, "LSN %d  batch %d  offset %d  %d bytes\n", r.LSN, r.Batch, r.Offset, len(r.Payload))
+	for _, line := range describeRedo(r.Payload) {
+		fmt.Fprintf(out, "  %s\n", line)
+	}
+}
+
+// printWALSummary prints the lines after the records: what the file holds and where its valid
+// records end.
+func printWALSummary(out io.Writer, path string, info wal.ScanInfo, dbID, after uint64) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	defer tw.Flush()
+	if info.Fresh {
+		fmt.Fprintf(tw, "file\t%s, %d bytes: no header yet, no records\n", path, info.Size)
+		return
+	}
+	owner := "the page file's"
+	if info.DBID != dbID {
+		owner = fmt.Sprintf("not the page file's %#016x", dbID)
+	}
+	fmt.Fprintf(tw, "file\t%s, %d bytes, format version %d, database id %#016x (%s)\n", path, info.Size, info.Version, info.DBID, owner)
+	shown := info.Records - info.Skipped
+	span := ""
+	if shown > 0 {
+		span = fmt.Sprintf(" (LSN %d..%d)", info.Last-uint64(shown)+1, info.Last)
+	}
+	fmt.Fprintf(tw, "records\t%d after the checkpoint at LSN %d%s\n", shown, after, span)
+	if info.Skipped > 0 {
+		fmt.Fprintf(tw, "older\t%d records up to LSN %d are in the page file already (not shown)\n",
+			info.Skipped, info.First+uint64(info.Skipped)-1)
+	}
+	if info.End < info.Size {
+		fmt.Fprintf(tw, "tail\t%d bytes after offset %d are not a valid record\n", info.Size-info.End, info.End)
+	}
+}
+
+// describeRedo renders the operations of a redo payload, one line each. Damage (possible only
+// in a record whose checksum matched) is described, not returned as an error.
+func describeRedo(p []byte) []string {
+	switch {
+	case len(p) == 0:
+		return []string{"empty payload"}
+	case p[0] != redoTxn:
+		return []string{fmt.Sprintf("record type 0x%02x (%d bytes)", p[0], len(p))}
+	}
+	var lines []string
+	for b := p[1:]; len(b) > 0; {
+		var line string
+		line, b = describeOp(b)
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// describeOp renders the operation at the start of b and returns the bytes after it (nil when
+// the operation cannot be decoded).
+func describeOp(b []byte) (string, []byte) {
+	op := b[0]
+	if op != redoPut && op != redoDelete {
+		return fmt.Sprintf("op 0x%02x (%d bytes)", op, len(b)), nil
+	}
+	key, rest, ok := lengthPrefixed(b[1:])
+	if !ok {
+		return fmt.Sprintf("op 0x%02x: bad key length (%d bytes left)", op, len(b)), nil
+	}
+	if op == redoDelete {
+		return "delete key=" + formatCut(key, maxInspectField), rest
+	}
+	value, rest, ok := lengthPrefixed(rest)
+	if !ok {
+		return fmt.Sprintf("put key=%s: bad value length", formatCut(key, maxInspectField)), nil
+	}
+	return fmt.Sprintf("put key=%s, value %d bytes", formatCut(key, maxInspectField), len(value)), rest
+}
+
+// lengthPrefixed splits a uvarint length and that many bytes off the start of b.
+func lengthPrefixed(b []byte) (field, rest []byte, ok bool) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)-w) {
+		return nil, nil, false
+	}
+	end := w + int(n)
+	return b[w:end], b[end:], true
+}
