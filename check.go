@@ -81,7 +81,10 @@ const maxProblems = 1000
 
 // checker collects the problems of one Check.
 type checker struct {
-	pg       *pager.Pager
+	pg *pager.Pager
+	// read, if set, replaces pager.CheckExtent (Backup reads through the cache, without the
+	// writer slot that CheckExtent needs).
+	read     func(id uint64, fileOnly bool) ([]byte, error)
 	problems []error
 	seen     map[string]bool
 	more     int
@@ -216,7 +219,7 @@ func (c *checker) walkVersion(root, catalog uint64, fileOnly bool, l *ledger) {
 
 // walkDropped checks an extent of a deleted bucket: a subtree, or an overflow value.
 func (c *checker) walkDropped(id uint64, fileOnly bool, l *ledger) {
-	p, err := c.pg.CheckExtent(id, fileOnly)
+	p, err := c.readExtent(id, fileOnly)
 	switch {
 	case err != nil:
 		c.add(fmt.Errorf("bucket catalog: drop stack: %w", err))
@@ -229,11 +232,18 @@ func (c *checker) walkDropped(id uint64, fileOnly bool, l *ledger) {
 	}
 }
 
+func (c *checker) readExtent(id uint64, fileOnly bool) ([]byte, error) {
+	if c.read != nil {
+		return c.read(id, fileOnly)
+	}
+	return c.pg.CheckExtent(id, fileOnly)
+}
+
 // walk checks the tree at root, claiming its extents in l (if not nil). fileOnly reads every
 // extent from the file (the checkpoint's tree).
 func (c *checker) walk(root uint64, fileOnly bool, l *ledger) {
 	w := btree.Checker{
-		Read:     func(id uint64) ([]byte, error) { return c.pg.CheckExtent(id, fileOnly) },
+		Read:     func(id uint64) ([]byte, error) { return c.readExtent(id, fileOnly) },
 		PageSize: c.pg.PageSize(),
 	}
 	if l != nil {

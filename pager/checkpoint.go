@@ -10,7 +10,6 @@ package pager
 // checkpoint's LSN. A crash before step 4 completes leaves the previous meta page current.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -69,7 +68,7 @@ func (p *Pager) freelistExtent(freeIDs []uint64, lsn uint64) (uint64, []byte) {
 	if len(freeIDs) == 0 {
 		return 0, nil
 	}
-	n := (freelistIDs + 8*len(freeIDs) + p.pageSize - 1) / p.pageSize
+	n := FreelistPages(len(freeIDs), p.pageSize)
 	id := p.free.take(uint64(n))
 	if id == 0 {
 		id = p.pageCount.Load()
@@ -77,14 +76,7 @@ func (p *Pager) freelistExtent(freeIDs []uint64, lsn uint64) (uint64, []byte) {
 	}
 	// The extent's own ids may be in freeIDs: drop them from the list it stores.
 	list := slices.DeleteFunc(slices.Clone(freeIDs), func(x uint64) bool { return x >= id && x < id+uint64(n) })
-	buf := make([]byte, n*p.pageSize)
-	SetHeader(buf, PageFreelist, 0, p.pageSize, lsn)
-	binary.LittleEndian.PutUint64(buf[freelistCount:], uint64(len(list)))
-	for i, x := range list {
-		binary.LittleEndian.PutUint64(buf[freelistIDs+8*i:], x)
-	}
-	Seal(id, buf)
-	return id, buf
+	return id, FreelistImage(id, n, list, p.pageSize, lsn)
 }
 
 func (p *Pager) writeOut(ids []uint64, flID uint64, flBuf []byte) error {

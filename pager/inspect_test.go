@@ -41,12 +41,12 @@ func newInspectFixture(t *testing.T) inspectFixture {
 	}
 	fx.root = alloc(1, PageLeaf, 1)
 	fx.freed = alloc(1, PageLeaf, 1)
-	require.NoError(t, p.Checkpoint(fx.root, 1))
+	require.NoError(t, p.Checkpoint(fx.root, 0, 1))
 	fx.big = alloc(3, PageOverflow, 2)
-	require.NoError(t, p.Checkpoint(fx.root, 2))
+	require.NoError(t, p.Checkpoint(fx.root, 0, 2))
 	p.Free(fx.freed, 1, 3, 1)
 	p.Release(Readers{Published: 3})
-	require.NoError(t, p.Checkpoint(fx.root, 3))
+	require.NoError(t, p.Checkpoint(fx.root, 0, 3))
 	return fx
 }
 
@@ -87,12 +87,20 @@ func TestReadMetaPages(t *testing.T) {
 
 func TestInspectMetaField72(t *testing.T) {
 	b := encodeMeta(seedMeta)
-	binary.LittleEndian.PutUint64(b[72:80], 0x0102030405060708)
+	binary.LittleEndian.PutUint64(b[72:80], 5) // the catalog root, inside the file
 	binary.LittleEndian.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
 	mi := InspectMeta(b)
-	require.NoError(t, mi.Err, "format version 2 does not check the reserved field")
+	require.NoError(t, mi.Err)
+	require.Equal(t, uint64(5), mi.Field72)
+	want := seedMeta
+	want.Catalog = 5
+	require.Equal(t, want, mi.Meta)
+
+	binary.LittleEndian.PutUint64(b[72:80], 0x0102030405060708) // outside the file
+	binary.LittleEndian.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
+	mi = InspectMeta(b)
+	require.ErrorIs(t, mi.Err, errs.ErrCorrupt)
 	require.Equal(t, uint64(0x0102030405060708), mi.Field72)
-	require.Equal(t, seedMeta, mi.Meta)
 
 	mi = InspectMeta(b[:metaSize-1])
 	require.ErrorIs(t, mi.Err, errs.ErrCorrupt)
