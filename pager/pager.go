@@ -375,3 +375,45 @@ func (p *Pager) Accounting() (reusable, pending, freelist []uint64) {
 
 // PageCount returns the high-water mark: ids [0, PageCount()) are allocated.
 func (p *Pager) PageCount() uint64 { return p.pageCount.Load() }
+
+// Shrink lowers the page count past the reusable free pages at the end of the file, taking them
+// off the free list, and returns how many pages it dropped. The file keeps its size until a
+// checkpoint has recorded the smaller count: then Truncate cuts it. REQUIRES: the caller holds
+// the writer slot.
+func (p *Pager) Shrink() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	count := p.pageCount.Load()
+	n := 0
+	for n < len(p.free.ids) && p.free.ids[n] == count-1 && count > MetaPages {
+		count--
+		n++
+	}
+	p.free.ids = p.free.ids[n:] // ids are descending: the highest come first
+	p.pageCount.Store(count)
+	return uint64(n)
+}
+
+// Truncate cuts the file to the page count of the durable meta page when the file is longer and
+// no page was allocated since, and returns the file's size in bytes. A crash before or after it
+// leaves a valid file (bytes past the page count are not part of the format).
+func (p *Pager) Truncate() (int64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	want := int64(p.durable.PageCount) * int64(p.pageSize)
+	if p.pageCount.Load() != p.durable.PageCount || p.fileSize <= want {
+		return p.fileSize, nil
+	}
+	if err := p.f.Truncate(want); err != nil {
+		return p.fileSize, fmt.Errorf("pager: truncate file to %d bytes: %w", want, err)
+	}
+	p.fileSize = want
+	return want, nil
+}
+
+// FileSize returns the size of the database file in bytes as the pager last set it.
+func (p *Pager) FileSize() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fileSize
+}
