@@ -186,3 +186,7 @@ func (c *Committer) fail(cause error) error {
 	}
 	return c.err
 }
+
+// SyncStats returns the fdatasync counters of the Writer (see Writer.SyncStats), from any
+// goroutine.
+func (c *Committer) SyncStats() SyncStats { return c.w.SyncStats() }

@@ -2,6 +2,7 @@ package wal
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/cairndb/cairn/internal/vfs"
 )
@@ -23,6 +24,7 @@ type Writer struct {
 	err   error  // sticky failure
 	// noSync skips the fdatasync of WriteBatch (cairn.SyncNone).
 	noSync bool
+	syncs  syncCounters
 }
 
 // SetSync chooses whether WriteBatch ends with an fdatasync (true, the default) or leaves the
@@ -68,7 +70,10 @@ func (w *Writer) WriteBatch(recs []Record) error {
 		return w.fail(fmt.Errorf("wal: write: %w", err))
 	}
 	if !w.noSync {
-		if err := w.f.Sync(); err != nil {
+		start := time.Now()
+		err := w.f.Sync()
+		w.syncs.record(time.Since(start))
+		if err != nil {
 			return w.fail(fmt.Errorf("wal: sync: %w", err))
 		}
 	}

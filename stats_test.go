@@ -1,0 +1,45 @@
+package cairn
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestStatsCounters checks the commit, batch and fdatasync counters against each other after
+// concurrent commits, and that taking Stats allocates nothing.
+func TestStatsCounters(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				require.NoError(t, db.Update(func(tx *Tx) error {
+					return tx.Put(fmt.Appendf(nil, "w%d-%d", w, i), []byte("v"))
+				}))
+			}
+		}()
+	}
+	wg.Wait()
+	st := db.Stats()
+	require.Equal(t, uint64(200), st.Commits)
+	require.LessOrEqual(t, st.Batches, st.Commits)
+	require.Equal(t, st.Batches, st.Syncs, "one fdatasync per batch")
+	require.InDelta(t, float64(st.Commits)/float64(st.Batches), st.MeanBatch, 1e-9)
+	var inHistogram uint64
+	for _, n := range st.SyncHistogram {
+		inHistogram += n
+	}
+	require.Equal(t, st.Syncs, inHistogram)
+	require.Positive(t, st.SyncTime)
+	t.Logf("%d commits in %d batches (mean %.2f), fdatasync total %v", st.Commits, st.Batches, st.MeanBatch, st.SyncTime)
+	require.Zero(t, testing.AllocsPerRun(100, func() { _ = db.Stats() }))
+
+	nosync, _ := openTemp(t, &Options{Sync: SyncNone})
+	require.NoError(t, nosync.Update(func(tx *Tx) error { return tx.Put([]byte("k"), nil) }))
+	require.Zero(t, nosync.Stats().Syncs)
+}
