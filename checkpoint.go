@@ -101,6 +101,14 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 	return nil
 }
 
+// checkpointDue reports whether a background checkpoint should run: the WAL passed
+// CheckpointBytes, or the pages changed since the last checkpoint (held in memory) passed half of
+// CacheBytes. Two atomic loads: it runs after every commit.
+func (db *DB) checkpointDue(walBytes int64) bool {
+	return walBytes > db.opts.CheckpointBytes ||
+		db.opts.CacheBytes > 0 && db.pager.DirtyBytes() > db.opts.CacheBytes/2
+}
+
 func (db *DB) wakeCheckpoint() {
 	select {
 	case db.checkpointWake <- struct{}{}:
@@ -116,7 +124,7 @@ func (db *DB) checkpointLoop() {
 		case <-db.stop:
 			return
 		case <-db.checkpointWake:
-			if db.walBytes.Load() > db.opts.CheckpointBytes {
+			if db.checkpointDue(db.walBytes.Load()) {
 				if err := db.Checkpoint(context.Background()); err != nil {
 					db.counters.checkpointErrors.Add(1)
 				}

@@ -24,8 +24,10 @@ type Options struct {
 	// PageSize in bytes of a new database: a power of two from 4096 to 65536 (default 4096). An
 	// existing database keeps the page size it was created with.
 	PageSize int
-	// CacheBytes caps the memory of cached clean pages (default 256 MiB). Pages changed since the
-	// last checkpoint stay in memory until it writes them.
+	// CacheBytes caps the memory of the page cache (default 256 MiB; negative: no cap). Clean
+	// pages past it are evicted (CLOCK) and read back on use. Pages changed since the last
+	// checkpoint stay in memory until it writes them, so a background checkpoint also starts when
+	// they pass half of CacheBytes: memory stays bounded under a sustained write load.
 	CacheBytes int64
 	// CheckpointBytes starts a background checkpoint when the WAL holds this many bytes (default
 	// 64 MiB).

@@ -220,7 +220,7 @@ func (tx *Tx) Commit() error {
 	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
 	db.writer.Unlock()
 	db.counters.commits.Add(1)
-	if walBytes > db.opts.CheckpointBytes {
+	if db.checkpointDue(walBytes) {
 		db.wakeCheckpoint()
 	}
 	if err := ticket.Wait(); err != nil {

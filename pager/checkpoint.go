@@ -46,7 +46,7 @@ func (p *Pager) Checkpoint(root, catalog, lsn uint64) error {
 	p.durable = m
 	p.stats.Checkpoints++
 	for _, id := range written {
-		delete(p.dirty, id)
+		p.clearDirty(id)
 		if fr := p.table.load(id); fr != nil {
 			fr.dirty.Store(false)
 		}

@@ -44,7 +44,7 @@ func (p *Pager) Flush(upTo uint64) (pages int, err error) {
 	defer p.mu.Unlock()
 	for _, id := range ids {
 		if _, ok := p.dirty[id]; ok {
-			delete(p.dirty, id)
+			p.clearDirty(id)
 			p.table.load(id).dirty.Store(false)
 			continue
 		}

@@ -44,6 +44,8 @@ type Pager struct {
 	fileSize int64
 	free     freeList
 	dirty    map[uint64]dirtyExtent // live extents not yet written, by first page id
+	// dirtyPages counts the pages of dirty; read without mu by DirtyBytes.
+	dirtyPages atomic.Int64
 	durable  Meta                   // the newest durable meta page
 	// metaDamaged is set when Open found a meta page that failed its checks.
 	metaDamaged bool
@@ -275,7 +277,7 @@ func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 		id = p.pageCount.Load()
 		p.pageCount.Store(id + uint64(n))
 	}
-	p.dirty[id] = dirtyExtent{pages: uint64(n), alloc: lsn}
+	p.setDirty(id, dirtyExtent{pages: uint64(n), alloc: lsn})
 	p.mu.Unlock()
 	data := make([]byte, n*p.pageSize)
 	fr := &frame{data: data}
@@ -300,7 +302,7 @@ func (p *Pager) Free(id uint64, n int, lsn, alloc uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if d, ok := p.dirty[id]; ok {
-		delete(p.dirty, id)
+		p.clearDirty(id)
 		p.free.fresh = pushPending(p.free.fresh, lsn, d.alloc, ids)
 		return
 	}
@@ -311,7 +313,7 @@ func (p *Pager) Free(id uint64, n int, lsn, alloc uint64) {
 func (p *Pager) Unallocate(id uint64, n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.dirty, id)
+	p.clearDirty(id)
 	ids := make([]uint64, n)
 	for i := range ids {
 		ids[i] = id + uint64(i)
@@ -417,3 +419,20 @@ func (p *Pager) FileSize() int64 {
 	defer p.mu.Unlock()
 	return p.fileSize
 }
+
+// setDirty and clearDirty change the dirty set and its page count. REQUIRES: p.mu.
+func (p *Pager) setDirty(id uint64, d dirtyExtent) {
+	p.dirty[id] = d
+	p.dirtyPages.Add(int64(d.pages))
+}
+
+func (p *Pager) clearDirty(id uint64) {
+	if d, ok := p.dirty[id]; ok {
+		delete(p.dirty, id)
+		p.dirtyPages.Add(-int64(d.pages))
+	}
+}
+
+// DirtyBytes returns the bytes of extents allocated since the last checkpoint and not written
+// yet (they stay in memory until then): one atomic load.
+func (p *Pager) DirtyBytes() int64 { return p.dirtyPages.Load() * int64(p.pageSize) }
