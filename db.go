@@ -183,9 +183,10 @@ func (db *DB) onDurable(lastLSN uint64) {
 
 // Close waits for open transactions to end, checkpoints, and closes the files. It must not be
 // called from inside a transaction of this DB (it would wait for itself). A failed database
-// (ErrFailed) is closed without a checkpoint and without an error: the failure was returned to
-// the commits it hit, and reopening recovers every acknowledged commit. Later calls return
-// ErrClosed.
+// (ErrFailed) is closed without a checkpoint, and Close returns the failure (an error wrapping
+// ErrFailed and its cause): it may have come from a checkpoint no caller waited for, in the
+// background or in this Close. The files are closed in every case, and reopening recovers every
+// acknowledged commit. Later calls return ErrClosed.
 func (db *DB) Close() error {
 	if !db.closed.CompareAndSwap(false, true) {
 		return ErrClosed
@@ -199,9 +200,12 @@ func (db *DB) Close() error {
 	defer db.checkpointMu.Unlock()
 	db.writer.Lock()
 	defer db.writer.Unlock()
-	err := db.checkpointLocked(context.Background())
-	if errors.Is(err, ErrFailed) {
-		err = nil // the failure was reported to the commits it hit; reopen recovers.
+	err := db.failed() // no checkpoint on a failed database
+	if err == nil {
+		err = db.checkpointLocked(context.Background())
+	}
+	if err != nil {
+		err = fmt.Errorf("cairn: close: %w", err)
 	}
 	if cerr := db.committer.Close(); err == nil && cerr != nil && db.failed() == nil {
 		err = cerr
