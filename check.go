@@ -45,7 +45,8 @@ import (
 // version once, and those of the last checkpoint's tree again if that tree differs (after commits
 // not yet checkpointed): about the size of the database in reads, twice at most, with one byte of
 // memory per page and a map entry per extent. Returns ErrClosed after Close, and the failure
-// (wrapping ErrFailed) on a failed database. At most 1000 problems are listed; the rest are
+// (wrapping ErrFailed) on a failed database. A read error of the file hides what lies below the
+// page it could not read, so after one Check reports no page as lost (it cannot tell). At most 1000 problems are listed; the rest are
 // counted in a last one.
 func (db *DB) Check() error {
 	db.writer.Lock()
@@ -87,6 +88,16 @@ type checker struct {
 	// ledgerProblems maps an accounting problem's detail to its index in problems, so that the
 	// same finding in both versions is listed once, naming both.
 	ledgerProblems map[string]int
+	// readFailed is set by a read error of the file (not damage): pages below the page that
+	// could not be read are not claimed, so lost pages cannot be told.
+	readFailed bool
+}
+
+// readErr notes err if it is a read error of the file rather than damage.
+func (c *checker) readErr(err error) {
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		c.readFailed = true
+	}
 }
 
 // add records err, once per distinct message (the checkpoint's tree shares pages with the newest
@@ -173,6 +184,7 @@ func (c *checker) checkpoint(root uint64, latest *ledger) {
 	l.claim(d.FreelistID, d.FreelistPages, ownerFreelistExtent)
 	ids, err := c.pg.CheckpointFreelist()
 	if err != nil {
+		c.readErr(err)
 		c.add(err)
 	}
 	l.claimAll(ids, ownerFree)
@@ -190,7 +202,11 @@ func (c *checker) checkpoint(root uint64, latest *ledger) {
 // extent from the file (the checkpoint's tree).
 func (c *checker) walk(root uint64, fileOnly bool, l *ledger) {
 	w := btree.Checker{
-		Read:     func(id uint64) ([]byte, error) { return c.pg.CheckExtent(id, fileOnly) },
+		Read: func(id uint64) ([]byte, error) {
+			b, err := c.pg.CheckExtent(id, fileOnly)
+			c.readErr(err)
+			return b, err
+		},
 		PageSize: c.pg.PageSize(),
 	}
 	if l != nil {
@@ -299,6 +315,9 @@ func (l *ledger) reportConflicts() {
 
 // reportLost reports the pages no structure claims.
 func (l *ledger) reportLost() {
+	if l.c.readFailed {
+		return
+	}
 	var lost []uint64
 	for id := pager.MetaPages; id < len(l.pages); id++ {
 		if l.pages[id] == ownerNone {

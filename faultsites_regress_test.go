@@ -128,3 +128,27 @@ func TestMetaPageReadErrorThenCrash(t *testing.T) {
 	require.NoError(t, db.Check())
 	require.NoError(t, db.Close())
 }
+
+// TestCheckReadErrors fails each read Check makes, one at a time: Check returns the read error
+// (wrapped), never ErrCorrupt, and a Check without the fault passes. Check used to report a meta
+// page it could not read as corrupt (formatting the cause with %v, so it was not wrapped), and
+// the pages below a tree page it could not read as lost.
+func TestCheckReadErrors(t *testing.T) {
+	mem := checkpointedDB(t, 300)
+	efs := vfs.NewErrFS(mem)
+	db, err := Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
+	require.NoError(t, err)
+	defer db.Close()
+	before := efs.Calls(vfs.OpRead)
+	require.NoError(t, db.Check())
+	reads := efs.Calls(vfs.OpRead) - before
+	require.Greater(t, reads, 5)
+	for k := range reads {
+		efs.Inject(vfs.Rule{Op: vfs.OpRead, After: k, Err: syscall.EIO})
+		err := db.Check()
+		efs.Clear()
+		require.ErrorIs(t, err, vfs.ErrInjected, "read %d of %d", k+1, reads)
+		require.NotErrorIs(t, err, ErrCorrupt, "read %d of %d: %v", k+1, reads, err)
+		require.NoError(t, db.Check())
+	}
+}
