@@ -103,6 +103,15 @@ func (db *DB) open() (err error) {
 	pg, created, err := pager.Open(db.pageFile, pager.Options{
 		PageSize: db.opts.PageSize, CacheBytes: db.opts.CacheBytes, Validate: btree.Validate,
 	})
+	if created {
+		// A failed creation leaves both files empty, as a new database is, so that the next Open
+		// creates it again; a half-written meta page or WAL header would read as damage forever.
+		defer func() {
+			if err != nil {
+				db.emptyFiles()
+			}
+		}()
+	}
 	if err != nil {
 		return err
 	}
@@ -214,6 +223,16 @@ func (db *DB) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// emptyFiles truncates the page file and the WAL to size 0 and syncs them, as far as it can: an
+// Open that was creating the database failed.
+func (db *DB) emptyFiles() {
+	for _, f := range []vfs.File{db.walFile, db.pageFile} {
+		if f != nil && f.Truncate(0) == nil {
+			_ = f.Sync()
+		}
+	}
 }
 
 func (db *DB) closeFiles() error {

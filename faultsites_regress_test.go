@@ -152,3 +152,26 @@ func TestCheckReadErrors(t *testing.T) {
 		require.NoError(t, db.Check())
 	}
 }
+
+// TestFailedCreateCanBeRetried: an Open that fails while creating the database leaves files that
+// the next Open creates again. A short write of the meta pages or of the WAL header used to leave
+// a file that every later Open refused as damaged (ErrCorrupt).
+func TestFailedCreateCanBeRetried(t *testing.T) {
+	for _, rule := range []vfs.Rule{
+		{Op: vfs.OpWrite, Path: "/d/db", ShortWrite: true, Err: syscall.ENOSPC}, // the meta pages
+		{Op: vfs.OpWrite, Path: "-wal", ShortWrite: true, Err: syscall.ENOSPC},  // the WAL header
+		{Op: vfs.OpSync, Path: "-wal"},
+		{Op: vfs.OpSyncDir},
+	} {
+		mem := vfs.NewMem()
+		efs := vfs.NewErrFS(mem)
+		efs.Inject(rule)
+		_, err := Open("/d/db", &Options{fs: efs})
+		require.ErrorIs(t, err, vfs.ErrInjected, "%+v", rule)
+		db, err := Open("/d/db", &Options{fs: mem})
+		require.NoError(t, err, "%+v: the next Open", rule)
+		putN(t, db, 0, 10)
+		require.NoError(t, db.Check())
+		require.NoError(t, db.Close())
+	}
+}
