@@ -46,7 +46,8 @@ import (
 // version once, and those of the last checkpoint's tree again if that tree differs (after commits
 // not yet checkpointed): about the size of the database in reads, twice at most, with one byte of
 // memory per page and a map entry per extent. Returns ErrClosed after Close, and the failure
-// (wrapping ErrFailed) on a failed database. At most 1000 problems are listed; the rest are
+// (wrapping ErrFailed) on a failed database. A read error of the file hides what lies below the
+// page it could not read, so after one Check reports no page as lost (it cannot tell). At most 1000 problems are listed; the rest are
 // counted in a last one.
 func (db *DB) Check() error {
 	db.writer.Lock()
@@ -91,6 +92,16 @@ type checker struct {
 	// ledgerProblems maps an accounting problem's detail to its index in problems, so that the
 	// same finding in both versions is listed once, naming both.
 	ledgerProblems map[string]int
+	// readFailed is set by a read error of the file (not damage): pages below the page that
+	// could not be read are not claimed, so lost pages cannot be told.
+	readFailed bool
+}
+
+// readErr notes err if it is a read error of the file rather than damage.
+func (c *checker) readErr(err error) {
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		c.readFailed = true
+	}
 }
 
 // add records err, once per distinct message (the checkpoint's tree shares pages with the newest
@@ -177,6 +188,7 @@ func (c *checker) checkpoint(root, catalog uint64, latest *ledger) {
 	l.claim(d.FreelistID, d.FreelistPages, ownerFreelistExtent)
 	ids, err := c.pg.CheckpointFreelist()
 	if err != nil {
+		c.readErr(err)
 		c.add(err)
 	}
 	l.claimAll(ids, ownerFree)
@@ -220,6 +232,7 @@ func (c *checker) walkVersion(root, catalog uint64, fileOnly bool, l *ledger) {
 // walkDropped checks an extent of a deleted bucket: a subtree, or an overflow value.
 func (c *checker) walkDropped(id uint64, fileOnly bool, l *ledger) {
 	p, err := c.readExtent(id, fileOnly)
+	c.readErr(err)
 	switch {
 	case err != nil:
 		c.add(fmt.Errorf("bucket catalog: drop stack: %w", err))
@@ -243,7 +256,11 @@ func (c *checker) readExtent(id uint64, fileOnly bool) ([]byte, error) {
 // extent from the file (the checkpoint's tree).
 func (c *checker) walk(root uint64, fileOnly bool, l *ledger) {
 	w := btree.Checker{
-		Read:     func(id uint64) ([]byte, error) { return c.readExtent(id, fileOnly) },
+		Read: func(id uint64) ([]byte, error) {
+			b, err := c.readExtent(id, fileOnly)
+			c.readErr(err)
+			return b, err
+		},
 		PageSize: c.pg.PageSize(),
 	}
 	if l != nil {
@@ -352,6 +369,9 @@ func (l *ledger) reportConflicts() {
 
 // reportLost reports the pages no structure claims.
 func (l *ledger) reportLost() {
+	if l.c.readFailed {
+		return
+	}
 	var lost []uint64
 	for id := pager.MetaPages; id < len(l.pages); id++ {
 		if l.pages[id] == ownerNone {

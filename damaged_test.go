@@ -556,7 +556,7 @@ func TestCheckOnClosedAndFailedDatabases(t *testing.T) {
 	err = db.Check()
 	require.ErrorIs(t, err, ErrFailed)
 	require.NotErrorIs(t, err, ErrCorrupt)
-	require.NoError(t, db.Close())
+	require.ErrorIs(t, db.Close(), ErrFailed, "Close returns the failure")
 	require.ErrorIs(t, db.Check(), ErrClosed)
 }
 

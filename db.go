@@ -107,6 +107,15 @@ func (db *DB) open() (err error) {
 	pg, created, err := pager.Open(db.pageFile, pager.Options{
 		PageSize: db.opts.PageSize, CacheBytes: db.opts.CacheBytes, Validate: btree.Validate,
 	})
+	if created {
+		// A failed creation leaves both files empty, as a new database is, so that the next Open
+		// creates it again; a half-written meta page or WAL header would read as damage forever.
+		defer func() {
+			if err != nil {
+				db.emptyFiles()
+			}
+		}()
+	}
 	if err != nil {
 		return err
 	}
@@ -188,9 +197,10 @@ func (db *DB) onDurable(lastLSN uint64) {
 
 // Close waits for open transactions to end, checkpoints, and closes the files. It must not be
 // called from inside a transaction of this DB (it would wait for itself). A failed database
-// (ErrFailed) is closed without a checkpoint and without an error: the failure was returned to
-// the commits it hit, and reopening recovers every acknowledged commit. Later calls return
-// ErrClosed.
+// (ErrFailed) is closed without a checkpoint, and Close returns the failure (an error wrapping
+// ErrFailed and its cause): it may have come from a checkpoint no caller waited for, in the
+// background or in this Close. The files are closed in every case, and reopening recovers every
+// acknowledged commit. Later calls return ErrClosed.
 func (db *DB) Close() error {
 	if !db.closed.CompareAndSwap(false, true) {
 		return ErrClosed
@@ -204,9 +214,12 @@ func (db *DB) Close() error {
 	defer db.checkpointMu.Unlock()
 	db.writer.Lock()
 	defer db.writer.Unlock()
-	err := db.checkpointLocked(context.Background())
-	if errors.Is(err, ErrFailed) {
-		err = nil // the failure was reported to the commits it hit; reopen recovers.
+	err := db.failed() // no checkpoint on a failed database
+	if err == nil {
+		err = db.checkpointLocked(context.Background())
+	}
+	if err != nil {
+		err = fmt.Errorf("cairn: close: %w", err)
 	}
 	if cerr := db.committer.Close(); err == nil && cerr != nil && db.failed() == nil {
 		err = cerr
@@ -215,6 +228,16 @@ func (db *DB) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// emptyFiles truncates the page file and the WAL to size 0 and syncs them, as far as it can: an
+// Open that was creating the database failed.
+func (db *DB) emptyFiles() {
+	for _, f := range []vfs.File{db.walFile, db.pageFile} {
+		if f != nil && f.Truncate(0) == nil {
+			_ = f.Sync()
+		}
+	}
 }
 
 func (db *DB) closeFiles() error {

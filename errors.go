@@ -50,7 +50,7 @@ var (
 	ErrCorrupt = errs.ErrCorrupt
 	// ErrFailed marks a database whose write or fdatasync failed: the commit in flight and every
 	// later write fail until the database is closed and reopened (which recovers every
-	// acknowledged commit). Read transactions keep working.
+	// acknowledged commit). Read transactions keep working. Close returns the failure too.
 	ErrFailed = errs.ErrFailed
 )
 

@@ -5,6 +5,7 @@ package pager
 // no commit or checkpoint changes the pager's state meanwhile; readers may run.
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cairndb/cairn/internal/errs"
@@ -66,7 +67,8 @@ func (p *Pager) verifyExtent(id uint64, data []byte) error {
 
 // MetaCheck is what CheckMeta found in the meta pages of the file.
 type MetaCheck struct {
-	// Problems are inconsistencies; each wraps errs.ErrCorrupt.
+	// Problems are inconsistencies, each wrapping errs.ErrCorrupt, and errors reading the file,
+	// which wrap the read error instead (a page that could not be read is not known to be damaged).
 	Problems []error
 	// OtherDamaged, if not nil, says why the meta page that is not the current one fails its
 	// checks, where that is the state Open accepted (see cairn's damaged-meta rule) and no
@@ -87,10 +89,18 @@ func (p *Pager) CheckMeta() MetaCheck {
 	bad := func(format string, a ...any) {
 		r.Problems = append(r.Problems, fmt.Errorf("pager: %s: %w", fmt.Sprintf(format, a...), errs.ErrCorrupt))
 	}
+	readFailed := func(err error) bool {
+		if err == nil || errors.Is(err, errs.ErrCorrupt) {
+			return false
+		}
+		r.Problems = append(r.Problems, fmt.Errorf("pager: check meta pages: %w", err))
+		return true
+	}
 	d := p.Durable()
 	ps := uint64(d.PageSize)
 	cur, curErr := p.readMetaSlot(d.Seq % MetaPages)
 	switch {
+	case readFailed(curErr):
 	case curErr != nil:
 		bad("current meta page (slot %d, seq %d): %v", d.Seq%MetaPages, d.Seq, curErr)
 	case cur != d:
@@ -98,6 +108,7 @@ func (p *Pager) CheckMeta() MetaCheck {
 	}
 	other, err := p.readMetaSlot((d.Seq + 1) % MetaPages)
 	switch {
+	case readFailed(err):
 	case err != nil && p.openedOnDamage():
 		r.OtherDamaged = err
 	case err != nil:
@@ -113,7 +124,7 @@ func (p *Pager) CheckMeta() MetaCheck {
 	size, err := p.f.Size()
 	switch {
 	case err != nil:
-		bad("stat: %v", err)
+		r.Problems = append(r.Problems, fmt.Errorf("pager: check meta pages: stat: %w", err))
 	case uint64(size)/ps < d.PageCount:
 		bad("file of %d bytes is shorter than the %d pages of %d bytes the meta page counts", size, d.PageCount, ps)
 	default:

@@ -140,18 +140,20 @@ func (p *Pager) initialise(pageSize int) error {
 }
 
 // readMeta finds the newest valid meta page and reports whether the other one is damaged. Meta
-// page 0 gives the page size; if it is damaged, meta page 1 is looked for at every page size.
+// page 0 gives the page size; if it is damaged, meta page 1 is looked for at every page size. A
+// read error is returned as it is: a page that could not be read is not known to be damaged, and
+// it may be the newest one.
 func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	buf := make([]byte, metaSize)
 	var best Meta
-	var firstErr error
+	var firstErr, readErr error
 	found := false
 	try := func(off int64, wantSize uint32) {
-		if off+metaSize > size {
+		if off+metaSize > size || readErr != nil {
 			return
 		}
 		if _, err := f.ReadAt(buf, off); err != nil {
-			firstErr = cmpErr(firstErr, fmt.Errorf("pager: read meta page: %w", err))
+			readErr = fmt.Errorf("pager: read meta page at offset %d: %w", off, ioErr(err))
 			return
 		}
 		m, err := decodeMeta(buf)
@@ -173,6 +175,9 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 		for ps := MinPageSize; ps <= MaxPageSize; ps *= 2 {
 			try(int64(ps), uint32(ps))
 		}
+	}
+	if readErr != nil {
+		return Meta{}, false, readErr
 	}
 	if !found && firstErr == nil {
 		firstErr = fmt.Errorf("pager: file of %d bytes is too small to be a cairn database: %w", size, errs.ErrCorrupt)
