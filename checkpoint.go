@@ -103,11 +103,15 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 
 // checkpointDue reports whether a background checkpoint should run: the WAL passed
 // CheckpointBytes, or the pages changed since the last checkpoint (held in memory) passed half of
-// CacheBytes. Two atomic loads: it runs after every commit.
+// CacheBytes (and minDirtyCheckpoint, so that a tiny cache does not checkpoint every commit). Two
+// atomic loads: it runs after every commit.
 func (db *DB) checkpointDue(walBytes int64) bool {
 	return walBytes > db.opts.CheckpointBytes ||
-		db.opts.CacheBytes > 0 && db.pager.DirtyBytes() > db.opts.CacheBytes/2
+		db.opts.CacheBytes > 0 && db.pager.DirtyBytes() > max(db.opts.CacheBytes/2, minDirtyCheckpoint)
 }
+
+// minDirtyCheckpoint is the least dirty-page memory that starts a checkpoint.
+const minDirtyCheckpoint = 4 << 20
 
 func (db *DB) wakeCheckpoint() {
 	select {

@@ -27,7 +27,8 @@ type Options struct {
 	// CacheBytes caps the memory of the page cache (default 256 MiB; negative: no cap). Clean
 	// pages past it are evicted (CLOCK) and read back on use. Pages changed since the last
 	// checkpoint stay in memory until it writes them, so a background checkpoint also starts when
-	// they pass half of CacheBytes: memory stays bounded under a sustained write load.
+	// they pass half of CacheBytes (at least 4 MiB): memory stays bounded under a sustained write
+	// load.
 	CacheBytes int64
 	// CheckpointBytes starts a background checkpoint when the WAL holds this many bytes (default
 	// 64 MiB).

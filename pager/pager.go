@@ -46,7 +46,7 @@ type Pager struct {
 	dirty    map[uint64]dirtyExtent // live extents not yet written, by first page id
 	// dirtyPages counts the pages of dirty; read without mu by DirtyBytes.
 	dirtyPages atomic.Int64
-	durable  Meta                   // the newest durable meta page
+	durable    Meta // the newest durable meta page
 	// metaDamaged is set when Open found a meta page that failed its checks.
 	metaDamaged bool
 	stats       Stats
