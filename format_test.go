@@ -1,7 +1,8 @@
 package cairn
 
 // Golden-file tests of the on-disk format (docs/FORMAT.md). testdata/golden/v2.db and
-// v2.db-wal were written by this file with -update-golden; a build that cannot read them, or
+// v2.db-wal were written by this file with -update-golden while version 2 was current (frozen
+// since version 3; see format_v3_test.go for the version 3 files); a build that cannot read them, or
 // reads different contents, has changed the format. A deliberate format change bumps the format
 // version, docs/FORMAT.md and the golden files in the same commit:
 //
@@ -27,7 +28,7 @@ import (
 )
 
 var updateGolden = flag.Bool("update-golden", false,
-	"regenerate testdata/golden/v2.db and v2.db-wal (only for a format change: see docs/FORMAT.md)")
+	"regenerate testdata/golden/v3.db and v3.db-wal (only for a format change: see docs/FORMAT.md)")
 
 const (
 	goldenDB  = "testdata/golden/v2.db"
@@ -107,42 +108,6 @@ func goldenState(hist [][]goldenOp) (state map[string][]byte, deleted []string) 
 	return state, deleted
 }
 
-// writeGolden builds the golden files through the public API: the first goldenCheckpointed
-// transactions are checkpointed, the others stay in the WAL (the DB is abandoned, not closed).
-func writeGolden(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v2.db")
-	db, err := Open(path, nil)
-	require.NoError(t, err)
-	for i, ops := range goldenHistory() {
-		require.NoError(t, db.Update(func(tx *Tx) error {
-			for _, op := range ops {
-				if op.del {
-					if err := tx.Delete(op.key); err != nil {
-						return err
-					}
-				} else if err := tx.Put(op.key, op.value); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-		if i+1 == goldenCheckpointed {
-			require.NoError(t, db.Checkpoint(t.Context()))
-		}
-	}
-	meta := db.pager.Durable()
-	db.abandon()
-	// The pager extends the file in chunks of 1 MiB or more; bytes past the meta page's page
-	// count are not part of the format (FORMAT.md), so the golden file stops there.
-	require.NoError(t, os.Truncate(path, int64(meta.PageCount)*int64(meta.PageSize)))
-	require.NoError(t, os.MkdirAll(filepath.Dir(goldenDB), 0o755))
-	for src, dst := range map[string]string{path: goldenDB, path + "-wal": goldenWAL} {
-		b, err := os.ReadFile(src)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(dst, b, 0o644))
-	}
-}
-
 // copyGolden copies the golden files into a temporary directory and returns the database path.
 // Without withWAL the WAL is cut to its header, as a checkpoint leaves it.
 func copyGolden(t *testing.T, withWAL bool) string {
@@ -187,9 +152,8 @@ func requireContents(t *testing.T, db *DB, want map[string][]byte, deleted []str
 }
 
 func TestGoldenFormat(t *testing.T) {
-	if *updateGolden {
-		writeGolden(t)
-	}
+	// The version 2 files are frozen (no version 2 writer remains): -update-golden rewrites the
+	// version 3 files only (format_v3_test.go).
 	hist := goldenHistory()
 	t.Run("pages and WAL", func(t *testing.T) {
 		db, err := Open(copyGolden(t, true), nil)
