@@ -378,16 +378,27 @@ func tryDamaged(path string) (r damagedResult) {
 // readEverything scans every key and value and looks each key up.
 func readEverything(db *DB) error {
 	return db.View(func(tx *Tx) error {
-		var keys [][]byte
-		for k := range tx.Range(nil, nil) {
-			keys = append(keys, bytes.Clone(k))
-		}
-		if err := tx.Err(); err != nil {
+		spaces := []*Bucket{&tx.main}
+		err := tx.ForEachBucket(func(name []byte) error {
+			b, err := tx.Bucket(name)
+			spaces = append(spaces, b)
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		for _, k := range keys {
-			if _, err := tx.Get(k); err != nil {
+		for _, b := range spaces {
+			var keys [][]byte
+			for k := range b.Range(nil, nil) {
+				keys = append(keys, bytes.Clone(k))
+			}
+			if err := tx.Err(); err != nil {
 				return err
+			}
+			for _, k := range keys {
+				if _, err := b.Get(k); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -605,6 +616,13 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte{redoTxn, redoPut, 0, 0}) // an empty key
 	f.Add([]byte{redoTxn, redoPut, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{2})
+	bucketOp := func(redo []byte, op byte, name string) []byte {
+		redo, _, _ = appendOp(redo, op, []byte(name), nil)
+		return redo
+	}
+	f.Add(put(bucketOp(bucketOp(nil, redoCreateBucket, "b"), redoSelect, "b"), "k", "v"))
+	f.Add(bucketOp(put(bucketOp(put(bucketOp(bucketOp(nil, redoCreateBucket, "b"), redoSelect, "b"), "k", "v"), redoSelect, ""), "d", "v"), redoDeleteBucket, "b"))
+	f.Add(put(bucketOp(nil, redoSelect, "missing"), "k", "v"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		fs := vfs.NewMem()
 		db, err := Open("/d/db", &Options{fs: fs})
