@@ -177,7 +177,7 @@ func (c *checker) newest(root, catalog uint64) *ledger {
 func (c *checker) checkpoint(root, catalog uint64, latest *ledger) {
 	d := c.pg.Durable()
 	if d.PageCount > c.pg.PageCount() {
-		return // CheckMeta reported it; the counts below would be meaningless
+		return // CheckMeta reported it, or Compact shrank the file since: the counts would be meaningless
 	}
 	l := newLedger(c, "checkpoint", d.PageCount)
 	if d.Root == root && d.Catalog == catalog {

@@ -81,7 +81,11 @@ func (db *DB) dropping() bool {
 func (db *DB) compactTarget() uint64 {
 	reusable, pending, freelist := db.pager.Accounting()
 	count := db.pager.PageCount()
-	live := count - 2 - uint64(len(reusable)+len(pending)+len(freelist))
+	unused := uint64(len(reusable) + len(pending) + len(freelist))
+	if unused+2 > count {
+		return count // inconsistent counts (Check would say why): move nothing
+	}
+	live := count - 2 - unused
 	return 2 + live + live/8 + 64
 }
 

@@ -87,6 +87,7 @@ func TestCompactDuringLoad(t *testing.T) {
 		defer wg.Done()
 		for !stop.Load() {
 			requireCompacted(t, db, want)
+			require.NoError(t, db.Check(), "Check during Compact")
 		}
 	}()
 	var steps int

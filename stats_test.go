@@ -43,3 +43,25 @@ func TestStatsCounters(t *testing.T) {
 	require.NoError(t, nosync.Update(func(tx *Tx) error { return tx.Put([]byte("k"), nil) }))
 	require.Zero(t, nosync.Stats().Syncs)
 }
+
+// TestViewGetAllocatesNothing guards the read path's promise (issue 4): a View with a Get on a
+// cached tree allocates nothing, in the default key space; a bucket lookup allocates its handle.
+func TestViewGetAllocatesNothing(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for i := range 1000 {
+			if err := tx.Put(fmt.Appendf(nil, "k%04d", i), []byte("v")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	key := []byte("k0500")
+	allocs := testing.AllocsPerRun(1000, func() {
+		_ = db.View(func(tx *Tx) error {
+			_, err := tx.Get(key)
+			return err
+		})
+	})
+	require.Zero(t, allocs)
+}

@@ -130,7 +130,10 @@ func (p *Pager) CheckMeta() MetaCheck {
 	default:
 		r.FileHoldsCount = true
 	}
-	if n := p.pageCount.Load(); n < d.PageCount {
+	p.mu.Lock()
+	shrunk := p.shrunk
+	p.mu.Unlock()
+	if n := p.pageCount.Load(); n < d.PageCount && !shrunk {
 		bad("page count %d below the checkpoint's %d", n, d.PageCount)
 	}
 	return r

@@ -44,6 +44,7 @@ func (p *Pager) Checkpoint(root, catalog, lsn uint64) error {
 		return err
 	}
 	p.durable = m
+	p.shrunk = false
 	p.stats.Checkpoints++
 	for _, id := range written {
 		p.clearDirty(id)

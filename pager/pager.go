@@ -47,6 +47,9 @@ type Pager struct {
 	// dirtyPages counts the pages of dirty; read without mu by DirtyBytes.
 	dirtyPages atomic.Int64
 	durable    Meta // the newest durable meta page
+	// shrunk is set by Shrink and cleared by Checkpoint: the page count may be below the durable
+	// meta page's until the next checkpoint records it.
+	shrunk bool
 	// metaDamaged is set when Open found a meta page that failed its checks.
 	metaDamaged bool
 	stats       Stats
@@ -398,6 +401,7 @@ func (p *Pager) Shrink() uint64 {
 	}
 	p.free.ids = p.free.ids[n:] // ids are descending: the highest come first
 	p.pageCount.Store(count)
+	p.shrunk = p.shrunk || n > 0
 	return uint64(n)
 }
 
