@@ -277,20 +277,30 @@ func (tx *Tx) dropStep(freed []freedExtent) ([]freedExtent, bool, error) {
 	return freed, len(stack) > 0, tx.setDropStack(stack)
 }
 
+// bucketNamesSorted returns the names of the transaction's bucket handles in order (none, without
+// allocating, when it used no bucket), so that page layout does not depend on map order.
+func (tx *Tx) bucketNamesSorted() []string {
+	if len(tx.buckets) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(tx.buckets))
+}
+
 // commitTrees writes the transaction's changed trees (buckets, drop-stack progress, catalog,
 // default key space) for the commit at lsn and returns the version they make. Either every tree
 // is written and the pages they replace are freed, or nothing is: on error every page allocated
 // is returned.
 func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
 	v := &version{lsn: lsn, root: tx.base.root, catalog: tx.base.catalog}
-	var spilled []*btree.Tree
+	var spilledBuf [8]*btree.Tree
+	spilled := spilledBuf[:0]
 	abort := func(err error) (*version, error) {
 		for _, t := range spilled {
 			t.Abort()
 		}
 		return nil, err
 	}
-	for _, name := range slices.Sorted(maps.Keys(tx.buckets)) {
+	for _, name := range tx.bucketNamesSorted() {
 		b := tx.buckets[name]
 		if b.deleted || b.gen != tx.gen || !b.tree.Dirty() {
 			continue
@@ -316,21 +326,18 @@ func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
 			return abort(err)
 		}
 	}
-	for _, t := range []*btree.Tree{&tx.catalog, &tx.main.tree} {
-		if t == &tx.catalog && !tx.catalogOpen {
-			continue
-		}
-		root, err := t.Spill(lsn)
+	if tx.catalogOpen {
+		root, err := tx.catalog.Spill(lsn)
 		if err != nil {
 			return abort(err)
 		}
-		spilled = append(spilled, t)
-		if t == &tx.catalog {
-			v.catalog = root
-		} else {
-			v.root = root
-		}
+		spilled, v.catalog = append(spilled, &tx.catalog), root
 	}
+	root, err := tx.main.tree.Spill(lsn)
+	if err != nil {
+		return abort(err)
+	}
+	spilled, v.root = append(spilled, &tx.main.tree), root
 	for _, t := range spilled {
 		t.Finish(lsn)
 	}
