@@ -72,7 +72,10 @@ func (b *Bucket) Put(key, value []byte) error {
 		return ErrValueTooLarge
 	}
 	k, v := b.tx.logOp(b.name, redoPut, key, value)
-	return b.tree.Put(k, v)
+	if err := b.tree.Put(k, v); err != nil {
+		return b.tx.poison(fmt.Errorf("cairn: put: %w", err))
+	}
+	return nil
 }
 
 // Delete removes key; deleting a missing key is not an error. Errors as for Put.
@@ -83,10 +86,13 @@ func (b *Bucket) Delete(key []byte) error {
 	// One descent: the tree keeps nothing of key on delete, so the redo op is logged only if the
 	// key was there.
 	found, err := b.tree.Delete(key)
-	if found && err == nil {
+	if err != nil {
+		return b.tx.poison(fmt.Errorf("cairn: delete: %w", err))
+	}
+	if found {
 		b.tx.logOp(b.name, redoDelete, key, nil)
 	}
-	return err
+	return nil
 }
 
 func (b *Bucket) checkWrite(key []byte) error {

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -106,4 +107,37 @@ func TestCrashAfterPreflushLosesNothing(t *testing.T) {
 		require.NoError(t, db.check())
 		require.NoError(t, db.Close())
 	}
+}
+
+// TestFailedWriteRefusesCommit: a Put whose page read fails leaves the WAL record and the tree
+// apart, so the transaction must not commit; the database goes on.
+func TestFailedWriteRefusesCommit(t *testing.T) {
+	fs := vfs.NewErrFS(vfs.NewMem())
+	db, err := Open("/d/db", &Options{fs: fs})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for i := range 2000 {
+			if err := tx.Put(fmt.Appendf(nil, "k%05d", i), make([]byte, 100)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open("/d/db", &Options{fs: fs}) // an empty cache: the Put below reads pages
+	require.NoError(t, err)
+	defer db.Close()
+	fs.Inject(vfs.Rule{Op: vfs.OpRead, Path: "/d/db", Err: errors.New("injected read error")})
+	tx, err := db.Begin(true)
+	require.NoError(t, err)
+	err = tx.Put([]byte("k01000"), []byte("x"))
+	require.ErrorContains(t, err, "injected read error")
+	require.ErrorContains(t, tx.Commit(), "commit refused")
+	fs.Clear()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		v, err := tx.Get([]byte("k01000"))
+		require.NoError(t, err)
+		require.Len(t, v, 100)
+		return nil
+	}))
 }

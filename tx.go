@@ -185,7 +185,8 @@ func (tx *Tx) Delete(key []byte) error { return tx.main.Delete(key) }
 // Commit ends a read-write transaction, writing its changes. It returns once they are durable
 // (SyncFull) and visible to new read transactions. On error nothing of the transaction is
 // visible: ErrTxTooLarge (more than MaxTxSize bytes of changes), or an error wrapping ErrFailed
-// when the database failed (see ErrFailed). Committing a read-only transaction ends it like
+// when the database failed (see ErrFailed), or the error of an earlier Put, Delete or iterator
+// of the transaction (Err), which rolls it back. Committing a read-only transaction ends it like
 // Rollback.
 func (tx *Tx) Commit() error {
 	switch {
@@ -196,6 +197,10 @@ func (tx *Tx) Commit() error {
 	}
 	if !tx.writable {
 		return tx.Rollback()
+	}
+	if tx.err != nil {
+		tx.end()
+		return fmt.Errorf("cairn: commit refused, the transaction failed earlier: %w", tx.err)
 	}
 	tx.closed = true
 	db := tx.db
@@ -268,6 +273,13 @@ func (tx *Tx) Range(start, end []byte) iter.Seq2[[]byte, []byte] { return tx.mai
 // Prefix returns an iterator over the keys of the default key space that start with prefix, as
 // Bucket.Prefix.
 func (tx *Tx) Prefix(prefix []byte) iter.Seq2[[]byte, []byte] { return tx.main.Prefix(prefix) }
+
+// poison records the error of a write that may have left the transaction's trees and its WAL
+// record apart (a page read failed halfway): Commit refuses such a transaction.
+func (tx *Tx) poison(err error) error {
+	tx.setErr(err)
+	return err
+}
 
 func (tx *Tx) setErr(err error) {
 	if tx.err == nil {
