@@ -63,12 +63,31 @@ func TestBucketModel(t *testing.T) {
 			m.open()
 		case r < 10:
 			require.NoError(t, m.db.Checkpoint(context.Background()))
+		case r < 12:
+			m.compact()
 		default:
 			m.writeTx()
 		}
 	}
 	m.checkAll()
 	require.NoError(t, m.db.Close())
+}
+
+// compact runs Compact and, at a random step, takes a crash clone (power loss in the middle of
+// the compaction) and goes on from it.
+func (m *bucketModel) compact() {
+	var clone *vfs.MemFS
+	_, err := m.db.Compact(context.Background(), func(CompactStats) {
+		if clone == nil && m.rng.IntN(3) == 0 {
+			clone = m.fs.CrashClone(vfs.CrashOptions{Rand: m.rng, KeepProb: 0.5, Garble: true})
+		}
+	})
+	require.NoError(m.t, err)
+	if clone != nil {
+		m.db.abandon()
+		m.fs, m.opts.fs = clone, clone
+		m.open()
+	}
 }
 
 func (m *bucketModel) open() {
