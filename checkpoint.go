@@ -18,6 +18,9 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if db.opts.ReadOnly {
+		return ErrReadOnly
+	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
 	// Pre-flush until little is left, so the part writers wait for stays short.

@@ -74,7 +74,8 @@ type DB struct {
 
 // Open opens the database at path, creating it (and path+"-wal") with mode 0600 if it does not
 // exist. It takes an exclusive lock: a second Open of the same path, from this or another process,
-// returns an error wrapping ErrLocked. Opening replays the WAL written since the last checkpoint;
+// returns an error wrapping ErrLocked (with Options.ReadOnly: a shared lock that excludes only
+// writers). Opening replays the WAL written since the last checkpoint;
 // a damaged database or WAL file gives an error wrapping ErrCorrupt (nothing is repaired
 // silently). opts may be nil for the defaults.
 func Open(path string, opts *Options) (*DB, error) {
@@ -84,12 +85,18 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	db := &DB{path: path, opts: o, readers: txn.NewRegistry[Tx](),
 		checkpointWake: make(chan struct{}, 1), stop: make(chan struct{})}
-	if err := db.open(); err != nil {
+	open := db.open
+	if o.ReadOnly {
+		open = db.openReadOnly
+	}
+	if err := open(); err != nil {
 		db.closeFiles()
 		return nil, fmt.Errorf("cairn: open %s: %w", path, err)
 	}
-	db.loopDone.Add(1)
-	go db.checkpointLoop()
+	if !o.ReadOnly {
+		db.loopDone.Add(1)
+		go db.checkpointLoop()
+	}
 	return db, nil
 }
 
@@ -214,6 +221,9 @@ func (db *DB) Close() error {
 	defer db.checkpointMu.Unlock()
 	db.writer.Lock()
 	defer db.writer.Unlock()
+	if db.opts.ReadOnly {
+		return db.closeFiles()
+	}
 	err := db.failed() // no checkpoint on a failed database
 	if err == nil {
 		err = db.checkpointLocked(context.Background())
@@ -264,6 +274,9 @@ func (db *DB) fail(err error) error {
 func (db *DB) failed() error {
 	if p := db.failure.Load(); p != nil {
 		return *p
+	}
+	if db.committer == nil {
+		return nil // read-only
 	}
 	if err := db.committer.Err(); err != nil {
 		return err

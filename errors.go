@@ -32,6 +32,9 @@ var (
 	// ErrTxTooLarge is returned by Commit when the transaction's changes exceed MaxTxSize bytes;
 	// the transaction is rolled back and the database goes on.
 	ErrTxTooLarge = errors.New("cairn: transaction too large")
+	// ErrReadOnly is returned by write transactions, Checkpoint and Compact on a database opened
+	// with Options.ReadOnly.
+	ErrReadOnly = errors.New("cairn: database is open read-only")
 	// ErrBucketNotFound is returned by Tx.Bucket and DeleteBucket for a bucket that does not
 	// exist, and by the methods of a Bucket that was deleted.
 	ErrBucketNotFound = errors.New("cairn: bucket not found")

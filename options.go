@@ -35,6 +35,12 @@ type Options struct {
 	CheckpointBytes int64
 	// Sync is the durability mode (default SyncFull).
 	Sync SyncMode
+	// ReadOnly opens an existing database without write access: both files are opened read-only
+	// under a shared lock (any number of read-only opens; Open with write access gets ErrLocked,
+	// and the reverse), nothing is written to them, and the WAL's records are replayed into
+	// memory only. Write transactions, Checkpoint and Compact return ErrReadOnly. A missing or
+	// empty database file is an error wrapping fs.ErrNotExist.
+	ReadOnly bool
 
 	// fs replaces the file system in tests (crash simulation, error injection).
 	fs vfs.FS

@@ -105,8 +105,10 @@ func (db *DB) Stats() Stats {
 	if s.Batches > 0 {
 		s.MeanBatch = float64(s.Commits) / float64(s.Batches)
 	}
-	sync := db.committer.SyncStats()
-	s.Syncs, s.SyncTime, s.SyncHistogram = sync.Syncs, sync.Total, sync.Histogram
+	if db.committer != nil {
+		sync := db.committer.SyncStats()
+		s.Syncs, s.SyncTime, s.SyncHistogram = sync.Syncs, sync.Total, sync.Histogram
+	}
 	published := db.published.Load().lsn
 	s.OldestReaderLSN = db.readers.Oldest(published)
 	if s.OldestReaderLSN < published {

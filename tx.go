@@ -51,7 +51,8 @@ var maxTxSize = MaxTxSize
 // Begin starts a transaction. Only one read-write transaction runs at a time: Begin(true) waits
 // for the current one to commit or roll back (so calling it while holding one on the same
 // goroutine deadlocks). Read-only transactions never wait. Errors: ErrClosed, and for writable
-// transactions an error wrapping ErrFailed after a failed write.
+// transactions ErrReadOnly on a database opened read-only, and an error wrapping ErrFailed after
+// a failed write.
 func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable {
 		return db.beginWrite()
@@ -97,6 +98,9 @@ func (db *DB) readerSet() pager.Readers {
 func (db *DB) beginWrite() (*Tx, error) {
 	if db.closed.Load() {
 		return nil, ErrClosed // do not queue behind Close's last checkpoint
+	}
+	if db.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	db.writer.Lock()
 	if db.closed.Load() {

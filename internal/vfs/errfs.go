@@ -181,6 +181,11 @@ func (e *ErrFS) Lock(name string) (io.Closer, error) {
 	return e.inner.Lock(name)
 }
 
+// LockShared passes through to the inner FS; it is never failed.
+func (e *ErrFS) LockShared(name string) (io.Closer, error) {
+	return e.inner.LockShared(name)
+}
+
 // errFile is a file opened through ErrFS.
 type errFile struct {
 	fs   *ErrFS

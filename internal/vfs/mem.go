@@ -29,7 +29,7 @@ type MemFS struct {
 	mu      sync.Mutex
 	names   map[string]*memNode // current directory entries
 	durable map[string]*memNode // entries as of the last SyncDir of their parent
-	locks   map[string]bool
+	locks   map[string]int // -1: held exclusively; n > 0: n shared holders
 }
 
 // memNode is one file (an inode): it may be reachable from names, durable, both or neither.
@@ -70,7 +70,7 @@ func NewMem() *MemFS {
 	return &MemFS{
 		names:   make(map[string]*memNode),
 		durable: make(map[string]*memNode),
-		locks:   make(map[string]bool),
+		locks:   make(map[string]int),
 	}
 }
 
@@ -158,13 +158,29 @@ func (m *MemFS) Lock(name string) (io.Closer, error) {
 	name = filepath.Clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.locks[name] {
+	if m.locks[name] != 0 {
 		return nil, ErrLocked
 	}
 	if _, ok := m.names[name]; !ok {
 		m.names[name] = &memNode{perm: 0o600}
 	}
-	m.locks[name] = true
+	m.locks[name] = -1
+	return &memLock{fs: m, name: name}, nil
+}
+
+// LockShared takes a shared lock on name, which must exist: it fails with ErrLocked while an
+// exclusive holder has not closed its lock.
+func (m *MemFS) LockShared(name string) (io.Closer, error) {
+	name = filepath.Clean(name)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.names[name]; !ok {
+		return nil, &os.PathError{Op: "lock", Path: name, Err: os.ErrNotExist}
+	}
+	if m.locks[name] < 0 {
+		return nil, ErrLocked
+	}
+	m.locks[name]++
 	return &memLock{fs: m, name: name}, nil
 }
 
@@ -182,7 +198,11 @@ func (l *memLock) Close() error {
 		return &os.PathError{Op: "unlock", Path: l.name, Err: os.ErrClosed}
 	}
 	l.released = true
-	delete(l.fs.locks, l.name)
+	if n := l.fs.locks[l.name]; n > 1 {
+		l.fs.locks[l.name] = n - 1
+	} else {
+		delete(l.fs.locks, l.name)
+	}
 	return nil
 }
 

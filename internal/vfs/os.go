@@ -42,7 +42,19 @@ func (osFS) Lock(name string) (io.Closer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	return flock(f, name, unix.LOCK_EX)
+}
+
+func (osFS) LockShared(name string) (io.Closer, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return flock(f, name, unix.LOCK_SH)
+}
+
+func flock(f *os.File, name string, how int) (io.Closer, error) {
+	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, ErrLocked

@@ -33,6 +33,10 @@ type FS interface {
 	// Lock takes an exclusive advisory lock on name (created if missing) without waiting.
 	// It returns ErrLocked if another holder has it. Close the returned io.Closer to release.
 	Lock(name string) (io.Closer, error)
+	// LockShared takes a shared advisory lock on name (which must exist) without waiting: any
+	// number of shared holders exclude an exclusive one. It returns ErrLocked while an exclusive
+	// holder has it.
+	LockShared(name string) (io.Closer, error)
 }
 
 // ErrLocked is returned by FS.Lock when another process (or another open handle) holds the lock.

@@ -1,0 +1,79 @@
+package cairn
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/cairndb/cairn/pager"
+	"github.com/cairndb/cairn/wal"
+)
+
+// Read-only open (Options.ReadOnly): both files are opened O_RDONLY under a shared lock and
+// nothing is ever written to them. The WAL records after the last checkpoint are replayed into
+// memory (wal.Scan, which validates them as Recover does, without truncating a torn tail), and the
+// version they make is the only one the database ever has. There is no committer: write
+// transactions, Checkpoint and Compact return ErrReadOnly; Close writes nothing.
+
+// openReadOnly is open for Options.ReadOnly.
+func (db *DB) openReadOnly() (err error) {
+	fsys := db.opts.fs
+	if db.lock, err = fsys.LockShared(db.path); err != nil {
+		if errors.Is(err, vfs.ErrLocked) {
+			return ErrLocked
+		}
+		return err
+	}
+	if db.pageFile, err = fsys.OpenFile(db.path, os.O_RDONLY, 0); err != nil {
+		return err
+	}
+	if size, err := db.pageFile.Size(); err != nil || size == 0 {
+		return errors.Join(err, fmt.Errorf("empty file: no database to open read-only: %w", fs.ErrNotExist))
+	}
+	pg, _, err := pager.Open(db.pageFile, pager.Options{CacheBytes: db.opts.CacheBytes, Validate: btree.Validate})
+	if err != nil {
+		return err
+	}
+	db.pager = pg
+	v, err := db.replayReadOnly(pg.Durable())
+	if err != nil {
+		return err
+	}
+	db.published.Store(v)
+	db.latest = v
+	return nil
+}
+
+// replayReadOnly replays the WAL, if there is one, into memory and returns the version it makes.
+func (db *DB) replayReadOnly(meta pager.Meta) (*version, error) {
+	tx := newWriteTx(db, &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN, dropping: true})
+	tx.replaying = true
+	last := meta.LSN
+	f, err := db.opts.fs.OpenFile(db.path+"-wal", os.O_RDONLY, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		db.walFile = f
+		size, err := f.Size()
+		if err != nil {
+			return nil, err
+		}
+		info, err := wal.Scan(f, size, meta.LSN, func(r wal.RecordInfo) error { return tx.replay(r.Payload) })
+		switch {
+		case err != nil:
+			return nil, err
+		case !info.Fresh && info.DBID != meta.DBID:
+			return nil, fmt.Errorf("wal: belongs to another database (id %#x, the page file's is %#x): %w", info.DBID, meta.DBID, ErrCorrupt)
+		}
+		last = max(last, info.Last)
+	}
+	if db.pager.MetaDamaged() && last == meta.LSN {
+		return nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d): %w", meta.LSN, ErrCorrupt)
+	}
+	return tx.commitTrees(last)
+}
