@@ -219,7 +219,7 @@ func (s *siteFS) SyncDir(dir string) (err error) {
 	return err
 }
 
-func (s *siteFS) Lock(name string) (io.Closer, error) { return s.inner.Lock(name) }
+func (s *siteFS) Lock(name string) (io.Closer, error)       { return s.inner.Lock(name) }
 func (s *siteFS) LockShared(name string) (io.Closer, error) { return s.inner.LockShared(name) }
 
 type siteFile struct {

@@ -29,7 +29,7 @@ type MemFS struct {
 	mu      sync.Mutex
 	names   map[string]*memNode // current directory entries
 	durable map[string]*memNode // entries as of the last SyncDir of their parent
-	locks   map[string]int // -1: held exclusively; n > 0: n shared holders
+	locks   map[string]int      // -1: held exclusively; n > 0: n shared holders
 }
 
 // memNode is one file (an inode): it may be reachable from names, durable, both or neither.
