@@ -27,6 +27,11 @@ type shell struct {
 	timer    bool          // .timer on: print the time each command took
 	tx       *cairn.Tx     // transaction opened by begin, nil if none
 	progress bool          // errOut is a terminal: draw progress bars
+	// bucket is the bucket the data commands work in (use), nil for the default key space.
+	bucket []byte
+	// savepoints are the savepoints of tx, oldest first; spSeq numbers the unnamed ones.
+	savepoints []namedSavepoint
+	spSeq      int
 }
 
 // command is one entry of the command table.
@@ -62,12 +67,20 @@ func init() {
 		{"first", "[PREFIX]", "print the first key (starting with PREFIX) and its value", 0, 1, cmdFirst, false},
 		{"last", "[PREFIX]", "print the last key (starting with PREFIX) and its value", 0, 1, cmdLast, false},
 		{"count", "[PREFIX]", "count keys (starting with PREFIX)", 0, 1, cmdCount, false},
+		{"buckets", "", "list the names of the buckets", 0, 0, cmdBuckets, false},
+		{"use", "[BUCKET|.]", "make the data commands work in BUCKET (none or .: the default key space)", 0, 1, cmdUse, false},
+		{"mkbucket", "NAME", "create an empty bucket", 1, 1, cmdMkbucket, true},
+		{"rmbucket", "NAME", "delete a bucket and every key in it", 1, 1, cmdRmbucket, true},
 		{"begin", "[ro]", "open a read-write (or read-only) transaction used by the next commands", 0, 1, cmdBegin, false},
 		{"commit", "", "commit the open transaction", 0, 0, cmdCommit, false},
-		{"rollback", "", "discard the open transaction", 0, 0, cmdRollback, false},
+		{"rollback", "[to NAME]", "discard the open transaction (or only its changes since savepoint NAME)", 0, 2, cmdRollback, false},
+		{"savepoint", "[NAME]", "mark a savepoint in the open transaction (without NAME: print its number)", 0, 1, cmdSavepoint, false},
+		{"release", "NAME", "forget savepoint NAME and the later ones, keeping their changes", 1, 1, cmdRelease, false},
 		{"stats", "", "print database statistics", 0, 0, cmdStats, false},
 		{"checkpoint", "", "copy the write-ahead log into the database file", 0, 0, cmdCheckpoint, true},
 		{"check", "", "verify the whole database (checksums, tree, free pages); list each problem", 0, 0, cmdCheck, false},
+		{"backup", "FILE", "write a consistent copy of the database to a new FILE", 1, 1, cmdBackup, false},
+		{"compact", "", "shrink the database file: move pages down, truncate the free end", 0, 0, cmdCompact, true},
 		{"import", "DIR|FILE.jsonl|FILE.csv", "store every file under DIR (key = relative path, value = contents), or the pairs of a JSON Lines or CSV file", 1, 1, cmdImport, true},
 		{"export", "DIR|FILE.jsonl [PREFIX]", "write every key (starting with PREFIX) as a file under DIR, or as JSON Lines", 1, 2, cmdExport, false},
 		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify, false},
@@ -156,8 +169,8 @@ func (sh *shell) warn(format string, args ...any) {
 
 // cmdGet prints the full value of a key.
 func cmdGet(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.view(func(tx *cairn.Tx) error {
-		v, err := tx.Get(args[0])
+	return sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
+		v, err := ks.Get(args[0])
 		if errors.Is(err, cairn.ErrNotFound) {
 			return fmt.Errorf("not found: %s", formatBytes(args[0]))
 		}
@@ -170,12 +183,12 @@ func cmdGet(sh *shell, _ context.Context, args [][]byte) error {
 
 // cmdPut stores a key and value in its own transaction.
 func cmdPut(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.update(func(tx *cairn.Tx) error { return tx.Put(args[0], args[1]) })
+	return sh.updateSpace(func(ks keySpace) error { return ks.Put(args[0], args[1]) })
 }
 
 // cmdDel deletes a key; a missing key is not an error.
 func cmdDel(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.update(func(tx *cairn.Tx) error { return tx.Delete(args[0]) })
+	return sh.updateSpace(func(ks keySpace) error { return ks.Delete(args[0]) })
 }
 
 // cmdScan lists the keys in [START, END) with their values.
@@ -187,20 +200,20 @@ func cmdScan(sh *shell, ctx context.Context, args [][]byte) error {
 	if len(args) > 1 {
 		end = args[1]
 	}
-	return sh.list(ctx, func(tx *cairn.Tx) iter.Seq2[[]byte, []byte] { return tx.Range(start, end) })
+	return sh.list(ctx, func(ks keySpace) iter.Seq2[[]byte, []byte] { return ks.Range(start, end) })
 }
 
 // cmdPrefix lists the keys starting with a prefix with their values.
 func cmdPrefix(sh *shell, ctx context.Context, args [][]byte) error {
-	return sh.list(ctx, func(tx *cairn.Tx) iter.Seq2[[]byte, []byte] { return tx.Prefix(args[0]) })
+	return sh.list(ctx, func(ks keySpace) iter.Seq2[[]byte, []byte] { return ks.Prefix(args[0]) })
 }
 
 // list prints the pairs of the sequence built by seq in the output mode, streaming them.
-func (sh *shell) list(ctx context.Context, seq func(*cairn.Tx) iter.Seq2[[]byte, []byte]) error {
-	return sh.view(func(tx *cairn.Tx) error {
+func (sh *shell) list(ctx context.Context, seq func(keySpace) iter.Seq2[[]byte, []byte]) error {
+	return sh.viewSpace(func(tx *cairn.Tx, ks keySpace) error {
 		p := newPairPrinter(sh.out, sh.mode)
 		defer p.end()
-		for k, v := range seq(tx) {
+		for k, v := range seq(ks) {
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
@@ -214,10 +227,10 @@ func (sh *shell) list(ctx context.Context, seq func(*cairn.Tx) iter.Seq2[[]byte,
 
 // cmdCount prints the number of keys, or of keys starting with a prefix.
 func cmdCount(sh *shell, ctx context.Context, args [][]byte) error {
-	return sh.view(func(tx *cairn.Tx) error {
-		seq := tx.Range(nil, nil)
+	return sh.viewSpace(func(tx *cairn.Tx, ks keySpace) error {
+		seq := ks.Range(nil, nil)
 		if len(args) > 0 {
-			seq = tx.Prefix(args[0])
+			seq = ks.Prefix(args[0])
 		}
 		n := 0
 		for range seq {

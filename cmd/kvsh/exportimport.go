@@ -169,10 +169,10 @@ func cmdExport(sh *shell, ctx context.Context, args [][]byte) error {
 			return err
 		}
 	}
-	return sh.view(func(tx *cairn.Tx) error {
+	return sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
 		var total int64
 		if sh.progress {
-			for range tx.Prefix(prefix) {
+			for range ks.Prefix(prefix) {
 				if total%4096 == 0 && ctx.Err() != nil {
 					return errInterrupted
 				}
@@ -182,9 +182,9 @@ func cmdExport(sh *shell, ctx context.Context, args [][]byte) error {
 		e := &exporter{sh: sh, ctx: ctx, start: time.Now(), prog: newProgress(sh, "export", "keys", total, true)}
 		var err error
 		if toJSONL {
-			err = e.toJSONL(tx, dest, prefix)
+			err = e.toJSONL(ks, dest, prefix)
 		} else {
-			err = e.toDir(tx, dest, prefix)
+			err = e.toDir(ks, dest, prefix)
 		}
 		e.prog.finish()
 		fmt.Fprintf(sh.out, "exported %d keys, %d bytes in %.2f s", e.keys, e.bytes, time.Since(e.start).Seconds())
@@ -225,13 +225,13 @@ type exporter struct {
 }
 
 // toJSONL writes the pairs as JSON Lines.
-func (e *exporter) toJSONL(tx *cairn.Tx, path string, prefix []byte) error {
+func (e *exporter) toJSONL(ks keySpace, path string, prefix []byte) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	for k, v := range tx.Prefix(prefix) {
+	for k, v := range ks.Prefix(prefix) {
 		if e.ctx.Err() != nil {
 			err = errInterrupted
 			break
@@ -259,8 +259,8 @@ func (e *exporter) toJSONL(tx *cairn.Tx, path string, prefix []byte) error {
 
 // toDir writes each pair as a file named by its key under dir. Keys that are not relative
 // slash-separated paths, or that clash with another key's directory, are skipped with a warning.
-func (e *exporter) toDir(tx *cairn.Tx, dir string, prefix []byte) error {
-	for k, v := range tx.Prefix(prefix) {
+func (e *exporter) toDir(ks keySpace, dir string, prefix []byte) error {
+	for k, v := range ks.Prefix(prefix) {
 		if e.ctx.Err() != nil {
 			return errInterrupted
 		}

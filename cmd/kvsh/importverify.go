@@ -239,9 +239,9 @@ func wrapWalkError(verb string, err error) error {
 
 // putBatch stores items in one read-write transaction.
 func (sh *shell) putBatch(items []fileItem) error {
-	return sh.update(func(tx *cairn.Tx) error {
+	return sh.updateSpace(func(ks keySpace) error {
 		for _, it := range items {
-			if err := tx.Put(it.key, it.data); err != nil {
+			if err := ks.Put(it.key, it.data); err != nil {
 				return fmt.Errorf("put %s: %w", formatBytes(it.key), err)
 			}
 		}
@@ -259,9 +259,9 @@ type verifier struct {
 
 // check compares items with the stored values in one read transaction.
 func (v *verifier) check(items []fileItem) error {
-	return v.sh.view(func(tx *cairn.Tx) error {
+	return v.sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
 		for _, it := range items {
-			got, err := tx.Get(it.key)
+			got, err := ks.Get(it.key)
 			switch {
 			case errors.Is(err, cairn.ErrNotFound):
 				v.missing++

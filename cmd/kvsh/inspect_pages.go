@@ -24,7 +24,7 @@ const (
 	classFreelist
 	classFree
 	classUnreadable
-	classUnaccounted // reached neither from the root nor from the free list
+	classUnaccounted // reached neither from the meta page's trees nor from its free list
 	numClasses
 )
 
@@ -35,34 +35,37 @@ var classNames = [numClasses]string{"meta", "branch", "leaf", "overflow", "free-
 type span struct {
 	id, pages uint64
 	class     pageClass
+	tree      int // index of the tree holding it in layout.trees, or noTree
 }
 
-// layout is the use of every page of the file, found from the current meta page: the tree from
-// its root, the free-list extent and the ids it lists.
+// noTree is the tree of the spans that belong to no tree: meta pages, the free list and the
+// pages it lists.
+const noTree = -1
+
+// layout is the use of every page of the file, found from the current meta page: the trees
+// (the default key space, the bucket catalog, the buckets it lists, the deleted buckets on its
+// drop stack), the free-list extent and the ids it lists.
 type layout struct {
-	spans    []span  // sorted by id once built
-	problems []error // damage met on the way (unreadable extents, tree invariants)
+	spans    []span     // sorted by id once built
+	trees    []treeName // the trees walked, in order
+	problems []error    // damage met on the way (unreadable extents, tree invariants)
 }
 
-// layout walks the tree and the free list of the current meta page. Ctrl-C stops it.
+// treeName names a tree of a layout.
+type treeName struct {
+	name   string
+	bucket bool // a bucket's tree
+}
+
+// layout walks the trees and the free list of the current meta page. Ctrl-C stops it.
 func (pf *pageFile) layout(ctx context.Context) (*layout, error) {
-	l := &layout{spans: []span{{0, 1, classMeta}, {1, 1, classMeta}}}
+	l := &layout{spans: []span{{0, 1, classMeta, noTree}, {1, 1, classMeta, noTree}}}
 	l.addFreelist(pf)
-	types := make(map[uint64]byte)
-	c := btree.Checker{PageSize: pf.pageSize(), Read: func(id uint64) ([]byte, error) {
-		if ctx.Err() != nil {
-			return nil, errInterrupted
-		}
-		b, err := pf.extent(id)
-		if err == nil {
-			types[id] = pager.Type(b)
-		}
-		return b, err
-	}}
-	c.Visit = func(id uint64, pages int) {
-		l.spans = append(l.spans, span{id, max(uint64(pages), 1), classOf(types[id], pages)})
+	w := &treeWalk{pf: pf, ctx: ctx, l: l, types: make(map[uint64]byte)}
+	w.walk(w.addTree("default", false), pf.meta.Root)
+	if pf.meta.Catalog != 0 {
+		w.catalog(pf.meta.Catalog)
 	}
-	l.problems = append(l.problems, c.Walk(pf.meta.Root)...)
 	if ctx.Err() != nil {
 		return nil, errInterrupted
 	}
@@ -79,12 +82,12 @@ func (l *layout) addFreelist(pf *pageFile) {
 	ids, err := pf.freelist()
 	if err != nil {
 		l.problems = append(l.problems, err)
-		l.spans = append(l.spans, span{m.FreelistID, 1, classUnreadable})
+		l.spans = append(l.spans, span{m.FreelistID, 1, classUnreadable, noTree})
 		return
 	}
-	l.spans = append(l.spans, span{m.FreelistID, m.FreelistPages, classFreelist})
+	l.spans = append(l.spans, span{m.FreelistID, m.FreelistPages, classFreelist, noTree})
 	for _, id := range ids {
-		l.spans = append(l.spans, span{id, 1, classFree})
+		l.spans = append(l.spans, span{id, 1, classFree, noTree})
 	}
 }
 
@@ -163,6 +166,7 @@ func cmdPages(sh *shell, ctx context.Context, _ [][]byte) error {
 		}
 		pf.printSummary(sh.out, l)
 		printUsage(sh.out, l, pf)
+		printTrees(sh.out, l, uint64(pf.meta.PageSize))
 		printProblems(sh.out, l.problems)
 		return nil
 	})

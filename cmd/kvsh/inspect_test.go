@@ -72,23 +72,23 @@ func TestInspectMeta(t *testing.T) {
 	}
 	// A new file: sequence 0 in slot 0, 1 in slot 1 (current), both empty.
 	want := regexp.MustCompile(`^meta page 0 \(offset 0\): valid
-  magic              "cairnDB\\x00"
-  version            3
-  page size          4096
-  database id        (0x[0-9a-f]{16})
-  sequence           0
-  LSN                0
-  root               0
-  page count         2
-  free list          none
-  catalog root \(72\)  0
-  checksum           0x[0-9a-f]{8} \(ok\)
+  magic         "cairnDB\\x00"
+  version       3
+  page size     4096
+  database id   (0x[0-9a-f]{16})
+  sequence      0
+  LSN           0
+  root          0
+  page count    2
+  free list     none
+  catalog root  0
+  checksum      0x[0-9a-f]{8} \(ok\)
 meta page 1 \(offset 4096\): valid, current
-  magic              "cairnDB\\x00"
-  version            3
-  page size          4096
-  database id        (0x[0-9a-f]{16})
-  sequence           1
+  magic         "cairnDB\\x00"
+  version       3
+  page size     4096
+  database id   (0x[0-9a-f]{16})
+  sequence      1
 (  .*\n)*$`)
 	m := want.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] != m[2] {
@@ -176,17 +176,38 @@ func TestInspectPages(t *testing.T) {
 // usageRows parses the type table of .pages: pages, bytes and extents (0 for "-") per type.
 func usageRows(t *testing.T, out string) map[string][3]uint64 {
 	t.Helper()
+	return tableRows(t, out, "type ", int(numClasses))
+}
+
+// treeRows parses the tree table of .pages: pages, bytes and extents per tree.
+func treeRows(t *testing.T, out string) map[string][3]uint64 {
+	t.Helper()
+	return tableRows(t, out, "tree ", -1)
+}
+
+// tableRows parses the .pages table whose header line starts with header: the rows "NAME
+// PAGES BYTES EXTENTS" up to the next line that is not one, by name. want is the number of rows
+// expected, -1 for any.
+func tableRows(t *testing.T, out, header string, want int) map[string][3]uint64 {
+	t.Helper()
+	i := strings.Index(out, "\n"+header)
+	if i < 0 {
+		t.Fatalf("no table %q in:\n%s", header, out)
+	}
 	rows := make(map[string][3]uint64)
-	re := regexp.MustCompile(`(?m)^([a-z-]+) +(\d+) +(\d+) +(\d+|-)$`)
-	for _, m := range re.FindAllStringSubmatch(out, -1) {
+	re := regexp.MustCompile(`^(\S.*?) +(\d+) +(\d+) +(\d+|-)\n`)
+	rest := out[i+1:]
+	rest = rest[strings.Index(rest, "\n")+1:]
+	for m := re.FindStringSubmatch(rest); m != nil; m = re.FindStringSubmatch(rest) {
+		rest = rest[len(m[0]):]
 		var row [3]uint64
 		for i := range row {
 			row[i], _ = strconv.ParseUint(m[i+2], 10, 64)
 		}
 		rows[m[1]] = row
 	}
-	if len(rows) != int(numClasses) {
-		t.Fatalf("type table has %d rows, want %d:\n%s", len(rows), numClasses, out)
+	if want >= 0 && len(rows) != want {
+		t.Fatalf("table %q has %d rows, want %d:\n%s", header, len(rows), want, out)
 	}
 	return rows
 }
@@ -347,6 +368,111 @@ records  1 after the checkpoint at LSN 4 (LSN 5..5)
 	}
 }
 
+// TestInspectWALBuckets checks that .wal decodes the bucket operations of real records.
+func TestInspectWALBuckets(t *testing.T) {
+	db := tempDB(t)
+	r := runKvsh(t, "", db, "-c", `mkbucket u; begin; use u; put k v; use; put a 1; use u; del k; commit; `+
+		`begin; rmbucket u; mkbucket "x\ty"; commit; .wal`)
+	want := `LSN 1  batch 1  offset 32  4 bytes
+  create bucket "u"
+LSN 2  batch 2  offset 64  22 bytes
+  select bucket "u"
+  put key=k, value 1 bytes
+  select the default key space
+  put key=a, value 1 bytes
+  select bucket "u"
+  delete key=k
+LSN 3  batch 3  offset 112  9 bytes
+  delete bucket "u"
+  create bucket "x\ty"
+`
+	if r.code != 0 || !strings.HasPrefix(r.stdout, want) || r.stderr != "warning: bucket u no longer exists: back to the default key space\n" {
+		t.Fatalf(".wal printed\n%s\nwant first\n%s\n(stderr %q)", r.stdout, want, r.stderr)
+	}
+}
+
+// TestInspectPagesBuckets checks that .pages accounts for every page of a database with buckets
+// and a deleted bucket whose pages are still on the drop stack at the checkpoint: the trees of
+// the buckets, the catalog and the deleted bucket's extents, and no page unaccounted.
+func TestInspectPagesBuckets(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	var sb strings.Builder
+	for i := range 600 { // 600 overflow values: more extents than one commit frees
+		fmt.Fprintf(&sb, "{\"key\":\"k%04d\",\"value\":\"%s\"}\n", i, strings.Repeat("v", 5000))
+	}
+	data := filepath.Join(dir, "data.jsonl")
+	writeFile(t, data, []byte(sb.String()))
+	r := runKvsh(t, "", db, "-c", `mkbucket users; mkbucket big; mkbucket empty; mkbucket "bin\x00"; use users; put a 1; `+
+		`put b `+strings.Repeat("x", 9000)+`; use big; import `+data+`; use; put d 1; checkpoint; rmbucket big; checkpoint; `+
+		`.pages; .meta; check`)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf(".pages: %+v", r)
+	}
+	rows, trees := usageRows(t, r.stdout), treeRows(t, r.stdout)
+	count := fieldInt(t, r.stdout, "meta page 1", "page count") // slot 1 holds the third checkpoint, current
+	var total uint64
+	for _, row := range rows {
+		total += row[0]
+	}
+	if total != count || rows["unaccounted"][0] != 0 || rows["unreadable"][0] != 0 || strings.Contains(r.stdout, "problem:") {
+		t.Fatalf("page count %d, the types add up to %d:\n%s", count, total, r.stdout)
+	}
+	want := map[string][2]uint64{"default": {1, 1}, "catalog": {1, 1}, "bucket empty": {0, 0}, "bucket users": {4, 2},
+		`bucket "bin\x00"`: {0, 0}}
+	for name, w := range want {
+		if got, ok := trees[name]; !ok || got[0] != w[0] || got[2] != w[1] {
+			t.Errorf("tree %s: %v, want %d pages in %d extents", name, got, w[0], w[1])
+		}
+	}
+	if d := trees["deleted buckets"]; d[0] < 300 || d[2] < 150 || len(trees) != 6 {
+		t.Errorf("trees %v", trees)
+	}
+	if fieldInt(t, r.stdout, "meta page 1", "catalog root") == 0 || !strings.HasSuffix(r.stdout, "\nok\n") {
+		t.Errorf(".meta and check:\n%s", r.stdout)
+	}
+	// Once later commits have freed the deleted bucket, its pages are free.
+	r = runKvsh(t, "", db, "-c", "put e 1; put f 1; put g 1; checkpoint; .pages")
+	if trees := treeRows(t, r.stdout); len(trees) != 5 || usageRows(t, r.stdout)["unaccounted"][0] != 0 {
+		t.Errorf("after the drop: %+v", r)
+	}
+}
+
+// TestInspectPagesBucketsDamaged damages the bucket catalog: a bad entry (resealed, so only its
+// meaning is wrong) is a problem and leaves the bucket's pages unaccounted; an unreadable catalog
+// page is one problem, and .pages goes on.
+func TestInspectPagesBucketsDamaged(t *testing.T) {
+	db := tempDB(t)
+	runKvsh(t, "", db, "-c", "mkbucket users; use users; put a 1; put b 2").expect(t, "", "", 0)
+	meta := runKvsh(t, "", db, "-c", ".meta").stdout
+	cur := "meta page 0"
+	if strings.Contains(meta, "meta page 1 (offset 4096): valid, current") {
+		cur = "meta page 1"
+	}
+	cat := fieldInt(t, meta, cur, "catalog root")
+	page := runKvsh(t, "", db, "-c", fmt.Sprintf(".page %d", cat)).stdout
+	m := regexp.MustCompile(`(?m)^  0  "\\x01users"  (".*") \(9 bytes\)$`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("catalog page:\n%s", page)
+	}
+	entry, _ := strconv.Unquote(m[1])
+	b, _ := os.ReadFile(db)
+	off := strings.Index(string(b[cat*4096:(cat+1)*4096]), entry)
+	writeFileAt(t, db, int64(cat)*4096+int64(off), []byte{7}) // the kind byte
+	reseal(t, db, cat)
+	r := runKvsh(t, "", db, "-c", ".pages")
+	want := fmt.Sprintf("problem: bucket catalog: page %d: bad entry \"\\x01users\" (9 bytes)\n", cat)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, want) || usageRows(t, r.stdout)["unaccounted"][0] != 1 || len(treeRows(t, r.stdout)) != 2 {
+		t.Fatalf(".pages with a bad catalog entry: %+v", r)
+	}
+	flipFileByte(t, db, int64(cat)*4096+100)
+	r = runKvsh(t, "", db, "-c", ".pages; count")
+	want = fmt.Sprintf("problem: pager: page %d: checksum mismatch: corrupt data\n0\n", cat)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, want) || usageRows(t, r.stdout)["unreadable"][0] != 1 {
+		t.Fatalf(".pages with an unreadable catalog: %+v", r)
+	}
+}
+
 // TestDescribeRedo checks the decoding of redo payloads, including op codes kvsh does not know
 // (newer formats) and damage.
 func TestDescribeRedo(t *testing.T) {
@@ -357,7 +483,11 @@ func TestDescribeRedo(t *testing.T) {
 	}{
 		{"put and delete", []byte{1, 1, 1, 'k', 2, 'v', 'w', 2, 2, 0, 0xff}, []string{"put key=k, value 2 bytes", `delete key="\x00\xff"`}},
 		{"empty value", []byte{1, 1, 1, 'k', 0}, []string{"put key=k, value 0 bytes"}},
-		{"unknown op after a put", []byte{1, 1, 1, 'k', 0, 5, 3, 'b', 'k', 't', 1}, []string{"put key=k, value 0 bytes", "op 0x05 (6 bytes)"}},
+		{"unknown op after a put", []byte{1, 1, 1, 'k', 0, 6, 3, 'b', 'k', 't', 1}, []string{"put key=k, value 0 bytes", "op 0x06 (6 bytes)"}},
+		{"bucket ops", []byte{1, 4, 1, 'u', 3, 1, 'u', 1, 1, 'k', 1, 'v', 3, 0, 2, 1, 'k', 5, 2, 0, 0xff},
+			[]string{`create bucket "u"`, `select bucket "u"`, "put key=k, value 1 bytes", "select the default key space", "delete key=k", `delete bucket "\x00\xff"`}},
+		{"long bucket name cut", append([]byte{1, 4, 70}, make([]byte, 70)...), []string{`create bucket "` + strings.Repeat(`\x00`, maxInspectField) + `" … (70 bytes)`}},
+		{"bucket name length past the end", []byte{1, 3, 5, 'u'}, []string{"op 0x03: bad key length (3 bytes left)"}},
 		{"unknown op first", []byte{1, 0x10, 0}, []string{"op 0x10 (2 bytes)"}},
 		{"long key cut", append([]byte{1, 2, 100}, make([]byte, 100)...), []string{`delete key="` + strings.Repeat(`\x00`, maxInspectField) + `" … (100 bytes)`}},
 		{"unknown record type", []byte{7, 1, 2}, []string{"record type 0x07 (3 bytes)"}},

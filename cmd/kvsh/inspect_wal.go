@@ -7,22 +7,30 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/cairndb/cairn/wal"
 )
 
 // The redo payload of a WAL record, as the root package writes it (redo.go, docs/FORMAT.md):
-// a record type byte, then operations, each an op byte, a uvarint key length and the key, and
-// for a put a uvarint value length and the value. The format is the root package's; kvsh keeps
-// its own copy of the codes to describe records, and shows an op it does not know (a newer
-// format) as "op 0xNN (N bytes)", N being the bytes from that op to the end of the record,
-// which it cannot decode further.
+// a record type byte, then operations, each an op byte, a uvarint length and the key (or bucket
+// name), and for a put a uvarint value length and the value. Puts and deletes apply to the key
+// space the last select chose (the default key space at the start of each record). The format
+// is the root package's; kvsh keeps its own copy of the codes to describe records, and shows an
+// op it does not know (a newer format) as "op 0xNN (N bytes)", N being the bytes from that op
+// to the end of the record, which it cannot decode further.
 const (
-	redoTxn    = 1
-	redoPut    = 1
-	redoDelete = 2
+	redoTxn          = 1
+	redoPut          = 1
+	redoDelete       = 2
+	redoSelect       = 3 // select the bucket named (empty: the default key space)
+	redoCreateBucket = 4
+	redoDeleteBucket = 5
 )
+
+// bucketOps names the operations on buckets, by op code.
+var bucketOps = map[byte]string{redoSelect: "select bucket", redoCreateBucket: "create bucket", redoDeleteBucket: "delete bucket"}
 
 // cmdWAL prints the records of the WAL file written since the last checkpoint, decoded.
 func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
@@ -112,14 +120,18 @@ func describeRedo(p []byte) []string {
 // the operation cannot be decoded).
 func describeOp(b []byte) (string, []byte) {
 	op := b[0]
-	if op != redoPut && op != redoDelete {
+	if op < redoPut || op > redoDeleteBucket {
 		return fmt.Sprintf("op 0x%02x (%d bytes)", op, len(b)), nil
 	}
 	key, rest, ok := lengthPrefixed(b[1:])
-	if !ok {
+	switch {
+	case !ok:
 		return fmt.Sprintf("op 0x%02x: bad key length (%d bytes left)", op, len(b)), nil
-	}
-	if op == redoDelete {
+	case op == redoSelect && len(key) == 0:
+		return "select the default key space", rest
+	case bucketOps[op] != "":
+		return bucketOps[op] + " " + quoteName(key), rest
+	case op == redoDelete:
 		return "delete key=" + formatCut(key, maxInspectField), rest
 	}
 	value, rest, ok := lengthPrefixed(rest)
@@ -137,4 +149,13 @@ func lengthPrefixed(b []byte) (field, rest []byte, ok bool) {
 	}
 	end := w + int(n)
 	return b[w:end], b[end:], true
+}
+
+// quoteName renders a bucket name of a WAL operation: Go-quoted, cut after maxInspectField
+// bytes and followed by its size if longer.
+func quoteName(name []byte) string {
+	if len(name) <= maxInspectField {
+		return strconv.Quote(string(name))
+	}
+	return fmt.Sprintf("%s … (%d bytes)", strconv.Quote(string(name[:maxInspectField])), len(name))
 }

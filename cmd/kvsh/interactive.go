@@ -217,8 +217,14 @@ func (sh *shell) complete(line string, pos int) (head string, items []string, ta
 		return head, completeFrom([]string{"ro"}, p.cur), tail
 	case (name == "import" || name == "verify" || name == "export") && len(p.words) == 1:
 		return head, completeFile(p.cur), tail
+	case (name == "use" || name == "rmbucket") && len(p.words) == 1:
+		return head, sh.completeBytes(p.cur, sh.bucketNames), tail
+	case name == "rollback" && len(p.words) == 1:
+		return head, completeFrom([]string{"to"}, p.cur), tail
+	case (name == "release" && len(p.words) == 1) || (name == "rollback" && len(p.words) == 2 && p.words[1] == "to"):
+		return head, completeFrom(sh.savepointNames(), p.cur), tail
 	case keyArgs[name] || name == "export":
-		return head, sh.completeKey(p.cur), tail
+		return head, sh.completeBytes(p.cur, sh.keysWithPrefix), tail
 	}
 	return head, nil, tail
 }
@@ -277,19 +283,12 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// completeKey offers the keys starting with the word being typed, read in a read transaction
-// (or the open one), at most maxCandidates of them. One match is completed with a trailing
-// space; several with a longer common prefix are completed to that prefix; otherwise liner
-// lists them on a second Tab.
-func (sh *shell) completeKey(cur string) []string {
-	prefix, ok := decodePartial(cur)
-	if !ok {
-		return nil
-	}
-	asHex := strings.HasPrefix(cur, "0x")
+// keysWithPrefix returns the keys of the key space in use that start with prefix, at most
+// maxCandidates, read in the open transaction or a read transaction of its own.
+func (sh *shell) keysWithPrefix(prefix []byte) [][]byte {
 	var keys [][]byte
-	err := sh.view(func(tx *cairn.Tx) error {
-		for k := range tx.Prefix(prefix) {
+	sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
+		for k := range ks.Prefix(prefix) {
 			keys = append(keys, bytes.Clone(k))
 			if len(keys) == maxCandidates {
 				break
@@ -297,7 +296,20 @@ func (sh *shell) completeKey(cur string) []string {
 		}
 		return nil
 	})
-	if err != nil || len(keys) == 0 {
+	return keys
+}
+
+// completeBytes offers the keys (or bucket names) that list returns for the word being typed.
+// One match is completed with a trailing space; several with a longer common prefix are
+// completed to that prefix; otherwise liner lists them on a second Tab.
+func (sh *shell) completeBytes(cur string, list func(prefix []byte) [][]byte) []string {
+	prefix, ok := decodePartial(cur)
+	if !ok {
+		return nil
+	}
+	asHex := strings.HasPrefix(cur, "0x")
+	keys := list(prefix)
+	if len(keys) == 0 {
 		return nil
 	}
 	if len(keys) == 1 {

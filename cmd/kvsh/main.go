@@ -17,9 +17,6 @@ import (
 // defaultPath is the database opened when no path argument is given.
 const defaultPath = "cairn.db"
 
-// prompt is printed before each line read from a terminal.
-const prompt = "kvsh> "
-
 // main runs kvsh and exits with its status.
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -12,7 +12,7 @@ import (
 // barEvery is the minimum time between two redraws of a progress bar on a terminal.
 const barEvery = 100 * time.Millisecond
 
-// progress reports a long operation (import, export, verify) on a terminal: it redraws one
+// progress reports a long operation (import, export, verify, backup, compact) on a terminal: it redraws one
 // line with a bar, the percentage, the count, the rate and the time left, erased at the end.
 // When stderr is not a terminal it prints nothing: a script's output holds only what the
 // commands print.
@@ -36,16 +36,36 @@ func newProgress(sh *shell, verb, unit string, total int64, byItems bool) *progr
 
 // update reports that items and bytes are done so far.
 func (p *progress) update(items, bytes int64) {
+	if now, ok := p.due(); ok {
+		p.draw(p.line(items, bytes, now))
+	}
+}
+
+// status shows a line of text of the caller's in place of a bar (for work whose total is not
+// known, like compact's passes).
+func (p *progress) status(text string) {
+	if _, ok := p.due(); ok {
+		p.draw(p.verb + " " + text)
+	}
+}
+
+// due reports whether a line should be drawn now: on a terminal, barEvery after the last one.
+func (p *progress) due() (time.Time, bool) {
 	if !p.sh.progress {
-		return
+		return time.Time{}, false
 	}
 	now := time.Now()
 	if now.Sub(p.last) < barEvery {
-		return
+		return now, false
 	}
 	p.last = now
+	return now, true
+}
+
+// draw replaces the progress line with line.
+func (p *progress) draw(line string) {
 	p.sh.out.Flush()
-	fmt.Fprint(p.sh.errOut, "\r"+p.line(items, bytes, now)+"\x1b[K")
+	fmt.Fprint(p.sh.errOut, "\r"+line+"\x1b[K")
 	p.drawn = true
 }
 

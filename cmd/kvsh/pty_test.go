@@ -279,3 +279,55 @@ func TestTerminalInterruptScan(t *testing.T) {
 		t.Fatalf("exit %d; screen %q", code, term.screen())
 	}
 }
+
+// TestTerminalBuckets checks the prompt shows the bucket in use (and the transaction), and that
+// Tab completes bucket names after use and rmbucket, and keys within the bucket in use.
+func TestTerminalBuckets(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	term := startTerminal(t, db, filepath.Join(dir, "history"))
+	term.expect("kvsh> ")
+	term.typ("mkbucket users; mkbucket uploads; mkbucket other; put apple default\r")
+	term.expect("kvsh> ")
+
+	// A unique bucket prefix completes; the prompt then shows the bucket.
+	term.typ("use us\t")
+	term.expect("use users ")
+	term.typ("\r")
+	term.expect("kvsh:users> ")
+	term.typ("put apple 1; put apricot 2\r")
+	term.expect("kvsh:users> ")
+	term.typ("get apr\t\r")
+	term.expect("2\r\n")
+	term.expect("kvsh:users> ")
+	term.typ("get appl\t\r")
+	term.expect("1\r\n")
+	term.expect("kvsh:users> ")
+
+	// Two buckets share the prefix: a second Tab lists them; more letters complete one.
+	term.typ("use u\t\t")
+	term.expect("uploads")
+	term.typ("p\t")
+	term.expect("use uploads ")
+	term.typ("\r")
+	term.expect("kvsh:uploads> ")
+
+	// In a transaction the prompt shows both; rmbucket completes bucket names too.
+	term.typ("begin\r")
+	term.expect("kvsh(tx):uploads> ")
+	term.typ("rmbucket ot\t")
+	term.expect("rmbucket other ")
+	term.typ("\r")
+	term.expect("kvsh(tx):uploads> ")
+	term.typ("rollback\r")
+	term.expect("kvsh:uploads> ")
+	term.typ("use\r")
+	term.expect("kvsh> ")
+	term.typ("get apple\r")
+	term.expect("default\r\n")
+	term.typ("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d; screen %q", code, term.screen())
+	}
+	runKvsh(t, "", db, "-c", "buckets").expect(t, "other\nuploads\nusers\n", "", 0)
+}

@@ -10,21 +10,22 @@ import (
 	"github.com/cairndb/cairn"
 )
 
-// The prompts of a terminal session: no transaction, a read-write one, a read-only one.
-const (
-	promptTx = "kvsh(tx)> "
-	promptRO = "kvsh(ro)> "
-)
-
-// prompt is the prompt that shows the open transaction, if any.
+// prompt is the prompt of a terminal session: "kvsh", then "(tx)" or "(ro)" while a read-write
+// or read-only transaction is open, then ":" and the bucket in use, if any: "kvsh> ",
+// "kvsh(tx)> ", "kvsh:users> ", "kvsh(ro):users> ".
 func (sh *shell) prompt() string {
+	p := "kvsh"
 	switch {
 	case sh.tx == nil:
-		return prompt
 	case sh.tx.Writable():
-		return promptTx
+		p += "(tx)"
+	default:
+		p += "(ro)"
 	}
-	return promptRO
+	if sh.bucket != nil {
+		p += ":" + shortName(sh.bucket)
+	}
+	return p + "> "
 }
 
 // mayRun refuses a write command under -readonly or inside a read-only transaction.
@@ -78,7 +79,7 @@ func cmdBegin(sh *shell, _ context.Context, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	sh.tx = tx
+	sh.tx, sh.savepoints, sh.spSeq = tx, nil, 0
 	return nil
 }
 
@@ -88,21 +89,29 @@ func cmdCommit(sh *shell, _ context.Context, _ [][]byte) error {
 		return errors.New("no open transaction (begin starts one)")
 	}
 	tx := sh.tx
-	sh.tx = nil
+	sh.tx, sh.savepoints = nil, nil
 	if err := tx.Commit(); err != nil {
+		sh.recheckBucket()
 		return fmt.Errorf("commit: %w (the transaction was rolled back)", err)
 	}
 	return nil
 }
 
-// cmdRollback discards the shell's transaction.
-func cmdRollback(sh *shell, _ context.Context, _ [][]byte) error {
-	if sh.tx == nil {
+// cmdRollback discards the shell's transaction, or with "to NAME" its changes since a savepoint.
+func cmdRollback(sh *shell, _ context.Context, args [][]byte) error {
+	switch {
+	case len(args) == 2 && string(args[0]) == "to":
+		return sh.rollbackTo(args[1])
+	case len(args) > 0:
+		return errors.New("usage: rollback [to NAME]")
+	case sh.tx == nil:
 		return errors.New("no open transaction (begin starts one)")
 	}
 	tx := sh.tx
-	sh.tx = nil
-	return tx.Rollback()
+	sh.tx, sh.savepoints = nil, nil
+	err := tx.Rollback()
+	sh.recheckBucket()
+	return err
 }
 
 // endTx rolls back a transaction left open when the session ends, saying so for a read-write
@@ -113,7 +122,7 @@ func (sh *shell) endTx() {
 	}
 	writable := sh.tx.Writable()
 	err := sh.tx.Rollback()
-	sh.tx = nil
+	sh.tx, sh.savepoints = nil, nil
 	if writable {
 		sh.warn("the open transaction was rolled back (commit saves changes)")
 	}
@@ -137,8 +146,8 @@ func prefixEnd(p []byte) []byte {
 
 // cmdFirst prints the first key (starting with a prefix) with its value.
 func cmdFirst(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.view(func(tx *cairn.Tx) error {
-		c := tx.Cursor()
+	return sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
+		c := ks.Cursor()
 		var k, v []byte
 		if len(args) == 0 {
 			k, v = c.First()
@@ -151,8 +160,8 @@ func cmdFirst(sh *shell, _ context.Context, args [][]byte) error {
 
 // cmdLast prints the last key (starting with a prefix) with its value.
 func cmdLast(sh *shell, _ context.Context, args [][]byte) error {
-	return sh.view(func(tx *cairn.Tx) error {
-		c := tx.Cursor()
+	return sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
+		c := ks.Cursor()
 		var end []byte
 		if len(args) > 0 {
 			end = prefixEnd(args[0])
@@ -177,6 +186,9 @@ func (sh *shell) printOne(c *cairn.Cursor, args [][]byte, k, v []byte) error {
 	if k == nil || (len(args) > 0 && !bytes.HasPrefix(k, args[0])) {
 		if len(args) > 0 {
 			return fmt.Errorf("no key starts with %s", formatBytes(args[0]))
+		}
+		if sh.bucket != nil {
+			return fmt.Errorf("bucket %s is empty", formatBytes(sh.bucket))
 		}
 		return errors.New("the database is empty")
 	}
