@@ -22,10 +22,11 @@ type CompactStats struct {
 // pages nearer its start and truncates the file after the last used page. Readers and writers go
 // on: Compact works in steps, each a short write transaction that rewrites at most
 // compactBudget (256) extents, with checkpoints between its passes. It first lets the pages of
-// deleted buckets be freed. progress, if not nil, is called after every step.
+// deleted buckets be freed and checkpoints, so that every freed page can be reused. progress, if
+// not nil, is called after every step. ctx is checked between steps.
 //
 // Pages that a read transaction still pins cannot be reused, so a long reader open during
-// Compact leaves the file larger. Compact runs at most three passes; the file is as small as
+// Compact leaves the file larger. Compact runs at most four passes; the file is as small as
 // the live pages plus about an eighth. A crash at any point loses nothing: every step is an
 // ordinary commit, and the file is cut only after a checkpoint has recorded the smaller size.
 // Errors: ctx's error between steps, ErrClosed, and those of Update and Checkpoint.
@@ -38,13 +39,23 @@ func (db *DB) Compact(ctx context.Context, progress func(CompactStats)) (Compact
 		}
 	}
 	for db.dropping() {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
 		if err := db.commitStep(nil); err != nil {
 			return st, err
 		}
+		report()
 	}
+	// The pages freed so far become reusable at a checkpoint: relocation needs them.
+	if err := db.shrink(ctx); err != nil {
+		return st, err
+	}
+	report()
 	for st.Passes < maxCompactPasses {
+		before := db.pager.PageCount()
 		above := db.compactTarget()
-		if above >= db.pager.PageCount() {
+		if above >= before {
 			break
 		}
 		st.Passes++
@@ -56,7 +67,7 @@ func (db *DB) Compact(ctx context.Context, progress func(CompactStats)) (Compact
 			return st, err
 		}
 		report()
-		if moved == 0 {
+		if moved == 0 && db.pager.PageCount() >= before {
 			break
 		}
 	}
@@ -65,7 +76,7 @@ func (db *DB) Compact(ctx context.Context, progress func(CompactStats)) (Compact
 }
 
 const (
-	maxCompactPasses = 3
+	maxCompactPasses = 4
 	compactBudget    = 256
 )
 

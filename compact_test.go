@@ -142,3 +142,17 @@ func TestCompactCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactAfterDeleteBucket: one Compact right after deleting a large bucket gives back
+// nearly all of its pages (its drop, the checkpoint that makes them reusable, the relocation).
+func TestCompactAfterDeleteBucket(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("keep"), []byte("me")) }))
+	fillBucket(t, db, "big", 20_000, 100)
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.DeleteBucket([]byte("big")) }))
+	st, err := db.Compact(context.Background(), nil)
+	require.NoError(t, err)
+	t.Logf("%+v", st)
+	require.LessOrEqual(t, st.PagesAfter, uint64(32), "pages left of %d", st.PagesBefore)
+	require.NoError(t, db.Check())
+}
