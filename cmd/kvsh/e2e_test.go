@@ -754,3 +754,27 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("check -bail: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestReadOnlyWritesNothing: -readonly opens with cairn's ReadOnly option: the files are left
+// byte for byte as they were (the WAL is not replayed into the file, nothing is checkpointed at
+// exit), while the commits only in the WAL are visible.
+func TestReadOnlyWritesNothing(t *testing.T) {
+	db := tempDB(t)
+	runKvsh(t, "", db, "-c", "put a 1; checkpoint; put b 2").expect(t, "", "", 0)
+	snapshot := func() string {
+		var all string
+		for _, p := range []string{db, db + "-wal"} {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all += string(b)
+		}
+		return all
+	}
+	before := snapshot()
+	runKvsh(t, "", "-readonly", db, "-c", "scan; check").expect(t, "a\t1\nb\t2\nok\n", "", 0)
+	if snapshot() != before {
+		t.Fatal("kvsh -readonly changed the database files")
+	}
+}

@@ -41,7 +41,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	db, err := cairn.Open(cfg.path, nil)
+	db, err := cairn.Open(cfg.path, &cairn.Options{ReadOnly: cfg.readonly})
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %s\n", describeOpenError(cfg.path, err))
 		return 1
@@ -79,7 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.commands, "c", "", "run `commands` (separated by ';') and exit")
 	fs.StringVar(&cfg.file, "f", "", "run the commands in `file` and exit")
 	fs.BoolVar(&cfg.bail, "bail", false, "stop at the first failing command")
-	fs.BoolVar(&cfg.readonly, "readonly", false, "refuse commands that change the database")
+	fs.BoolVar(&cfg.readonly, "readonly", false, "open the database read-only (shared lock, nothing written) and refuse commands that change it")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
 		fs.PrintDefaults()
@@ -130,7 +130,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func describeOpenError(path string, err error) string {
 	switch {
 	case errors.Is(err, cairn.ErrLocked):
-		return fmt.Sprintf("database %s is locked: another process has it open", path)
+		return fmt.Sprintf("database %s is locked: another process has it open (with -readonly: a writer has it)", path)
 	case errors.Is(err, cairn.ErrCorrupt):
 		return fmt.Sprintf("database %s is corrupt: %v", path, err)
 	}
