@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -95,8 +96,9 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 		{"page file replaced by text", func(t *testing.T, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("hello, this is not a database\n"), 0o600))
 		}},
-		{"WAL header garbled", func(t *testing.T, path string) {
+		{"WAL header garbled", func(t *testing.T, path string) { // both copies
 			garble(t, path+"-wal", 0, 8)
+			garble(t, path+"-wal", 512, 8)
 		}},
 		{"WAL record in the middle garbled", func(t *testing.T, path string) {
 			garble(t, path+"-wal", 2000, 16)
@@ -147,10 +149,15 @@ func TestDamagedNewestMetaPageIsNotSilentlyRolledBack(t *testing.T) {
 
 func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
 	path := fillDB(t, 3000)
-	st, err := os.Stat(path + "-wal")
+	f, err := os.Open(path + "-wal")
 	require.NoError(t, err)
-	require.NoError(t, os.Truncate(path+"-wal", st.Size()-5))
-	requireKeys(t, path, 2999) // the last record was torn: that commit was not acknowledged
+	st, err := f.Stat()
+	require.NoError(t, err)
+	info, err := wal.Scan(f, st.Size(), ^uint64(0), func(wal.RecordInfo) error { return nil })
+	require.NoError(t, err)
+	f.Close()
+	require.NoError(t, os.Truncate(path+"-wal", info.End-5)) // the log is preallocated: cut its last record
+	requireKeys(t, path, 2999)                               // the last record was torn: that commit was not acknowledged
 }
 
 func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {

@@ -143,6 +143,16 @@ func (db *DB) open() (err error) {
 	if err != nil {
 		return err
 	}
+	if w.NeedsReset() {
+		// A version 1 WAL cannot be appended to: make what it holds durable in the page file and
+		// start a version 2 log.
+		if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
+			return err
+		}
+		if err := w.Reset(); err != nil {
+			return err
+		}
+	}
 	db.published.Store(v)
 	db.latest = v
 	db.walBytes.Store(w.Size())

@@ -105,7 +105,7 @@ func TestMetaPageReadErrorThenCrash(t *testing.T) {
 	putN(t, db, 0, 200)
 	require.NoError(t, db.Checkpoint(context.Background())) // A
 	putN(t, db, 200, 400)
-	efs.Inject(vfs.Rule{Op: vfs.OpTruncate, Path: "-wal"}) // B: meta page durable, WAL reset fails
+	efs.Inject(vfs.Rule{Op: vfs.OpWrite, Path: "-wal"}) // B: meta page durable, WAL reset fails
 	require.ErrorIs(t, db.Checkpoint(context.Background()), ErrFailed)
 	b := db.pager.Durable()
 	require.ErrorIs(t, db.Close(), ErrFailed)

@@ -806,5 +806,5 @@ func TestFaultSitesCallerSite(t *testing.T) {
 		wheres = append(wheres, c.where)
 	}
 	require.True(t, slices.ContainsFunc(wheres, func(w string) bool { return strings.HasPrefix(w, "pager.(*Pager).initialise:") }), "%v", wheres)
-	require.True(t, slices.ContainsFunc(wheres, func(w string) bool { return strings.HasPrefix(w, "wal.Create:") }), "%v", wheres)
+	require.True(t, slices.ContainsFunc(wheres, func(w string) bool { return strings.HasPrefix(w, "wal.(*Writer).initialize:") }), "%v", wheres)
 }

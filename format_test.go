@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/cairndb/cairn/pager"
+	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -161,7 +162,8 @@ func TestGoldenFormat(t *testing.T) {
 		defer db.Close()
 		st := db.Stats()
 		require.Equal(t, 4096, st.PageSize)
-		require.Equal(t, uint64(goldenCheckpointed), st.CheckpointLSN)
+		// The WAL is version 1: Open replays it, checkpoints, and starts a version 2 log.
+		require.Equal(t, uint64(len(hist)), st.CheckpointLSN)
 		require.Equal(t, uint64(len(hist)), st.LSN, "WAL records replayed")
 		want, deleted := goldenState(hist)
 		requireContents(t, db, want, deleted)
@@ -232,7 +234,7 @@ func TestGoldenMetaPageBytes(t *testing.T) {
 	require.Equal(t, m.dbID, le.Uint64(w[16:24]), "WAL database id")
 	require.Equal(t, le.Uint32(w[24:28]), crc32.Checksum(w[0:24], castagnoliTable), "WAL header CRC32C")
 
-	db, err := Open(copyGolden(t, true), nil)
+	db, err := Open(copyGolden(t, false), nil) // with the WAL, Open would checkpoint (version 1 WAL)
 	require.NoError(t, err)
 	defer db.Close()
 	require.Equal(t, pager.Meta{
@@ -411,6 +413,7 @@ func TestGoldenDocExample(t *testing.T) {
 	require.Equal(t, make([]byte, 4096-len(leaf)), page[len(leaf):])
 
 	rec := docHex(t, "WAL record 1")
-	require.Len(t, w, 32+len(rec))
-	require.Equal(t, rec[4:], w[32+4:], "record bytes after the CRC (which depends on the database id)")
+	require.Len(t, w, wal.InitialSize, "the WAL is preallocated")
+	require.Equal(t, rec[4:], w[wal.HeaderSize+4:wal.HeaderSize+len(rec)], "record bytes after the CRC (which depends on the database id)")
+	require.Equal(t, make([]byte, wal.InitialSize-wal.HeaderSize-len(rec)), w[wal.HeaderSize+len(rec):], "zeros after it")
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -106,6 +107,15 @@ func writeGoldenV3(t *testing.T) {
 	meta := db.pager.Durable()
 	db.abandon()
 	require.NoError(t, os.Truncate(path, int64(meta.PageCount)*int64(meta.PageSize)))
+	// The WAL is preallocated with zeros: the golden file stops after its last record.
+	f, err := os.Open(path + "-wal")
+	require.NoError(t, err)
+	st, err := f.Stat()
+	require.NoError(t, err)
+	info, err := wal.Scan(f, st.Size(), meta.LSN, func(wal.RecordInfo) error { return nil })
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Truncate(path+"-wal", info.End))
 	for src, dst := range map[string]string{path: goldenV3DB, path + "-wal": goldenV3WAL} {
 		b, err := os.ReadFile(src)
 		require.NoError(t, err)

@@ -8,15 +8,23 @@ import (
 	"github.com/cairndb/cairn/internal/errs"
 )
 
-// HeaderSize is the size in bytes of the file header; the first record starts at this offset.
-const HeaderSize = 32
+// HeaderSize is the size in bytes of the header region of a version 2 file (two copies of the
+// header, in different sectors); the first record starts at this offset.
+const HeaderSize = 1024
 
 // MaxRecordSize is the largest payload, in bytes, that a record may carry.
 const MaxRecordSize = 1 << 30
 
 const (
 	magic         = "cairnWAL"
-	formatVersion = 1
+	formatVersion = 2
+	// formatVersion1 files (before preallocation and generations) are read: one header copy, the
+	// first record at headerSizeV1, records seeded as generation 0.
+	formatVersion1 = 1
+	headerSizeV1   = 32
+	headerCopySize = 32
+	// headerCopyB is the offset of the second header copy: another 512-byte sector.
+	headerCopyB   = 512
 	recHeaderSize = 24 // bytes before a record's payload
 	alignment     = 8  // records start at offsets that are multiples of this
 )
@@ -37,8 +45,13 @@ type recHeader struct {
 	batchFirst uint64
 }
 
-// crcSeed is the CRC32C initial value for the records of database dbID.
+// crcSeed is the CRC32C initial value for the records of database dbID in generation 0 (every
+// version 1 file).
 func crcSeed(dbID uint64) uint32 { return uint32(dbID) ^ uint32(dbID>>32) }
+
+// recordSeed is the CRC32C initial value for the records of database dbID written in generation
+// gen of the file: records of an earlier generation left in a recycled file never match it.
+func recordSeed(dbID uint64, gen uint32) uint32 { return crcSeed(dbID) ^ gen*0x9E3779B1 }
 
 // RecordSpan is the number of bytes in the file that a record with a payload of n bytes takes,
 // header and padding included.
@@ -49,31 +62,53 @@ func recordSpan(n int64) int64 {
 	return (recHeaderSize + n + alignment - 1) &^ (alignment - 1)
 }
 
-// encodeHeader returns the file header for dbID.
-func encodeHeader(dbID uint64) []byte {
-	b := make([]byte, HeaderSize)
+// encodeHeaderCopy returns one copy of the version 2 file header for dbID in generation gen.
+func encodeHeaderCopy(dbID uint64, gen uint32) []byte {
+	b := make([]byte, headerCopySize)
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], formatVersion)
+	binary.LittleEndian.PutUint32(b[12:], gen)
 	binary.LittleEndian.PutUint64(b[16:], dbID)
 	binary.LittleEndian.PutUint32(b[24:], crc32.Checksum(b[:24], castagnoli))
 	return b
 }
 
-// checkHeader validates the file header b (HeaderSize bytes) against dbID. Errors wrap
+// fileHeader is the decoded header of a WAL file.
+type fileHeader struct {
+	version uint32
+	gen     uint32
+	dbID    uint64
+	start   int64 // offset of the first record
+}
+
+func (h fileHeader) seed() uint32 { return recordSeed(h.dbID, h.gen) }
+
+// decodeHeaderCopy decodes and checks one header copy (magic, checksum, version). Errors wrap
 // errs.ErrCorrupt.
-func checkHeader(b []byte, dbID uint64) error {
+func decodeHeaderCopy(b []byte) (fileHeader, error) {
 	if string(b[:8]) != magic {
-		return fmt.Errorf("wal: header: bad magic %q: %w", b[:8], errs.ErrCorrupt)
+		return fileHeader{}, fmt.Errorf("wal: header: bad magic %q: %w", b[:8], errs.ErrCorrupt)
 	}
 	if got, want := binary.LittleEndian.Uint32(b[24:]), crc32.Checksum(b[:24], castagnoli); got != want {
-		return fmt.Errorf("wal: header: checksum %#08x, want %#08x: %w", got, want, errs.ErrCorrupt)
+		return fileHeader{}, fmt.Errorf("wal: header: checksum %#08x, want %#08x: %w", got, want, errs.ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != formatVersion {
-		return fmt.Errorf("wal: header: unsupported format version %d: %w", v, errs.ErrCorrupt)
+	h := fileHeader{version: binary.LittleEndian.Uint32(b[8:]), gen: binary.LittleEndian.Uint32(b[12:]),
+		dbID: binary.LittleEndian.Uint64(b[16:]), start: HeaderSize}
+	switch h.version {
+	case formatVersion:
+	case formatVersion1:
+		h.gen, h.start = 0, headerSizeV1
+	default:
+		return fileHeader{}, fmt.Errorf("wal: header: unsupported format version %d: %w", h.version, errs.ErrCorrupt)
 	}
-	if id := binary.LittleEndian.Uint64(b[16:]); id != dbID {
+	return h, nil
+}
+
+// checkDBID reports a header of another database. Errors wrap errs.ErrCorrupt.
+func (h fileHeader) checkDBID(dbID uint64) error {
+	if h.dbID != dbID {
 		return fmt.Errorf("wal: belongs to another database (id %#016x, want %#016x): %w",
-			id, dbID, errs.ErrCorrupt)
+			h.dbID, dbID, errs.ErrCorrupt)
 	}
 	return nil
 }

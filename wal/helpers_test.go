@@ -166,3 +166,13 @@ func (f *testFile) failSyncs(err error, entered, gate chan struct{}) {
 	defer f.mu.Unlock()
 	f.syncErr, f.entered, f.gate = err, entered, gate
 }
+
+// requireClean checks what truncating the file after recovery used to guarantee: beyond the
+// Writer's end, no record passes its check in the Writer's generation.
+func requireClean(t testing.TB, f vfs.File, w *Writer) {
+	t.Helper()
+	r := newReader(f, fileSize(t, f), w.seed)
+	end, err := r.dirtyEnd(w.Size(), 0)
+	require.NoError(t, err)
+	require.Equal(t, w.Size(), end, "a record of this generation lies beyond the end")
+}

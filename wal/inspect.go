@@ -1,7 +1,6 @@
 package wal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -24,9 +23,11 @@ type ScanInfo struct {
 	// Fresh is set when the file holds no WAL yet (size 0, or at most HeaderSize zero bytes):
 	// there is no header and no record, and the other fields are zero but Size.
 	Fresh bool
-	// Version and DBID are the format version and database id of the header.
-	Version uint32
-	DBID    uint64
+	// Version, DBID and Generation are the format version, database id and generation of the
+	// header (of its current copy, in version 2; generation 0 in version 1).
+	Version    uint32
+	DBID       uint64
+	Generation uint32
 	// Size is the file size in bytes.
 	Size int64
 	// End is the offset where the valid prefix of records ends (HeaderSize if it is empty).
@@ -58,24 +59,18 @@ func Scan(r io.ReaderAt, size int64, after uint64, fn func(RecordInfo) error) (S
 		info.Fresh = fresh
 		return info, err
 	}
-	if size >= HeaderSize {
-		b, err := rd.at(0, HeaderSize)
-		if err != nil {
-			return info, err
-		}
-		info.Version, info.DBID = binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint64(b[16:])
-	}
-	if err := rd.checkHeader(info.DBID); err != nil {
+	h, err := rd.readHeader()
+	if err != nil {
 		return info, err
 	}
-	rd.seed = crcSeed(info.DBID)
+	info.Version, info.DBID, info.Generation, info.End = h.version, h.dbID, h.gen, h.start
 	return info, rd.scan(&info, after, fn)
 }
 
 // scan walks the valid prefix from HeaderSize, as validPrefix does, calling fn for the records
 // newer than after, then checks that what follows the prefix is a torn tail.
 func (r *reader) scan(info *ScanInfo, after uint64, fn func(RecordInfo) error) error {
-	off := int64(HeaderSize)
+	off := r.start
 	for {
 		h, ok, err := r.valid(off)
 		if err != nil {

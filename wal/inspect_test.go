@@ -26,12 +26,12 @@ func TestScan(t *testing.T) {
 	f, _ := openFile(t)
 	batches := makeBatches(1, [][]int{{10, 20}, {0}, {30, 5, 6}})
 	all := flatten(batches)
-	writeWAL(t, f, batches)
+	end := writeWAL(t, f, batches).Size()
 	size := fileSize(t, f)
 	for _, after := range []uint64{0, 2, 6} {
 		got, info, err := scanAll(t, f, after)
 		require.NoError(t, err)
-		require.Equal(t, ScanInfo{Version: formatVersion, DBID: testDB, Size: size, End: size,
+		require.Equal(t, ScanInfo{Version: formatVersion, DBID: testDB, Generation: 1, Size: size, End: end,
 			Records: len(all), Skipped: int(after), First: 1, Last: uint64(len(all))}, info)
 		require.Len(t, got, len(all)-int(after))
 		offs := offsets(batches)
@@ -58,18 +58,18 @@ func TestScan(t *testing.T) {
 func TestScanTornTailAndDamage(t *testing.T) {
 	f, _ := openFile(t)
 	batches := makeBatches(1, [][]int{{10}, {20}, {30}})
-	writeWAL(t, f, batches)
+	end := writeWAL(t, f, batches).Size()
 	offs := offsets(batches)
 	size := fileSize(t, f)
 
 	// Garbage after the last record is a torn tail: no error, End marks the valid prefix.
-	_, err := f.WriteAt([]byte("torn write"), size)
+	_, err := f.WriteAt([]byte("torn write"), end)
 	require.NoError(t, err)
 	got, info, err := scanAll(t, f, 0)
 	require.NoError(t, err)
 	require.Len(t, got, 3)
-	require.Equal(t, size, info.End)
-	require.Equal(t, size+10, info.Size)
+	require.Equal(t, end, info.End)
+	require.Equal(t, size, info.Size)
 
 	// Damage to record 2 while batch 3 is intact: corruption, after passing record 1 on.
 	flipByte(t, f, offs[1]+recHeaderSize+3)
@@ -95,15 +95,17 @@ func TestScanHeader(t *testing.T) {
 	writeWAL(t, f, nil)
 	_, info, err = scanAll(t, f, 5)
 	require.NoError(t, err)
-	require.Equal(t, ScanInfo{Version: formatVersion, DBID: testDB, Size: HeaderSize, End: HeaderSize}, info)
+	require.Equal(t, ScanInfo{Version: formatVersion, DBID: testDB, Generation: 1, Size: InitialSize, End: HeaderSize}, info)
 
-	for _, off := range []int64{0, 8, 20} {
+	for _, off := range []int64{0, 8, 20} { // both copies of the header
 		flipByte(t, f, off)
+		flipByte(t, f, headerCopyB+off)
 		_, _, err := scanAll(t, f, 0)
 		require.True(t, errors.Is(err, errs.ErrCorrupt), "offset %d: %v", off, err)
 		flipByte(t, f, off)
+		flipByte(t, f, headerCopyB+off)
 	}
-	require.NoError(t, f.Truncate(HeaderSize-1))
+	require.NoError(t, f.Truncate(headerCopySize-1))
 	_, _, err = scanAll(t, f, 0)
 	require.True(t, errors.Is(err, errs.ErrCorrupt), "%v", err)
 }

@@ -17,6 +17,7 @@ type reader struct {
 	f      vfs.File
 	size   int64
 	seed   uint32
+	start  int64  // offset of the first record (set by readHeader)
 	buf    []byte // windowSize bytes of storage
 	win    []byte // the bytes of the file at winOff, a prefix of buf
 	winOff int64

@@ -60,7 +60,7 @@ func Recover(f vfs.File, dbID uint64, after uint64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("wal: size: %w", err)
 	}
-	r := newReader(f, size, crcSeed(dbID))
+	r := newReader(f, size, 0)
 	fresh, err := r.fresh()
 	if err != nil {
 		return nil, 0, err
@@ -68,7 +68,11 @@ func Recover(f vfs.File, dbID uint64, after uint64,
 	if fresh {
 		return recoverFresh(f, dbID, after)
 	}
-	if err := r.checkHeader(dbID); err != nil {
+	h, err := r.readHeader()
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := h.checkDBID(dbID); err != nil {
 		return nil, 0, err
 	}
 	end, last, err := r.validPrefix(after)
@@ -78,10 +82,10 @@ func Recover(f vfs.File, dbID uint64, after uint64,
 	if err := r.replay(end, after, apply); err != nil {
 		return nil, 0, err
 	}
-	return finish(f, dbID, end, last, after)
+	return finish(r, h, end, last, after)
 }
 
-// recoverFresh writes a new header to f and returns a Writer expecting LSN after+1.
+// recoverFresh writes a new file as Create does and returns a Writer expecting LSN after+1.
 func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 	w, err := Create(f, dbID)
 	if err != nil {
@@ -91,61 +95,90 @@ func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 	return w, after, nil
 }
 
-// finish truncates f after the valid prefix ending at end (whose last LSN is last, 0 if empty),
-// or to HeaderSize if no record is newer than after, Syncs it and returns the Writer.
-func finish(f vfs.File, dbID uint64, end int64, last, after uint64) (*Writer, uint64, error) {
+// finish prepares the file for appending after the valid prefix ending at end (whose last LSN is
+// last, 0 if empty) and returns the Writer. Records no newer than after are durable in the page
+// file: if the prefix holds only those, a new generation drops them. Otherwise the Writer appends
+// at end, and every record beyond end that would pass its check in this generation with a newer
+// LSN (an intact record of the torn last batch) is overwritten with zeros and synced first, so
+// that it can never be read as the continuation of records written later. A version 1 file is
+// recreated as version 2 if it holds nothing newer than after; otherwise it must be reset by the
+// caller before writing (NeedsReset).
+func finish(r *reader, h fileHeader, end int64, last, after uint64) (*Writer, uint64, error) {
+	w := &Writer{f: r.f, dbID: h.dbID, gen: h.gen, seed: h.seed(), size: end, allocated: r.size,
+		next: last + 1, known: true}
 	if last <= after {
-		end, last = HeaderSize, after
+		last, w.next = after, after+1
 	}
-	if err := f.Truncate(end); err != nil {
-		return nil, 0, fmt.Errorf("wal: recover: truncate: %w", err)
+	switch {
+	case h.version == formatVersion1 && last > after:
+		w.v1 = true
+		return w, last, nil
+	case h.version == formatVersion1:
+		if err := w.initialize(); err != nil {
+			return nil, 0, fmt.Errorf("wal: recover: %w", err)
+		}
+		return w, last, nil
+	case end > h.start && last == after:
+		if err := w.Reset(); err != nil {
+			return nil, 0, fmt.Errorf("wal: recover: %w", err)
+		}
+		return w, last, nil
 	}
-	if err := f.Sync(); err != nil {
-		return nil, 0, fmt.Errorf("wal: recover: sync: %w", err)
+	dirty, err := r.dirtyEnd(end, last)
+	if err != nil {
+		return nil, 0, err
 	}
-	w := &Writer{f: f, seed: crcSeed(dbID), size: end, next: last + 1, known: true}
+	if err := zeroRange(r.f, end, dirty); err != nil {
+		return nil, 0, fmt.Errorf("wal: recover: %w", err)
+	}
 	return w, last, nil
 }
 
-// fresh reports whether the file holds no WAL yet: it is empty, or it is at most HeaderSize bytes
-// that are all zero.
-func (r *reader) fresh() (bool, error) {
-	if r.size == 0 {
-		return true, nil
-	}
-	if r.size > HeaderSize {
-		return false, nil
-	}
-	b, err := r.at(0, int(r.size))
-	if err != nil {
-		return false, err
-	}
-	for _, c := range b {
-		if c != 0 {
-			return false, nil
+// dirtyEnd returns the end of the last record beyond from that passes its CRC check in this
+// generation with an LSN above last, or from if there is none.
+func (r *reader) dirtyEnd(from int64, last uint64) (int64, error) {
+	dirty := from
+	for off := from; off+recHeaderSize <= r.size; off += alignment {
+		h, err := r.header(off)
+		if err != nil {
+			return 0, err
+		}
+		if h.lsn <= last || h.batchFirst > h.lsn || !h.fits(off, r.size) {
+			continue
+		}
+		ok, err := r.crcMatches(off, h)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			dirty = max(dirty, off+h.span())
 		}
 	}
-	return true, nil
+	return dirty, nil
 }
 
-// checkHeader validates the file header against dbID.
-func (r *reader) checkHeader(dbID uint64) error {
-	if r.size < HeaderSize {
-		return fmt.Errorf("wal: header: file of %d bytes is shorter than the %d-byte header: %w",
-			r.size, HeaderSize, errs.ErrCorrupt)
+// zeroRange writes zeros over [from, to) of f and Syncs it (nothing if the range is empty).
+func zeroRange(f vfs.File, from, to int64) error {
+	if to <= from {
+		return nil
 	}
-	b, err := r.at(0, HeaderSize)
-	if err != nil {
-		return err
+	zeros := make([]byte, min(to-from, 1<<20))
+	for off := from; off < to; off += int64(len(zeros)) {
+		if _, err := f.WriteAt(zeros[:min(int64(len(zeros)), to-off)], off); err != nil {
+			return fmt.Errorf("zero the torn tail: %w", err)
+		}
 	}
-	return checkHeader(b, dbID)
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
 }
 
 // validPrefix walks the valid records from HeaderSize and returns the offset where they end and
 // the LSN of the last one (0 if there is none). If the prefix ends before the end of the file, it
 // checks that the damage is a torn tail.
 func (r *reader) validPrefix(after uint64) (end int64, last uint64, err error) {
-	off, have := int64(HeaderSize), false
+	off, have := r.start, false
 	for {
 		h, ok, err := r.valid(off)
 		if err != nil {
@@ -215,7 +248,7 @@ func laterBatch(h recHeader, off, from int64, expect uint64) bool {
 
 // replay calls apply for every record with LSN > after in the valid prefix [HeaderSize, end).
 func (r *reader) replay(end int64, after uint64, apply func(lsn uint64, payload []byte) error) error {
-	for off := int64(HeaderSize); off < end; {
+	for off := r.start; off < end; {
 		h, err := r.header(off)
 		if err != nil {
 			return err

@@ -15,9 +15,17 @@ const maxKeptBuffer = 8 << 20
 // Committer serializes it. After any failed call it is dead: every later call returns the same
 // error, so a failed fdatasync is never retried.
 type Writer struct {
-	f     vfs.File
-	seed  uint32
-	size  int64  // logical end of the log: HeaderSize + bytes of records written
+	f    vfs.File
+	dbID uint64
+	gen  uint32 // generation: +1 at each Reset; seeds the record CRCs
+	seed uint32
+	size int64 // logical end of the log: HeaderSize + bytes of records written
+	// allocated is the file size: bytes from size to allocated are zeros or records of an earlier
+	// generation, written over by later batches.
+	allocated int64
+	// v1 is set for a version 1 file replayed by Recover: it must be Reset (after a checkpoint)
+	// before a batch is written.
+	v1    bool
 	next  uint64 // LSN the next record must carry, if known
 	known bool   // next is known (false after Create until the first batch)
 	buf   []byte // encode buffer, reused across batches
@@ -32,21 +40,51 @@ type Writer struct {
 // power loss). Reset always syncs.
 func (w *Writer) SetSync(sync bool) { w.noSync = !sync }
 
-// Create makes f an empty WAL of database dbID: it truncates f to HeaderSize bytes, writes the
-// header and Syncs f. The first batch written may start at any LSN; later batches must continue
-// it. Creating the directory entry durably (FS.SyncDir) is the caller's job. Errors are the vfs
-// errors, wrapped as "wal: create: ...".
+// InitialSize is the size in bytes of a new WAL file: the header region and zeros. The file grows
+// by doubling (at most maxGrow at once) when a batch does not fit, and keeps its size when Reset
+// recycles it, so that in steady state a batch's fdatasync never has to persist a new file size.
+const InitialSize = 256 << 10
+
+// maxGrow bounds one growth of the file, in bytes.
+const maxGrow = 64 << 20
+
+// Create makes f an empty WAL of database dbID: it truncates f, writes the header region (two
+// copies of the header, generation 1) and zeros up to InitialSize, and Syncs f. The first batch
+// written may start at any LSN; later batches must continue it. Creating the directory entry
+// durably (FS.SyncDir) is the caller's job. Errors are the vfs errors, wrapped as
+// "wal: create: ...".
 func Create(f vfs.File, dbID uint64) (*Writer, error) {
-	if err := f.Truncate(HeaderSize); err != nil {
-		return nil, fmt.Errorf("wal: create: truncate: %w", err)
+	w := &Writer{f: f, dbID: dbID}
+	if err := w.initialize(); err != nil {
+		return nil, fmt.Errorf("wal: create: %w", err)
 	}
-	if _, err := f.WriteAt(encodeHeader(dbID), 0); err != nil {
-		return nil, fmt.Errorf("wal: create: write header: %w", err)
+	return w, nil
+}
+
+// initialize writes a new version 2 file of generation 1 over w's file.
+func (w *Writer) initialize() error {
+	if err := w.f.Truncate(0); err != nil {
+		return fmt.Errorf("truncate: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		return nil, fmt.Errorf("wal: create: sync: %w", err)
+	// The header region first, synced: a crash leaves either a short file of zeros (fresh) or a
+	// valid header. Then the zeros ahead of the writer.
+	b := make([]byte, HeaderSize)
+	copy(b, encodeHeaderCopy(w.dbID, 1))
+	copy(b[headerCopyB:], encodeHeaderCopy(w.dbID, 1))
+	if _, err := w.f.WriteAt(b, 0); err != nil {
+		return fmt.Errorf("write header: %w", err)
 	}
-	return &Writer{f: f, seed: crcSeed(dbID), size: HeaderSize}, nil
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	w.gen, w.seed, w.size, w.allocated, w.v1 = 1, recordSeed(w.dbID, 1), HeaderSize, HeaderSize, false
+	if err := w.grow(InitialSize); err != nil {
+		return err
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
 }
 
 // WriteBatch appends recs as one batch: it encodes them into the Writer's reused buffer, writes
@@ -66,6 +104,9 @@ func (w *Writer) WriteBatch(recs []Record) error {
 		return w.fail(err)
 	}
 	b := w.encode(recs)
+	if err := w.grow(w.size + int64(len(b))); err != nil {
+		return w.fail(err)
+	}
 	if _, err := w.f.WriteAt(b, w.size); err != nil {
 		return w.fail(fmt.Errorf("wal: write: %w", err))
 	}
@@ -88,21 +129,60 @@ func (w *Writer) WriteBatch(recs []Record) error {
 // Size returns the logical end offset of the log in bytes: HeaderSize plus the records written.
 func (w *Writer) Size() int64 { return w.size }
 
-// Reset drops every record: it truncates the file to HeaderSize and Syncs it. Call it only when
-// every record written so far is durable elsewhere (after a checkpoint covering the last LSN
-// written). LSNs are not reset: the next batch continues after the last record dropped. Errors are
-// "wal: reset: ..." wrapping the vfs error; after an error the Writer is dead.
+// Reset drops every record by starting a new generation: it writes the header with generation
+// +1 into its second copy, Syncs, then into its first copy, and Syncs, so that a torn header write
+// leaves one valid copy; records of the older generation no longer pass their CRC check. The file
+// keeps its size (it is recycled, not truncated). Call it only when every record written so far is
+// durable elsewhere (after a checkpoint covering the last LSN written). LSNs are not reset: the
+// next batch continues after the last record dropped. A version 1 file is rewritten as a new
+// version 2 file. Errors are "wal: reset: ..." wrapping the vfs error; after an error the Writer
+// is dead.
 func (w *Writer) Reset() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.f.Truncate(HeaderSize); err != nil {
-		return w.fail(fmt.Errorf("wal: reset: truncate: %w", err))
+	if w.v1 {
+		if err := w.initialize(); err != nil {
+			return w.fail(fmt.Errorf("wal: reset: %w", err))
+		}
+		return nil
 	}
-	if err := w.f.Sync(); err != nil {
-		return w.fail(fmt.Errorf("wal: reset: sync: %w", err))
+	gen := w.gen + 1
+	h := encodeHeaderCopy(w.dbID, gen)
+	for _, off := range []int64{headerCopyB, 0} {
+		if _, err := w.f.WriteAt(h, off); err != nil {
+			return w.fail(fmt.Errorf("wal: reset: write header: %w", err))
+		}
+		if err := w.f.Sync(); err != nil {
+			return w.fail(fmt.Errorf("wal: reset: sync: %w", err))
+		}
 	}
-	w.size = HeaderSize
+	w.gen, w.seed, w.size = gen, recordSeed(w.dbID, gen), HeaderSize
+	return nil
+}
+
+// NeedsReset reports whether the Writer holds a version 1 log that Recover replayed: the caller
+// must checkpoint and Reset before writing (a version 1 file cannot be appended to).
+func (w *Writer) NeedsReset() bool { return w.v1 }
+
+// grow zero-fills the file up to at least end bytes, doubling its size (by at most maxGrow), so
+// that the batch written next lies in allocated, zeroed space.
+func (w *Writer) grow(end int64) error {
+	if end <= w.allocated {
+		return nil
+	}
+	if w.v1 {
+		return fmt.Errorf("wal: write: a version 1 log must be reset before writing")
+	}
+	target := max(end, w.allocated+min(w.allocated, maxGrow))
+	zeros := make([]byte, min(target-w.allocated, 1<<20))
+	for off := w.allocated; off < target; off += int64(len(zeros)) {
+		n := min(int64(len(zeros)), target-off)
+		if _, err := w.f.WriteAt(zeros[:n], off); err != nil {
+			return fmt.Errorf("wal: grow: %w", err)
+		}
+	}
+	w.allocated = target
 	return nil
 }
 

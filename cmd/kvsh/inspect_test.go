@@ -346,21 +346,23 @@ func TestInspectWAL(t *testing.T) {
 	if id == nil {
 		t.Fatalf("no database id:\n%s", r.stdout)
 	}
-	want := `LSN 1  batch 1  offset 32  6 bytes
+	want := `LSN 1  batch 1  offset 1024  6 bytes
   put key=a, value 1 bytes
-LSN 2  batch 2  offset 64  9 bytes
+LSN 2  batch 2  offset 1056  9 bytes
   put key="\x00\xff", value 3 bytes
-LSN 3  batch 3  offset 104  4 bytes
+LSN 3  batch 3  offset 1096  4 bytes
   delete key=a
-LSN 4  batch 4  offset 136  11 bytes
+LSN 4  batch 4  offset 1128  11 bytes
   put key=b, value 1 bytes
   put key=c, value 1 bytes
-file     {db}-wal, 176 bytes, format version 1, database id {id} (the page file's)
+file     {db}-wal, 262144 bytes, format version 2, generation 1, database id {id} (the page file's)
 records  4 after the checkpoint at LSN 0 (LSN 1..4)
-LSN 5  batch 5  offset 32  6 bytes
+free     260976 bytes after offset 1168: preallocated (zeros, or records of earlier generations)
+LSN 5  batch 5  offset 1024  6 bytes
   put key=d, value 1 bytes
-file     {db}-wal, 64 bytes, format version 1, database id {id} (the page file's)
+file     {db}-wal, 262144 bytes, format version 2, generation 2, database id {id} (the page file's)
 records  1 after the checkpoint at LSN 4 (LSN 5..5)
+free     261088 bytes after offset 1056: preallocated (zeros, or records of earlier generations)
 `
 	want = strings.NewReplacer("{db}", db, "{id}", id[1]).Replace(want)
 	if r.stdout != want {
@@ -373,16 +375,16 @@ func TestInspectWALBuckets(t *testing.T) {
 	db := tempDB(t)
 	r := runKvsh(t, "", db, "-c", `mkbucket u; begin; use u; put k v; use; put a 1; use u; del k; commit; `+
 		`begin; rmbucket u; mkbucket "x\ty"; commit; .wal`)
-	want := `LSN 1  batch 1  offset 32  4 bytes
+	want := `LSN 1  batch 1  offset 1024  4 bytes
   create bucket "u"
-LSN 2  batch 2  offset 64  22 bytes
+LSN 2  batch 2  offset 1056  22 bytes
   select bucket "u"
   put key=k, value 1 bytes
   select the default key space
   put key=a, value 1 bytes
   select bucket "u"
   delete key=k
-LSN 3  batch 3  offset 112  9 bytes
+LSN 3  batch 3  offset 1104  9 bytes
   delete bucket "u"
   create bucket "x\ty"
 `

@@ -82,7 +82,8 @@ func printWALSummary(out io.Writer, path string, info wal.ScanInfo, dbID, after 
 	if info.DBID != dbID {
 		owner = fmt.Sprintf("not the page file's %#016x", dbID)
 	}
-	fmt.Fprintf(tw, "file\t%s, %d bytes, format version %d, database id %#016x (%s)\n", path, info.Size, info.Version, info.DBID, owner)
+	fmt.Fprintf(tw, "file\t%s, %d bytes, format version %d, generation %d, database id %#016x (%s)\n",
+		path, info.Size, info.Version, info.Generation, info.DBID, owner)
 	shown := info.Records - info.Skipped
 	span := ""
 	if shown > 0 {
@@ -93,7 +94,10 @@ func printWALSummary(out io.Writer, path string, info wal.ScanInfo, dbID, after 
 		fmt.Fprintf(tw, "older\t%d records up to LSN %d are in the page file already (not shown)\n",
 			info.Skipped, info.First+uint64(info.Skipped)-1)
 	}
-	if info.End < info.Size {
+	switch {
+	case info.End < info.Size && info.Version >= 2:
+		fmt.Fprintf(tw, "free\t%d bytes after offset %d: preallocated (zeros, or records of earlier generations)\n", info.Size-info.End, info.End)
+	case info.End < info.Size:
 		fmt.Fprintf(tw, "tail\t%d bytes after offset %d are not a valid record\n", info.Size-info.End, info.End)
 	}
 }

@@ -1,0 +1,73 @@
+package wal
+
+import (
+	"fmt"
+
+	"github.com/cairndb/cairn/internal/errs"
+)
+
+// readHeader reads the file header: in a version 2 file, the valid copy with the higher
+// generation (a torn write of one copy during Reset leaves the other); in a version 1 file, its
+// only copy. It sets the reader's CRC seed. Errors wrap errs.ErrCorrupt, but for read errors.
+func (r *reader) readHeader() (fileHeader, error) {
+	if r.size < headerCopySize {
+		return fileHeader{}, fmt.Errorf("wal: header: file of %d bytes is shorter than the %d-byte header: %w",
+			r.size, headerCopySize, errs.ErrCorrupt)
+	}
+	b, err := r.at(0, headerCopySize)
+	if err != nil {
+		return fileHeader{}, err
+	}
+	a, errA := decodeHeaderCopy(b)
+	if errA == nil && a.version == formatVersion1 {
+		r.seed, r.start = a.seed(), a.start
+		return a, nil
+	}
+	h, err := r.copyB()
+	switch {
+	case err != nil && errA != nil:
+		return fileHeader{}, errA
+	case err != nil || (errA == nil && a.gen >= h.gen):
+		h = a
+	}
+	r.seed, r.start = h.seed(), h.start
+	return h, nil
+}
+
+// copyB reads the second header copy of a version 2 file.
+func (r *reader) copyB() (fileHeader, error) {
+	if r.size < headerCopyB+headerCopySize {
+		return fileHeader{}, fmt.Errorf("wal: header: no second copy: %w", errs.ErrCorrupt)
+	}
+	b, err := r.at(headerCopyB, headerCopySize)
+	if err != nil {
+		return fileHeader{}, err
+	}
+	h, err := decodeHeaderCopy(b)
+	if err == nil && h.version != formatVersion {
+		return fileHeader{}, fmt.Errorf("wal: header: second copy of version %d: %w", h.version, errs.ErrCorrupt)
+	}
+	return h, err
+}
+
+// fresh reports whether the file holds no WAL yet: it is empty, or it is at most HeaderSize
+// bytes that are all zero (a Create interrupted by a crash: Create syncs the header region before
+// it extends the file). A longer file without a valid header is damage.
+func (r *reader) fresh() (bool, error) {
+	if r.size == 0 {
+		return true, nil
+	}
+	if r.size > HeaderSize {
+		return false, nil
+	}
+	b, err := r.at(0, int(r.size))
+	if err != nil {
+		return false, err
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
