@@ -1,35 +1,55 @@
-// Package wal is cairn's write-ahead log: one file of logical redo records, appended in group-committed
-// batches (one write and one fdatasync per batch) and replayed by Recover after a crash.
+// Package wal is cairn's write-ahead log: one preallocated, recycled file of logical redo records,
+// appended in group-committed batches (one write and one fdatasync per batch) and replayed by
+// Recover after a crash.
 //
-// # File format
+// # File format (version 2)
 //
-// All integers are little-endian. The file starts with a 32-byte header:
+// All integers are little-endian. The file starts with a 1024-byte header region holding two
+// copies of a 32-byte header, at offsets 0 and 512 (different disk sectors), the rest zero:
 //
 //	| Offset | Size | Field                                                        |
 //	|--------|------|--------------------------------------------------------------|
 //	|      0 |    8 | magic "cairnWAL"                                             |
-//	|      8 |    4 | format version, 1                                            |
-//	|     12 |    4 | reserved, written as 0, ignored on read                      |
+//	|      8 |    4 | format version, 2                                            |
+//	|     12 |    4 | generation: 1 when created, +1 at each Reset                 |
 //	|     16 |    8 | database id (the random id stored in the database meta page) |
 //	|     24 |    4 | CRC32C (Castagnoli) of bytes [0, 24)                         |
 //	|     28 |    4 | reserved, written as 0, ignored on read                      |
 //
-// Records follow from offset 32. Every record starts at an offset that is a multiple of 8:
+// The valid copy with the higher generation is current. Reset writes the copy at 512, syncs, then
+// the copy at 0, syncs: a torn header write always leaves one valid copy.
+//
+// Records follow from offset 1024. Every record starts at an offset that is a multiple of 8:
 //
 //	| Offset | Size   | Field                                                                   |
 //	|--------|--------|-------------------------------------------------------------------------|
-//	|      0 |      4 | CRC32C of bytes [4, 24+length), seeded with uint32(id) ^ uint32(id>>32) |
+//	|      0 |      4 | CRC32C of bytes [4, 24+length), seeded (see below)                      |
 //	|      4 |      4 | payload length in bytes, at most MaxRecordSize                          |
 //	|      8 |      8 | LSN (log sequence number): +1 per record, never reused                  |
 //	|     16 |      8 | batch LSN: the LSN of the first record of the same batch                |
 //	|     24 | length | payload (opaque), then zero padding up to a multiple of 8               |
 //
-// The seed is the initial value passed to crc32.Update, so a record from another database's log never
-// passes the check. Padding bytes are not covered by the CRC.
+// The seed is the initial value passed to crc32.Update: uint32(id) ^ uint32(id>>32) ^
+// generation*0x9E3779B1 (uint32 arithmetic). So a record of another database, or of an earlier
+// generation of this file, never passes the check. Padding bytes are not covered by the CRC.
+//
+// The file is preallocated: Create writes the header region, syncs, then zeros up to InitialSize
+// (256 KiB), and a batch that does not fit first zero-fills the file to double its size (by at
+// most 64 MiB); the batch's fdatasync covers that growth. Reset (after a checkpoint) starts a new
+// generation instead of truncating, so the file keeps its size and later batches overwrite the
+// records of earlier generations: in steady state a batch's write lands in allocated space and its
+// fdatasync has no file size to persist.
 //
 // A batch is the set of records written by one WriteAt and made durable by the following fdatasync.
 // A batch is only written after the previous batch's fdatasync returned, so at most the last batch
 // of the file can be incomplete after a crash (a torn tail).
+//
+// # Version 1
+//
+// Version 1 files (a single 32-byte header with the generation field 0, records from offset 32,
+// seeded as generation 0, truncated by Reset) are read by Recover and Scan. Recover replays them
+// and reports NeedsReset: the caller checkpoints and calls Reset, which rewrites the file as
+// version 2.
 //
 // # Validity
 //
@@ -37,6 +57,7 @@
 // most MaxRecordSize, its header and payload lie inside the file, its CRC matches, its LSN is the
 // LSN expected next (the previous record's LSN + 1; for the first record, any LSN up to after+1,
 // see Recover), and its batch LSN is not larger than its LSN. Recovery replays the longest valid
-// prefix of records and truncates the file after it; see Recover for how damage that is not a torn
-// tail is told apart and reported as corruption.
+// prefix of records; see Recover for how damage that is not a torn tail is told apart and reported
+// as corruption, and for how the intact records of a torn batch are erased so that they can never
+// be read as the continuation of records written later.
 package wal

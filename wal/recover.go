@@ -16,14 +16,17 @@ import (
 // is called only once the whole file has been validated, so it never sees a record of a log that
 // turns out to be corrupt; payload is a fresh slice that apply may keep.
 //
-// The replayed records form the valid prefix of the log (see the package documentation). Recover
-// then truncates the file at the end of that prefix, or to HeaderSize if no record is newer than
-// after (those records are durable in the page file), and Syncs it, so that neither a torn tail
-// nor a record that was read from the page cache of a crashed process but never fsynced can be
-// mistaken for durable data later. The returned Writer expects LSN last+1 next.
+// The replayed records form the valid prefix of the log (see the package documentation). If no
+// record is newer than after (those records are durable in the page file), Recover starts a new
+// generation (Reset) so that they are dropped. Otherwise the Writer appends at the end of the
+// prefix, and Recover first overwrites with zeros, and Syncs, every record beyond it that passes
+// its check in the current generation with a newer LSN (an intact record of the torn last batch,
+// or one read from the page cache of a crashed process but never fsynced), so that it cannot be
+// mistaken for durable data later, nor read as the continuation of records written next. The
+// returned Writer expects LSN last+1 next.
 //
 // A file of size 0, or of at most HeaderSize zero bytes (a Create interrupted by a crash), holds
-// no records: Recover writes a fresh header as Create does and returns last = after.
+// no records: Recover creates the log as Create does and returns last = after.
 //
 // Errors wrapping errs.ErrCorrupt, returned without changing the file:
 //   - "wal: header: ...": a file shorter than the header, or a bad magic, checksum or version;
@@ -50,9 +53,9 @@ import (
 // record's own batch beyond it (sectors of one unsynced write persisted out of order) have
 // R.batch <= E and R.LSN > E, so they match neither case: they are part of the torn tail.
 //
-// Other errors: vfs errors ("wal: read ...", "wal: size: ...", "wal: recover: truncate/sync: ...",
+// Other errors: vfs errors ("wal: read ...", "wal: size: ...", "wal: recover: ...",
 // "wal: create: ..."), and an error of apply, wrapped as "wal: apply LSN n: ..." and returned
-// without truncating the file. If Recover fails, whatever apply built must be discarded.
+// without changing the file. If Recover fails, whatever apply built must be discarded.
 // Recover allocates at most the size of the file for a payload, whatever the lengths it reads.
 func Recover(f vfs.File, dbID uint64, after uint64,
 	apply func(lsn uint64, payload []byte) error) (w *Writer, last uint64, err error) {
@@ -162,11 +165,8 @@ func zeroRange(f vfs.File, from, to int64) error {
 	if to <= from {
 		return nil
 	}
-	zeros := make([]byte, min(to-from, 1<<20))
-	for off := from; off < to; off += int64(len(zeros)) {
-		if _, err := f.WriteAt(zeros[:min(int64(len(zeros)), to-off)], off); err != nil {
-			return fmt.Errorf("zero the torn tail: %w", err)
-		}
+	if err := writeZeros(f, from, to); err != nil {
+		return fmt.Errorf("zero the torn tail: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync: %w", err)

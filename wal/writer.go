@@ -175,14 +175,24 @@ func (w *Writer) grow(end int64) error {
 		return fmt.Errorf("wal: write: a version 1 log must be reset before writing")
 	}
 	target := max(end, w.allocated+min(w.allocated, maxGrow))
-	zeros := make([]byte, min(target-w.allocated, 1<<20))
-	for off := w.allocated; off < target; off += int64(len(zeros)) {
-		n := min(int64(len(zeros)), target-off)
-		if _, err := w.f.WriteAt(zeros[:n], off); err != nil {
-			return fmt.Errorf("wal: grow: %w", err)
-		}
+	if err := writeZeros(w.f, w.allocated, target); err != nil {
+		return fmt.Errorf("wal: grow: %w", err)
 	}
 	w.allocated = target
+	return nil
+}
+
+// zeroChunk is a read-only source of zeros for writeZeros (never written, so it costs no memory
+// until read, and then only the kernel's zero page).
+var zeroChunk [1 << 20]byte
+
+// writeZeros writes zeros over [from, to) of f.
+func writeZeros(f vfs.File, from, to int64) error {
+	for off := from; off < to; off += int64(len(zeroChunk)) {
+		if _, err := f.WriteAt(zeroChunk[:min(int64(len(zeroChunk)), to-off)], off); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
