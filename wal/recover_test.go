@@ -471,3 +471,46 @@ func TestRecoverVersion1(t *testing.T) {
 	require.False(t, w.NeedsReset())
 	require.Equal(t, int64(InitialSize), fileSize(t, f), "rewritten as version 2")
 }
+
+// TestTornBatchRecordsErased is the hazard of a log that is not truncated: a torn batch whose
+// first record was lost but whose second reached the disk intact. After recovery the next batch
+// is written at the same offset; if it has the same size, the old second record sits right after
+// it with the next LSN and a valid CRC. Recovery must erase it, or a later recovery would replay
+// a transaction that was never acknowledged.
+func TestTornBatchRecordsErased(t *testing.T) {
+	f, path := openFile(t)
+	batches := makeBatches(1, [][]int{{40, 40}, {40, 40}})
+	writeWAL(t, f, batches)
+	offs := offsets(batches)
+	damage(t, path, offs[2]) // record 3 torn, record 4 intact
+	got, w, last, err := recoverAll(f, 0)
+	require.NoError(t, err)
+	requireRecords(t, batches[0], got)
+	require.Equal(t, uint64(2), last)
+	requireClean(t, f, w)
+
+	next := []Record{{LSN: 3, Payload: payloadFor(1003, 40)}} // same size as the torn record 3
+	require.NoError(t, w.WriteBatch(next))
+	got, _, last, err = recoverAll(f, 0)
+	require.NoError(t, err)
+	requireRecords(t, append(batches[0][:2:2], next...), got)
+	require.Equal(t, uint64(3), last, "the old record 4 must not follow the new record 3")
+}
+
+// TestResetLeavesOldGenerationInert: after Reset the old records stay in the file but never
+// validate again, whatever is written over the start of the log.
+func TestResetLeavesOldGenerationInert(t *testing.T) {
+	f, _ := openFile(t)
+	w := writeWAL(t, f, makeBatches(1, [][]int{{100, 100}, {100, 100, 100}}))
+	require.NoError(t, w.Reset())
+	recs := makeBatches(6, [][]int{{3}})[0]
+	require.NoError(t, w.WriteBatch(recs))
+	got, _, last, err := recoverAll(f, 5)
+	require.NoError(t, err)
+	requireRecords(t, recs, got)
+	require.Equal(t, uint64(6), last)
+	r := newReader(f, fileSize(t, f), recordSeed(testDB, 1)) // the old generation's seed
+	end, err := r.dirtyEnd(HeaderSize, 0)
+	require.NoError(t, err)
+	require.Greater(t, end, int64(HeaderSize+recordSpan(3)), "old records are still in the file")
+}
