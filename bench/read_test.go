@@ -8,21 +8,21 @@ import (
 // readValueSize is the value size of the read workloads' data set.
 const readValueSize = 100
 
-// loadedEngine opens engine name with keyCount random keys loaded and read once (cached).
-func loadedEngine(b *testing.B, name string) (Engine, int) {
-	n := keyCount()
+// loadedEngine opens engine name with n random keys loaded and read once (cached).
+func loadedEngine(b *testing.B, name string, n int) (Engine, int) {
 	e := openEngine(b, name)
 	load(b, e, RandomKey, n, readValueSize)
 	warm(b, e, n)
 	return e, n
 }
 
-// BenchmarkGet measures random point gets of present keys on a cached data set: each get in a
-// read transaction of its own (per-txn=1), or 100 gets per read transaction.
+// BenchmarkGet measures random point gets of present keys on a cached data set of getKeyCount
+// keys (1,000,000 in a full run): each get in a read transaction of its own (per-txn=1), or 100
+// gets per read transaction.
 func BenchmarkGet(b *testing.B) {
 	for _, name := range Engines {
 		b.Run("engine="+name, func(b *testing.B) {
-			e, n := loadedEngine(b, name)
+			e, n := loadedEngine(b, name, getKeyCount())
 			for _, perTxn := range []int{1, 100} {
 				sub := fmt.Sprintf("keys=%d/per-txn=%d", n, perTxn)
 				b.Run(sub, func(b *testing.B) { benchGet(b, e, n, perTxn) })
@@ -121,7 +121,7 @@ func BenchmarkReadTxn(b *testing.B) {
 func BenchmarkScan(b *testing.B) {
 	for _, name := range Engines {
 		b.Run("engine="+name, func(b *testing.B) {
-			e, n := loadedEngine(b, name)
+			e, n := loadedEngine(b, name, keyCount())
 			b.Run(fmt.Sprintf("keys=%d/len=all", n), func(b *testing.B) { benchScanAll(b, e, n) })
 			b.Run(fmt.Sprintf("keys=%d/len=100", n), func(b *testing.B) { benchScanRange(b, e, n, 100) })
 		})
