@@ -105,7 +105,9 @@ func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 // LSN (an intact record of the torn last batch) is overwritten with zeros and synced first, so
 // that it can never be read as the continuation of records written later. A version 1 file is
 // recreated as version 2 if it holds nothing newer than after; otherwise it must be reset by the
-// caller before writing (NeedsReset).
+// caller before writing (NeedsReset). Records of the current generation beyond end whose LSN is
+// at most last stay: LSNs only grow, so they can never continue the log nor pass for a later
+// batch.
 func finish(r *reader, h fileHeader, end int64, last, after uint64) (*Writer, uint64, error) {
 	w := &Writer{f: r.f, dbID: h.dbID, gen: h.gen, seed: h.seed(), size: end, allocated: r.size,
 		next: last + 1, known: true}
