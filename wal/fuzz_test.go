@@ -61,7 +61,9 @@ func FuzzRecover(f *testing.F) {
 			return
 		}
 		checkRecovered(t, got, after, last)
-		requireClean(t, tf, w)
+		if !w.NeedsReset() { // a version 1 log is rewritten by Reset before any write
+			requireClean(t, tf, w)
+		}
 
 		// Recovery is idempotent: the truncated file replays the same records, without damage.
 		again, _, last2, err := recoverAll(tf, after)
