@@ -27,16 +27,6 @@ func (f *frame) leaf() bool {
 	return pager.Type(f.page) == pager.PageLeaf
 }
 
-func (f *frame) key(i int) []byte {
-	switch {
-	case f.node != nil:
-		return f.node.inodes[i].key
-	case pager.Type(f.page) == pager.PageLeaf:
-		return leafKey(f.page, i)
-	}
-	return branchKey(f.page, i)
-}
-
 func (f *frame) child(i int) uint64 {
 	if f.node != nil {
 		return f.node.inodes[i].child

@@ -50,7 +50,6 @@ type relocation struct {
 	marked int
 	marks  []relocMark
 	next   []byte
-	done   bool
 }
 
 // walk visits the subtree at page id (depth levels below the root), starting from the child that

@@ -63,8 +63,6 @@ func (t *pageTable) slot(id uint64) *atomic.Pointer[frame] {
 	return &old[ci][id&(chunkLen-1)]
 }
 
-func (t *pageTable) store(id uint64, f *frame) { t.slot(id).Store(f) }
-
 // install stores f for id unless another frame is there; it returns the frame now cached.
 func (t *pageTable) install(id uint64, f *frame) *frame {
 	s := t.slot(id)
