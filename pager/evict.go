@@ -17,15 +17,15 @@ func (p *Pager) maybeEvict() {
 		id := p.clockHand
 		p.clockHand++
 		s := p.table.slot(id)
-		fr := s.Load()
+		fr := s.fr.Load()
 		if fr == nil || fr.dirty.Load() {
 			continue
 		}
-		if fr.ref.Load() {
-			fr.ref.Store(false)
+		if s.ref.Load() != 0 {
+			s.ref.Store(0)
 			continue
 		}
-		if s.CompareAndSwap(fr, nil) {
+		if s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
 			p.evictions.Add(1)
 		}

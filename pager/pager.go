@@ -217,11 +217,8 @@ func (p *Pager) Durable() Meta {
 // caller holds them. The caller must hold a version that references id. Reading from the file
 // verifies the checksum; errors wrap errs.ErrCorrupt for damaged pages.
 func (p *Pager) Page(id uint64) ([]byte, error) {
-	if fr := p.table.load(id); fr != nil {
-		if !fr.ref.Load() {
-			fr.ref.Store(true)
-		}
-		return fr.data, nil
+	if data := p.table.get(id, p.pageSize); data != nil {
+		return data, nil
 	}
 	return p.readPage(id)
 }
@@ -290,7 +287,7 @@ func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 	data := make([]byte, n*p.pageSize)
 	fr := &frame{data: data}
 	fr.dirty.Store(true)
-	old := p.table.slot(id).Swap(fr)
+	old := p.table.replace(id, fr)
 	delta := int64(len(data))
 	if old != nil {
 		delta -= int64(len(old.data))
@@ -337,7 +334,7 @@ func (p *Pager) Release(readers Readers) {
 	p.mu.Unlock()
 	// No version can reach these ids any more: drop their cached content.
 	for _, id := range ready {
-		if fr := p.table.load(id); fr != nil && p.table.slot(id).CompareAndSwap(fr, nil) {
+		if fr := p.table.load(id); fr != nil && p.table.slot(id).drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
 		}
 	}
