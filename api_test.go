@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/cairndb/cairn/internal/vfs"
@@ -246,4 +247,64 @@ func TestTooLargeTransactionFailsAloneAndTheDatabaseGoesOn(t *testing.T) {
 	require.ErrorIs(t, err, ErrTxTooLarge)
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("small"), []byte("ok")) }))
 	require.Equal(t, 1, countKeys(t, db))
+}
+
+// TestCursorStepsSeeChangesAndOverflow covers the scan fast path (a step inside one leaf page):
+// in a write transaction over committed pages, a key deleted or inserted just ahead of the
+// cursor must be skipped or visited, and values in overflow extents, mixed with inline ones in
+// the same leaves, must come back whole.
+func TestCursorStepsSeeChangesAndOverflow(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	value := func(i int) []byte {
+		if i%7 == 3 {
+			return bytes.Repeat([]byte{byte(i)}, 3000) // overflow on 4 KiB pages
+		}
+		return []byte(fmt.Sprintf("v%04d", i))
+	}
+	key := func(i int) []byte { return []byte(fmt.Sprintf("k%04d", i)) }
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for i := 0; i < 1000; i += 2 {
+			require.NoError(t, tx.Put(key(i), value(i)))
+		}
+		return nil
+	}))
+	require.NoError(t, db.View(func(tx *Tx) error {
+		c, i := tx.Cursor(), 0
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			require.Equal(t, key(i), k)
+			require.Equal(t, value(i), v)
+			i += 2
+		}
+		require.Equal(t, 1000, i)
+		return c.Err()
+	}))
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		c := tx.Cursor()
+		var got []string
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			got = append(got, string(k))
+			n, err := strconv.Atoi(string(k[1:]))
+			require.NoError(t, err)
+			switch n % 8 {
+			case 0: // delete the next key: the cursor must not return it
+				require.NoError(t, tx.Delete(key(n+2)))
+			case 4: // insert a key between this one and the next: the cursor must return it
+				if n%2 == 0 {
+					require.NoError(t, tx.Put(key(n+1), value(n+1)))
+				}
+			}
+		}
+		var want []string
+		for n := 0; n < 1000; n += 2 {
+			if n%8 == 2 {
+				continue
+			}
+			want = append(want, string(key(n)))
+			if n%8 == 4 {
+				want = append(want, string(key(n+1)))
+			}
+		}
+		require.Equal(t, want, got)
+		return c.Err()
+	}))
 }

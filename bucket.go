@@ -154,8 +154,18 @@ type Cursor struct {
 	c   *btree.Cursor
 }
 
-// state returns why the cursor cannot move, or nil.
+// state returns why the cursor cannot move, or nil. Its first test is the common case, kept
+// small enough to inline: a scan calls state once per key.
 func (c *Cursor) state() error {
+	if b := c.b; b.tx.gen == c.gen && !b.tx.closed && (b.name == nil || b.gen == c.gen) && !b.deleted {
+		return nil
+	}
+	return c.slowState()
+}
+
+// slowState is state's general case: the transaction ended, RollbackTo ran or the bucket must
+// be looked up again.
+func (c *Cursor) slowState() error {
 	if err := c.b.usable(); err != nil {
 		return err
 	}

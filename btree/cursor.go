@@ -96,6 +96,9 @@ func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
 
 // Next moves to the next key.
 func (c *Cursor) Next() ([]byte, []byte) {
+	if k, v, ok := c.nextInLeafPage(); ok {
+		return k, v
+	}
 	if !c.resync() {
 		return c.end()
 	}
@@ -127,6 +130,31 @@ func (c *Cursor) resync() bool {
 		c.stack[len(c.stack)-1].index--
 	}
 	return true
+}
+
+// nextInLeafPage is Next's fast path, the step of a scan that stays inside one leaf page: the
+// tree is unchanged since the cursor moved, its top frame is a page (a positioned cursor's top is
+// always a leaf) and the next element holds an inline value. ok is false otherwise: Next then
+// takes the general path.
+func (c *Cursor) nextInLeafPage() (key, value []byte, ok bool) {
+	if len(c.stack) == 0 || c.t.mods != c.mods {
+		return nil, nil, false
+	}
+	top := &c.stack[len(c.stack)-1]
+	i := top.index + 1
+	if top.node != nil || i >= pager.Count(top.page) {
+		return nil, nil, false
+	}
+	p := top.page
+	e := elem(p, i)
+	if le.Uint32(e[0:])&flagOverflow != 0 {
+		return nil, nil, false
+	}
+	off, kn, vn := le.Uint32(e[12:]), le.Uint32(e[4:]), le.Uint32(e[8:])
+	v := off + kn
+	top.index = i
+	c.lastKey = p[off:v:v]
+	return c.lastKey, p[v : v+vn : v+vn], true
 }
 
 // next advances from the current position without checking for changes.
