@@ -87,7 +87,7 @@ func BenchmarkViewBeginEnd(b *testing.B) {
 
 func BenchmarkCommit(b *testing.B) {
 	for _, sync := range []SyncMode{SyncFull, SyncNone} {
-		for _, writers := range []int{1, 8} {
+		for _, writers := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("sync=%d/writers=%d", sync, writers), func(b *testing.B) {
 				db := benchDB(b, 10_000, &Options{Sync: sync})
 				value := make([]byte, 100)

@@ -191,20 +191,9 @@ func childIndex(p, n *node) (int, error) {
 // key, page id) that replace n in its parent: none for an empty tree, several after a split.
 func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) {
 	if !n.leaf {
-		out := make([]inode, 0, len(n.inodes))
-		for _, in := range n.inodes {
-			c, ok := t.nodes[in.child]
-			if !ok || c.parent != n {
-				out = append(out, in)
-				continue
-			}
-			pieces, err := t.spill(c, lsn, allocated)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, pieces...)
+		if err := t.spillChildren(n, lsn, allocated); err != nil {
+			return nil, err
 		}
-		n.inodes = out
 	} else {
 		t.spillValues(n, lsn, allocated)
 	}
@@ -232,6 +221,40 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 		pieces[i] = inode{key: g[0].key, child: id}
 	}
 	return pieces, nil
+}
+
+// spillChildren spills the decoded children of branch n and puts the pieces they became in
+// place of their elements. A child that stays one page (the common case: a put that splits
+// nothing) only changes its element's key and child id, so the element slice is rebuilt only
+// when a child split or vanished.
+func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
+	var out []inode // nil while every child became exactly one piece
+	for i := range n.inodes {
+		in := n.inodes[i]
+		c, ok := t.nodes[in.child]
+		if !ok || c.parent != n {
+			if out != nil {
+				out = append(out, in)
+			}
+			continue
+		}
+		pieces, err := t.spill(c, lsn, allocated)
+		if err != nil {
+			return err
+		}
+		if out == nil && len(pieces) == 1 {
+			n.inodes[i] = pieces[0]
+			continue
+		}
+		if out == nil {
+			out = append(make([]inode, 0, len(n.inodes)+len(pieces)), n.inodes[:i]...)
+		}
+		out = append(out, pieces...)
+	}
+	if out != nil {
+		n.inodes = out
+	}
+	return nil
 }
 
 // spillValues moves new values larger than MaxInline into overflow extents of their own.
