@@ -115,9 +115,13 @@ func (db *DB) beginWrite() (*Tx, error) {
 	return newWriteTx(db, db.latest), nil
 }
 
+// initialRedoCap is the capacity in bytes a write transaction's WAL record starts with.
+const initialRedoCap = 512
+
 // newWriteTx returns a read-write transaction on version v (for Begin, and for recovery).
 func newWriteTx(db *DB, v *version) *Tx {
-	tx := &Tx{db: db, writable: true, base: v}
+	// Most records are small: one allocation sized for them saves the growth steps of append.
+	tx := &Tx{db: db, writable: true, base: v, redo: make([]byte, 0, initialRedoCap)}
 	tx.main.tx = tx
 	tx.main.tree.Reset(db.pager, v.root, true)
 	return tx

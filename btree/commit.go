@@ -206,7 +206,9 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 		return nil, nil
 	}
 	ps := t.pg.PageSize()
-	groups := splitGroups(n.inodes, n.leaf, ps, n.minKeys())
+	// groups is used only until this function returns, so one buffer serves every node.
+	groups := splitGroups(t.groupBuf, n.inodes, n.leaf, ps, n.minKeys())
+	t.groupBuf = groups
 	pieces := make([]inode, len(groups))
 	for i, g := range groups {
 		size := pager.HeaderSize

@@ -136,16 +136,16 @@ func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 // with at least minKeys elements where possible. One group is returned when no split is needed.
 // A cut goes where the running size crosses the next of the k-1 evenly spaced boundaries, or
 // earlier when the group would overflow a page.
-func splitGroups(inodes []inode, leaf bool, pageSize, minKeys int) [][]inode {
+func splitGroups(groups [][]inode, inodes []inode, leaf bool, pageSize, minKeys int) [][]inode {
+	groups = groups[:0]
 	body := 0
 	for i := range inodes {
 		body += inodes[i].encodedSize(leaf)
 	}
 	k := (pager.HeaderSize + body + pageSize - 1) / pageSize
 	if k <= 1 || len(inodes) < 2*minKeys {
-		return [][]inode{inodes}
+		return append(groups, inodes)
 	}
-	var groups [][]inode
 	start, cur, acc := 0, pager.HeaderSize, 0
 	for i := range inodes {
 		sz := inodes[i].encodedSize(leaf)

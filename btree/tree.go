@@ -24,6 +24,8 @@ type Tree struct {
 	// allocated and spilled are set by Spill: the extents it wrote and the new root.
 	allocated []extent
 	spilled   uint64
+	// groupBuf is spill's reused buffer of the groups a node is cut into.
+	groupBuf [][]inode
 	// mods counts changes so that cursors notice them and re-seek.
 	mods uint64
 }

@@ -43,7 +43,7 @@ func TestSplitGroups(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []int
-			for _, g := range splitGroups(tc.inodes, true, 4096, 1) {
+			for _, g := range splitGroups(nil, tc.inodes, true, 4096, 1) {
 				got = append(got, len(g))
 			}
 			require.Equal(t, tc.want, got)

@@ -106,9 +106,8 @@ func (r Readers) holds(alloc, lsn uint64) bool {
 }
 
 // release moves to ids every pending extent whose rules hold for the readers and the durable
-// checkpoint LSN, and returns the ids it moved.
-func (l *freeList) release(r Readers, durable uint64) []uint64 {
-	var ready []uint64
+// checkpoint LSN, and returns the ids it moved appended to ready (a buffer the caller reuses).
+func (l *freeList) release(ready []uint64, r Readers, durable uint64) []uint64 {
 	keep := l.fresh[:0]
 	for _, p := range l.fresh {
 		if r.holds(p.alloc, p.lsn) {

@@ -44,7 +44,7 @@ func TestFreedPagesWaitForReadersAndCheckpoint(t *testing.T) {
 			} else {
 				l.durable = pushPending(l.durable, 10, 0, []uint64{42})
 			}
-			ready := l.release(Readers{Published: tc.published, Pinned: tc.pinned}, tc.durable)
+			ready := l.release(nil, Readers{Published: tc.published, Pinned: tc.pinned}, tc.durable)
 			require.Equal(t, tc.reusable, len(ready) == 1)
 			require.Equal(t, tc.reusable, l.take(1) == 42)
 		})

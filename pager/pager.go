@@ -53,6 +53,8 @@ type Pager struct {
 	// metaDamaged is set when Open found a meta page that failed its checks.
 	metaDamaged bool
 	stats       Stats
+	// releaseBuf is Release's reused list of ready ids (Release runs on one goroutine at a time).
+	releaseBuf []uint64
 }
 
 // dirtyExtent is an extent allocated since the last checkpoint: its length in pages and the LSN
@@ -330,7 +332,8 @@ func (p *Pager) Unallocate(id uint64, n int) {
 // readers.Published was loaded before readers.Pinned was collected (see package txn).
 func (p *Pager) Release(readers Readers) {
 	p.mu.Lock()
-	ready := p.free.release(readers, p.durable.LSN)
+	ready := p.free.release(p.releaseBuf[:0], readers, p.durable.LSN)
+	p.releaseBuf = ready[:0]
 	p.mu.Unlock()
 	// No version can reach these ids any more: drop their cached content.
 	for _, id := range ready {
