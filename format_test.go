@@ -2,11 +2,11 @@ package cairn
 
 // Golden-file tests of the on-disk format (docs/FORMAT.md). testdata/golden/v2.db and
 // v2.db-wal were written by this file with -update-golden while version 2 was current (frozen
-// since version 3; see format_v3_test.go for the version 3 files); a build that cannot read them, or
-// reads different contents, has changed the format. A deliberate format change bumps the format
-// version, docs/FORMAT.md and the golden files in the same commit:
+// since version 3; see format_v3_test.go for the version 3 and 4 files); a build that cannot read
+// them, or reads different contents, has changed the format. A deliberate format change bumps the
+// format version, docs/FORMAT.md and the golden files of the new version in the same commit:
 //
-//	go test -run TestGoldenFormat -update-golden .
+//	go test -run TestGoldenV4 -update-golden .
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ import (
 )
 
 var updateGolden = flag.Bool("update-golden", false,
-	"regenerate testdata/golden/v3.db and v3.db-wal (only for a format change: see docs/FORMAT.md)")
+	"regenerate testdata/golden/v4.db and v4.db-wal (only for a format change: see docs/FORMAT.md)")
 
 const (
 	goldenDB  = "testdata/golden/v2.db"

@@ -6,9 +6,10 @@
 #   bench/run.sh -count N -bench REGEXP -benchtime T   (any of these may be combined)
 #   bench/run.sh -note TEXT   adds a line to the charts' captions (say, what else ran)
 #
-# Raw output goes to bench/results/<date>-<host>.txt (-short: <date>-<host>-short.txt), the
-# tables to the same name with .benchstat.txt, the charts (cmd/benchplot, SVG) to a directory
-# of the same name without .txt; an existing file is not overwritten (a numbered
+# Raw output goes to bench/results/<date>-<host>.txt (-short: <date>-<host>-short.txt),
+# benchstat's tables to the same name with .benchstat.txt, Markdown tables (cmd/benchplot) with
+# .md, the charts (cmd/benchplot, SVG) to a directory of the same name without .txt; an existing
+# file is not overwritten (a numbered
 # suffix is added). Databases go under the temporary
 # directory, or $CAIRN_BENCH_DIR, which must be on a disk (not tmpfs).
 set -euo pipefail
@@ -55,6 +56,7 @@ start=$(date +%s)
 echo "loadavg-end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"
 echo "suite took $(( $(date +%s) - start )) s; raw output: bench/$out" >&2
 
-go run ./cmd/benchplot -o "${out%.txt}" -note "$note" "$out" >&2 || echo "run.sh: no charts (see above)" >&2
+go run ./cmd/benchplot -o "${out%.txt}" -tables "${out%.txt}.md" -note "$note" "$out" >&2 ||
+  echo "run.sh: no charts (see above)" >&2
 
 go run golang.org/x/perf/cmd/benchstat@latest -col /engine "$out" | tee "${out%.txt}.benchstat.txt"

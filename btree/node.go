@@ -2,6 +2,7 @@ package btree
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/cairndb/cairn/pager"
 )
@@ -79,7 +80,9 @@ func (in *inode) inlineSize(leaf bool) int {
 	return len(in.value)
 }
 
-func (in *inode) encodedSize(leaf bool) int { return elemSize + len(in.key) + in.inlineSize(leaf) }
+func (in *inode) encodedSize(leaf bool) int {
+	return prefixedElemSize + len(in.key) + in.inlineSize(leaf)
+}
 
 func (n *node) size() int {
 	s := pager.HeaderSize
@@ -104,9 +107,11 @@ func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 		typ = pager.PageLeaf
 	}
 	pager.SetHeader(b, typ, len(inodes), pageSize, alloc)
-	off := pager.HeaderSize + len(inodes)*elemSize
+	pager.SetFlags(b, pager.FlagKeyPrefix)
+	off := pager.HeaderSize + len(inodes)*prefixedElemSize
 	for i := range inodes {
 		in := &inodes[i]
+		binary.BigEndian.PutUint64(b[pager.HeaderSize+i*prefixedElemSize:], keyPrefix(in.key))
 		e := elem(b, i)
 		if leaf {
 			flags, vlen := uint32(0), uint32(len(in.value))

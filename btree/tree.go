@@ -116,31 +116,78 @@ func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 	return in.value, true, nil
 }
 
+// searchLeaf returns the index of the first key >= key in leaf page p and whether it is equal.
 func searchLeaf(p []byte, key []byte) (int, bool) {
-	lo, hi := 0, pager.Count(p)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(leafKey(p, m), key) < 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	n := pager.Count(p)
+	var lo int
+	if prefixed(p) {
+		lo = searchPrefixed(p, key, n, false)
+	} else {
+		lo = searchPlain(p, key, n, false)
 	}
-	return lo, lo < pager.Count(p) && bytes.Equal(leafKey(p, lo), key)
+	return lo, lo < n && bytes.Equal(leafKey(p, lo), key)
 }
 
 // searchBranch returns the index of the child of branch page p that covers key.
 func searchBranch(p []byte, key []byte) int {
-	lo, hi := 0, pager.Count(p)
+	n := pager.Count(p)
+	var lo int
+	if prefixed(p) {
+		lo = searchPrefixed(p, key, n, true)
+	} else {
+		lo = searchPlain(p, key, n, true)
+	}
+	return max(lo-1, 0)
+}
+
+// elemKey returns the key of element i of tree page p, leaf or branch.
+func elemKey(p []byte, i int, branch bool) []byte {
+	if branch {
+		return branchKey(p, i)
+	}
+	return leafKey(p, i)
+}
+
+// searchPrefixed is the binary search of a page with key prefixes: it returns the first index
+// whose key is > key in a branch page, >= key in a leaf page. A probe loads the element's key
+// only when its prefix equals key's.
+func searchPrefixed(p []byte, key []byte, n int, branch bool) int {
+	kp := keyPrefix(key)
+	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(branchKey(p, m), key) <= 0 {
+		var before bool // element m sorts before the position sought
+		switch ep := elemPrefix(p, m); {
+		case ep < kp:
+			before = true
+		case ep > kp:
+			before = false
+		default:
+			c := bytes.Compare(elemKey(p, m, branch), key)
+			before = c < 0 || branch && c == 0
+		}
+		if before {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return max(lo-1, 0)
+	return lo
+}
+
+// searchPlain is searchPrefixed for pages without prefixes (formats 2 and 3).
+func searchPlain(p []byte, key []byte, n int, branch bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := bytes.Compare(elemKey(p, m, branch), key)
+		if c < 0 || branch && c == 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // node returns the decoded node of page id, decoding it on first use.

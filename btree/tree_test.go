@@ -34,9 +34,9 @@ func TestSplitGroups(t *testing.T) {
 		inodes []inode
 		want   []int
 	}{
-		{"fits one page", elems(70, 17, 22), []int{70}},
-		{"just over one page: two halves", elems(76, 17, 22), []int{38, 38}},
-		{"three pages worth: three thirds", elems(210, 17, 22), []int{70, 70, 70}},
+		{"fits one page", elems(70, 9, 22), []int{70}}, // 24 + 9 + 22 = 55 bytes each
+		{"just over one page: two halves", elems(76, 9, 22), []int{38, 38}},
+		{"three pages worth: three thirds", elems(210, 9, 22), []int{70, 70, 70}},
 		{"huge elements: one per group", elems(3, 3000, 0), []int{1, 1, 1}},
 		{"one huge element alone", elems(1, 9000, 0), []int{1}},
 	}

@@ -77,8 +77,8 @@ func decodeMeta(b []byte) (Meta, error) {
 	if crc32.Checksum(b[0:80], castagnoli) != le.Uint32(b[80:84]) {
 		return m, fmt.Errorf("pager: meta page: checksum mismatch: %w", errs.ErrCorrupt)
 	}
-	if v := le.Uint32(b[8:12]); v != FormatVersion && v != formatVersion2 {
-		return m, fmt.Errorf("pager: meta page: format version %d, this build reads %d and %d: %w", v, formatVersion2, FormatVersion, errs.ErrCorrupt)
+	if v := le.Uint32(b[8:12]); v < formatVersion2 || v > FormatVersion {
+		return m, fmt.Errorf("pager: meta page: format version %d, this build reads %d to %d: %w", v, formatVersion2, FormatVersion, errs.ErrCorrupt)
 	}
 	m = Meta{
 		PageSize: le.Uint32(b[12:16]), DBID: le.Uint64(b[16:24]), Seq: le.Uint64(b[24:32]),

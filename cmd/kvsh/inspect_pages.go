@@ -341,10 +341,19 @@ func (pf *pageFile) printHeader(out io.Writer, id uint64, b []byte) {
 	fmt.Fprintf(tw, "  elements\t%d\n", h.Count)
 	fmt.Fprintf(tw, "  extent\t%s (%d bytes)\n", plural(h.Pages, "page"), h.Pages*uint64(pf.pageSize()))
 	fmt.Fprintf(tw, "  alloc LSN\t%d\n", h.AllocLSN)
-	fmt.Fprintf(tw, "  flags\t%d\n", h.Flags)
+	fmt.Fprintf(tw, "  flags\t%s\n", describeFlags(h.Flags))
 	fmt.Fprintf(tw, "  reserved\t%d\n", h.Reserved)
 	fmt.Fprintf(tw, "  checksum\t%s\n", describeChecksum(h.Checksum, pager.ExtentChecksum(id, b)))
 	tw.Flush()
+}
+
+// describeFlags names the header flags: bit 0 marks tree-page elements with key prefixes
+// (format 4); a page of an older file, or one that is not a tree page, has 0.
+func describeFlags(f byte) string {
+	if f == pager.FlagKeyPrefix {
+		return "1 (elements with key prefixes)"
+	}
+	return fmt.Sprint(f)
 }
 
 // printBody prints the contents of verified extent b at id by its type.

@@ -73,7 +73,7 @@ func TestInspectMeta(t *testing.T) {
 	// A new file: sequence 0 in slot 0, 1 in slot 1 (current), both empty.
 	want := regexp.MustCompile(`^meta page 0 \(offset 0\): valid
   magic         "cairnDB\\x00"
-  version       3
+  version       4
   page size     4096
   database id   (0x[0-9a-f]{16})
   sequence      0
@@ -85,7 +85,7 @@ func TestInspectMeta(t *testing.T) {
   checksum      0x[0-9a-f]{8} \(ok\)
 meta page 1 \(offset 4096\): valid, current
   magic         "cairnDB\\x00"
-  version       3
+  version       4
   page size     4096
   database id   (0x[0-9a-f]{16})
   sequence      1

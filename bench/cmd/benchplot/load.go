@@ -29,6 +29,7 @@ type store struct {
 	files   []string            // base names of the input files
 	config  map[string]string   // first value of each file configuration key ("cpu-model", "date")
 	engines []string            // in order of first appearance
+	bases   []string            // benchmark base names, in order of first appearance
 	params  map[string][]string // base name -> distinct params, in order of first appearance
 	runs    map[sampleKey][]float64
 }
@@ -121,6 +122,9 @@ func (s *store) noteEngine(engine string) {
 
 // noteParams adds sr.params to the parameters of sr.base unless they are there.
 func (s *store) noteParams(sr series) {
+	if _, ok := s.params[sr.base]; !ok {
+		s.bases = append(s.bases, sr.base)
+	}
 	for _, p := range s.params[sr.base] {
 		if p == sr.params {
 			return

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/benchplot [-o DIR] [-format svg|png] [-note TEXT] FILE...
+//	go run ./cmd/benchplot [-o DIR] [-format svg|png] [-note TEXT] [-tables FILE.md] FILE...
 //
 // It reads the files with golang.org/x/perf/benchfmt (several files, or several -count runs
 // in one, are pooled), takes the median of the runs of every sub-benchmark with benchstat's
@@ -18,8 +18,10 @@
 // A suffix is added to a name when a benchmark has several variants (CommitSync op=insert and
 // op=overwrite). Every chart names the input files and the machine in its caption (from the
 // configuration lines bench/run.sh writes), with -note's text below. Benchmarks the input
-// lacks are left out of the charts, and charts without data are not written. benchplot prints
-// the paths of the files it wrote.
+// lacks are left out of the charts, and charts without data are not written. With -tables it
+// also writes Markdown tables, one per unit (sec/op, p99-sec, commits/s, B/op...), a row per
+// sub-benchmark and a column per engine: the same medians and intervals as the charts, with each
+// engine's ratio to cairn. benchplot prints the paths of the files it wrote.
 package main
 
 import (
@@ -46,11 +48,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("o", ".", "directory to write the charts into (created if missing)")
 	format := fs.String("format", "svg", "image format: svg or png")
 	note := fs.String("note", "", "a line to add to every caption, e.g. what the machine was doing")
+	tables := fs.String("tables", "", "also write Markdown tables of every unit to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return errors.New("usage: benchplot [-o DIR] [-format svg|png] [-note TEXT] FILE...")
+		return errors.New("usage: benchplot [-o DIR] [-format svg|png] [-note TEXT] [-tables FILE.md] FILE...")
 	}
 	if *format != "svg" && *format != "png" {
 		return fmt.Errorf("unknown format %q (want svg or png)", *format)
@@ -63,7 +66,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *note != "" {
 		source += "\n" + *note
 	}
+	if *tables != "" {
+		if err := writeTablesFile(s, source, *tables, stdout); err != nil {
+			return err
+		}
+	}
 	return writeCharts(s, source, *dir, *format, stdout)
+}
+
+// writeTablesFile writes the Markdown tables of s to path and prints the path.
+func writeTablesFile(s *store, source, path string, stdout io.Writer) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeTables(s, source, f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, path)
+	return nil
 }
 
 // writeCharts renders every chart of s, captioned with source, into dir and prints the paths.
