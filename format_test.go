@@ -109,14 +109,19 @@ func goldenState(hist [][]goldenOp) (state map[string][]byte, deleted []string) 
 	return state, deleted
 }
 
-// copyGolden copies the golden files into a temporary directory and returns the database path.
-// Without withWAL the WAL is cut to its header, as a checkpoint leaves it.
+// copyGolden copies the version 2 golden files into a temporary directory and returns the
+// database path. Without withWAL the WAL is cut to its header, as a checkpoint leaves it.
 func copyGolden(t *testing.T, withWAL bool) string {
+	return copyGoldenFiles(t, goldenDB, goldenWAL, withWAL)
+}
+
+// copyGoldenFiles is copyGolden for any pair of golden files.
+func copyGoldenFiles(t *testing.T, dbFile, walFile string, withWAL bool) string {
 	path := filepath.Join(t.TempDir(), "golden.db")
-	b, err := os.ReadFile(goldenDB)
+	b, err := os.ReadFile(dbFile)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o600))
-	w, err := os.ReadFile(goldenWAL)
+	w, err := os.ReadFile(walFile)
 	require.NoError(t, err)
 	if !withWAL {
 		w = w[:32]

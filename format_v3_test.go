@@ -132,16 +132,7 @@ func writeGoldenBuckets(t *testing.T, dbDst, walDst string) {
 // openGoldenCopy copies the golden files into a new directory, the WAL whole or only its
 // header, and opens the copy.
 func openGoldenCopy(t *testing.T, dbFile, walFile string, withWAL bool) (*DB, string) {
-	file, err := os.ReadFile(dbFile)
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "g.db")
-	require.NoError(t, os.WriteFile(path, file, 0o600))
-	w, err := os.ReadFile(walFile)
-	require.NoError(t, err)
-	if !withWAL {
-		w = w[:32]
-	}
-	require.NoError(t, os.WriteFile(path+"-wal", w, 0o600))
+	path := copyGoldenFiles(t, dbFile, walFile, withWAL)
 	db, err := Open(path, nil)
 	require.NoError(t, err)
 	return db, path

@@ -118,26 +118,22 @@ func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 
 // searchLeaf returns the index of the first key >= key in leaf page p and whether it is equal.
 func searchLeaf(p []byte, key []byte) (int, bool) {
-	n := pager.Count(p)
-	var lo int
-	if prefixed(p) {
-		lo = searchPrefixed(p, key, n, false)
-	} else {
-		lo = searchPlain(p, key, n, false)
-	}
-	return lo, lo < n && bytes.Equal(leafKey(p, lo), key)
+	lo := searchPage(p, key, false)
+	return lo, lo < pager.Count(p) && bytes.Equal(leafKey(p, lo), key)
 }
 
 // searchBranch returns the index of the child of branch page p that covers key.
 func searchBranch(p []byte, key []byte) int {
-	n := pager.Count(p)
-	var lo int
+	return max(searchPage(p, key, true)-1, 0)
+}
+
+// searchPage returns the first index of tree page p whose key is > key (branch) or >= key
+// (leaf), by the search of the page's layout.
+func searchPage(p []byte, key []byte, branch bool) int {
 	if prefixed(p) {
-		lo = searchPrefixed(p, key, n, true)
-	} else {
-		lo = searchPlain(p, key, n, true)
+		return searchPrefixed(p, key, pager.Count(p), branch)
 	}
-	return max(lo-1, 0)
+	return searchPlain(p, key, pager.Count(p), branch)
 }
 
 // elemKey returns the key of element i of tree page p, leaf or branch.
