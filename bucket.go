@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/ondisk"
 )
 
 // Bucket is a named key space of a transaction: an ordered tree of its own, created with
@@ -71,7 +72,7 @@ func (b *Bucket) Put(key, value []byte) error {
 	if len(value) > MaxValueSize {
 		return ErrValueTooLarge
 	}
-	k, v := b.tx.logOp(b.name, redoPut, key, value)
+	k, v := b.tx.logOp(b.name, ondisk.RedoPut, key, value)
 	if err := b.tree.Put(k, v); err != nil {
 		return b.tx.poison(fmt.Errorf("cairn: put: %w", err))
 	}
@@ -90,7 +91,7 @@ func (b *Bucket) Delete(key []byte) error {
 		return b.tx.poison(fmt.Errorf("cairn: delete: %w", err))
 	}
 	if found {
-		b.tx.logOp(b.name, redoDelete, key, nil)
+		b.tx.logOp(b.name, ondisk.RedoDelete, key, nil)
 	}
 	return nil
 }

@@ -4,12 +4,8 @@ package cairn
 // during a write transaction a bucket's catalog entry holds its root at the start of the
 // transaction (0 if created in it); Commit writes the new roots of the buckets it changed. Every
 // page of a deleted bucket stays reachable from the catalog's drop stack until a commit frees it,
-// so a page is never both free and referenced, and Check can account for all of them.
-//
-//	Catalog keys and values
-//	| key                 | value                                                       |
-//	| 0x01 + bucket name  | 1 byte kind (1 = bucket), 8 bytes root page id (0: empty)   |
-//	| 0x02 (drop stack)   | page ids (8 bytes each) of extents still to free, top last  |
+// so a page is never both free and referenced, and Check can account for all of them. The
+// catalog's keys and values are specified in package internal/ondisk.
 
 import (
 	"bytes"
@@ -20,27 +16,21 @@ import (
 	"slices"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/pager"
 )
 
-const (
-	catalogBucket    = 0x01
-	catalogDropStack = 0x02
-	bucketKind       = 1
-	bucketEntrySize  = 9
-)
-
-var dropStackKey = []byte{catalogDropStack}
+var dropStackKey = []byte{ondisk.CatalogDropStack}
 
 // dropBudget is the number of extents of deleted buckets a commit frees at most: deleting a bucket
 // costs its transaction nothing per page, and later commits free its pages in bounded steps.
 const dropBudget = 256
 
-func bucketKey(name []byte) []byte { return append([]byte{catalogBucket}, name...) }
+func bucketKey(name []byte) []byte { return append([]byte{ondisk.CatalogBucket}, name...) }
 
 func bucketEntry(root uint64) []byte {
-	v := make([]byte, bucketEntrySize)
-	v[0] = bucketKind
+	v := make([]byte, ondisk.BucketEntrySize)
+	v[0] = ondisk.BucketKind
 	binary.LittleEndian.PutUint64(v[1:], root)
 	return v
 }
@@ -62,7 +52,7 @@ func (tx *Tx) lookupBucket(name []byte) (root uint64, found bool, err error) {
 		return 0, false, fmt.Errorf("cairn: bucket catalog: %w", err)
 	case !ok:
 		return 0, false, nil
-	case len(v) != bucketEntrySize || v[0] != bucketKind:
+	case len(v) != ondisk.BucketEntrySize || v[0] != ondisk.BucketKind:
 		return 0, false, fmt.Errorf("cairn: bucket catalog: bad entry for %q: %w", name, ErrCorrupt)
 	}
 	return binary.LittleEndian.Uint64(v[1:]), true, nil
@@ -137,7 +127,7 @@ func (tx *Tx) CreateBucket(name []byte) (*Bucket, error) {
 	case ok:
 		return nil, ErrBucketExists
 	}
-	tx.logBucketOp(redoCreateBucket, name)
+	tx.logBucketOp(ondisk.RedoCreateBucket, name)
 	if err := tx.catalog.Put(bucketKey(name), bucketEntry(0)); err != nil {
 		return nil, err
 	}
@@ -176,7 +166,7 @@ func (tx *Tx) DeleteBucket(name []byte) error {
 	case !ok:
 		return ErrBucketNotFound
 	}
-	tx.logBucketOp(redoDeleteBucket, name)
+	tx.logBucketOp(ondisk.RedoDeleteBucket, name)
 	if _, err := tx.catalog.Delete(bucketKey(name)); err != nil {
 		return err
 	}
@@ -204,7 +194,7 @@ func (tx *Tx) ForEachBucket(fn func(name []byte) error) error {
 		return ErrTxClosed
 	}
 	c := tx.openCatalog().Cursor()
-	for k, _ := c.Seek([]byte{catalogBucket}); k != nil && k[0] == catalogBucket; k, _ = c.Next() {
+	for k, _ := c.Seek([]byte{ondisk.CatalogBucket}); k != nil && k[0] == ondisk.CatalogBucket; k, _ = c.Next() {
 		if err := fn(k[1:]); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/pager"
 )
 
@@ -214,9 +215,9 @@ func (c *checker) walkVersion(root, catalog uint64, fileOnly bool, l *ledger) {
 	cur := cat.Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
 		switch {
-		case len(k) > 0 && k[0] == catalogBucket && len(v) == bucketEntrySize && v[0] == bucketKind:
+		case len(k) > 0 && k[0] == ondisk.CatalogBucket && len(v) == ondisk.BucketEntrySize && v[0] == ondisk.BucketKind:
 			c.walk(binary.LittleEndian.Uint64(v[1:]), fileOnly, l)
-		case len(k) > 0 && k[0] == catalogDropStack && len(v)%8 == 0:
+		case len(k) > 0 && k[0] == ondisk.CatalogDropStack && len(v)%8 == 0:
 			for i := 0; i < len(v); i += 8 {
 				c.walkDropped(binary.LittleEndian.Uint64(v[i:]), fileOnly, l)
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/ondisk"
 )
 
 // CompactStats reports the progress and the result of Compact.
@@ -177,7 +178,7 @@ func (db *DB) commitStep(fn func(tx *Tx) error) error {
 			return fmt.Errorf("cairn: compact: %w", err)
 		}
 	}
-	tx.redo = append(tx.redo[:0], redoTxn)
+	tx.redo = append(tx.redo[:0], ondisk.RedoTxn)
 	return tx.Commit()
 }
 

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/cairndb/cairn/pager"
 	"github.com/stretchr/testify/require"
@@ -601,28 +602,28 @@ func TestCheckListsEveryProblem(t *testing.T) {
 // ErrCorrupt, and whatever it accepts must pass Check and read back.
 func FuzzReplay(f *testing.F) {
 	put := func(redo []byte, k, v string) []byte {
-		redo, _, _ = appendOp(redo, redoPut, []byte(k), []byte(v))
+		redo, _, _ = appendOp(redo, ondisk.RedoPut, []byte(k), []byte(v))
 		return redo
 	}
 	del := func(redo []byte, k string) []byte {
-		redo, _, _ = appendOp(redo, redoDelete, []byte(k), nil)
+		redo, _, _ = appendOp(redo, ondisk.RedoDelete, []byte(k), nil)
 		return redo
 	}
 	f.Add(put(put(nil, "apple", "red"), "kiwi", "green"))
 	f.Add(del(put(nil, "a", "1"), "a"))
 	f.Add(put(nil, "big", strings.Repeat("v", 5000)))
 	f.Add(put(nil, strings.Repeat("k", 5000), "long key"))
-	f.Add([]byte{redoTxn})
-	f.Add([]byte{redoTxn, redoPut, 0, 0}) // an empty key
-	f.Add([]byte{redoTxn, redoPut, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{ondisk.RedoTxn})
+	f.Add([]byte{ondisk.RedoTxn, ondisk.RedoPut, 0, 0}) // an empty key
+	f.Add([]byte{ondisk.RedoTxn, ondisk.RedoPut, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{2})
 	bucketOp := func(redo []byte, op byte, name string) []byte {
 		redo, _, _ = appendOp(redo, op, []byte(name), nil)
 		return redo
 	}
-	f.Add(put(bucketOp(bucketOp(nil, redoCreateBucket, "b"), redoSelect, "b"), "k", "v"))
-	f.Add(bucketOp(put(bucketOp(put(bucketOp(bucketOp(nil, redoCreateBucket, "b"), redoSelect, "b"), "k", "v"), redoSelect, ""), "d", "v"), redoDeleteBucket, "b"))
-	f.Add(put(bucketOp(nil, redoSelect, "missing"), "k", "v"))
+	f.Add(put(bucketOp(bucketOp(nil, ondisk.RedoCreateBucket, "b"), ondisk.RedoSelect, "b"), "k", "v"))
+	f.Add(bucketOp(put(bucketOp(put(bucketOp(bucketOp(nil, ondisk.RedoCreateBucket, "b"), ondisk.RedoSelect, "b"), "k", "v"), ondisk.RedoSelect, ""), "d", "v"), ondisk.RedoDeleteBucket, "b"))
+	f.Add(put(bucketOp(nil, ondisk.RedoSelect, "missing"), "k", "v"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		fs := vfs.NewMem()
 		db, err := Open("/d/db", &Options{fs: fs})

@@ -1,37 +1,23 @@
 package cairn
 
 // Redo record payload (the opaque payload of a WAL record): one committed transaction, replayed
-// operation by operation through the transaction API.
-//
-//	| Size    | Field                                         |
-//	| 1       | record type: 1 = transaction                  |
-//	| ...     | operations until the end of the payload       |
-//	Operation: 1 byte op, uvarint length, bytes (key or bucket name), and for put: uvarint value
-//	length, value bytes. Ops: 1 = put, 2 = delete (in the selected key space), 3 = select the
-//	bucket named (empty name: the default key space; each record starts with it selected),
-//	4 = create bucket, 5 = delete bucket.
+// operation by operation through the transaction API. Its layout and op codes are in package
+// internal/ondisk, which kvsh decodes with too.
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-)
 
-const (
-	redoTxn          = 1
-	redoPut          = 1
-	redoDelete       = 2
-	redoSelect       = 3
-	redoCreateBucket = 4
-	redoDeleteBucket = 5
+	"github.com/cairndb/cairn/internal/ondisk"
 )
 
 // appendOp appends an operation to a redo payload and returns the payload and the key and value
 // as stored in it, so the tree can keep them without a second copy.
 func appendOp(redo []byte, op byte, key, value []byte) (out, k, v []byte) {
 	if len(redo) == 0 {
-		redo = append(redo, redoTxn)
+		redo = append(redo, ondisk.RedoTxn)
 	}
 	redo = append(redo, op)
 	redo = binary.AppendUvarint(redo, uint64(len(key)))
@@ -39,7 +25,7 @@ func appendOp(redo []byte, op byte, key, value []byte) (out, k, v []byte) {
 	redo = append(redo, key...)
 	ke := len(redo)
 	vs := ke
-	if op == redoPut {
+	if op == ondisk.RedoPut {
 		redo = binary.AppendUvarint(redo, uint64(len(value)))
 		vs = len(redo)
 		redo = append(redo, value...)
@@ -55,7 +41,7 @@ func (tx *Tx) logOp(bucket []byte, op byte, key, value []byte) (k, v []byte) {
 		return key, value
 	}
 	if !bytes.Equal(tx.redoBucket, bucket) {
-		tx.redo, _, _ = appendOp(tx.redo, redoSelect, bucket, nil)
+		tx.redo, _, _ = appendOp(tx.redo, ondisk.RedoSelect, bucket, nil)
 		tx.redoBucket = bucket
 	}
 	tx.redo, k, v = appendOp(tx.redo, op, key, value)
@@ -76,7 +62,7 @@ func (tx *Tx) replay(payload []byte) error {
 	if len(payload) == 0 {
 		return nil
 	}
-	if payload[0] != redoTxn {
+	if payload[0] != ondisk.RedoTxn {
 		return fmt.Errorf("cairn: redo record: unknown type: %w", ErrCorrupt)
 	}
 	cur := &tx.main
@@ -87,7 +73,7 @@ func (tx *Tx) replay(payload []byte) error {
 			return err
 		}
 		var value []byte
-		if op == redoPut {
+		if op == ondisk.RedoPut {
 			if value, rest, err = readBytes(rest); err != nil {
 				return err
 			}
@@ -104,18 +90,18 @@ func (tx *Tx) replay(payload []byte) error {
 func (tx *Tx) replayOp(cur *Bucket, op byte, key, value []byte) (*Bucket, error) {
 	var err error
 	switch op {
-	case redoPut:
+	case ondisk.RedoPut:
 		err = cur.Put(key, value)
-	case redoDelete:
+	case ondisk.RedoDelete:
 		err = cur.Delete(key)
-	case redoSelect:
+	case ondisk.RedoSelect:
 		if len(key) == 0 {
 			return &tx.main, nil
 		}
 		cur, err = tx.Bucket(key)
-	case redoCreateBucket:
+	case ondisk.RedoCreateBucket:
 		_, err = tx.CreateBucket(key)
-	case redoDeleteBucket:
+	case ondisk.RedoDeleteBucket:
 		err = tx.DeleteBucket(key)
 	default:
 		return nil, fmt.Errorf("cairn: redo record: unknown operation %d: %w", op, ErrCorrupt)

@@ -1,14 +1,9 @@
 package main
 
-// The trees .pages walks beside the default key space (format version 3): the bucket catalog
+// The trees .pages walks beside the default key space (since format version 3): the bucket catalog
 // whose root is in the meta page, the tree of every bucket the catalog lists, and the extents of
 // deleted buckets on the catalog's drop stack, which later commits free in bounded steps. The
-// catalog format is the root package's (catalog.go, docs/FORMAT.md); kvsh keeps its own copy of
-// the constants, as it does for the redo op codes.
-//
-//	| key                 | value                                                       |
-//	| 0x01 + bucket name  | 1 byte kind (1 = bucket), 8 bytes root page id (0: empty)   |
-//	| 0x02 (drop stack)   | page ids (8 bytes each) of extents still to free, top last  |
+// catalog's keys and values are those of package internal/ondisk, which the library writes with.
 
 import (
 	"context"
@@ -17,14 +12,8 @@ import (
 	"io"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/pager"
-)
-
-const (
-	catalogBucket    = 0x01
-	catalogDropStack = 0x02
-	bucketKind       = 1
-	bucketEntrySize  = 9
 )
 
 // treeWalk adds the extents of the trees of one meta page to a layout.
@@ -115,10 +104,10 @@ func (w *treeWalk) catalogLeaf(ce *catalogEntries, id uint64, b []byte) {
 		}
 		k := e.Key
 		switch {
-		case len(k) > 1 && k[0] == catalogBucket && len(v) == bucketEntrySize && v[0] == bucketKind:
+		case len(k) > 1 && k[0] == ondisk.CatalogBucket && len(v) == ondisk.BucketEntrySize && v[0] == ondisk.BucketKind:
 			ce.names = append(ce.names, k[1:])
 			ce.roots = append(ce.roots, binary.LittleEndian.Uint64(v[1:]))
-		case len(k) == 1 && k[0] == catalogDropStack && len(v)%8 == 0:
+		case len(k) == 1 && k[0] == ondisk.CatalogDropStack && len(v)%8 == 0:
 			for i := 0; i < len(v); i += 8 {
 				ce.drop = append(ce.drop, binary.LittleEndian.Uint64(v[i:]))
 			}

@@ -10,27 +10,20 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/wal"
 )
 
-// The redo payload of a WAL record, as the root package writes it (redo.go, docs/FORMAT.md):
+// The redo payload of a WAL record (internal/ondisk, docs/FORMAT.md):
 // a record type byte, then operations, each an op byte, a uvarint length and the key (or bucket
 // name), and for a put a uvarint value length and the value. Puts and deletes apply to the key
-// space the last select chose (the default key space at the start of each record). The format
-// is the root package's; kvsh keeps its own copy of the codes to describe records, and shows an
-// op it does not know (a newer format) as "op 0xNN (N bytes)", N being the bytes from that op
-// to the end of the record, which it cannot decode further.
-const (
-	redoTxn          = 1
-	redoPut          = 1
-	redoDelete       = 2
-	redoSelect       = 3 // select the bucket named (empty: the default key space)
-	redoCreateBucket = 4
-	redoDeleteBucket = 5
-)
+// space the last select chose (the default key space at the start of each record). The codes
+// are those of package internal/ondisk, which the library writes with. kvsh shows an op it does
+// not know (a newer format) as "op 0xNN (N bytes)", N being the bytes from that op to the end of
+// the record, which it cannot decode further.
 
 // bucketOps names the operations on buckets, by op code.
-var bucketOps = map[byte]string{redoSelect: "select bucket", redoCreateBucket: "create bucket", redoDeleteBucket: "delete bucket"}
+var bucketOps = map[byte]string{ondisk.RedoSelect: "select bucket", ondisk.RedoCreateBucket: "create bucket", ondisk.RedoDeleteBucket: "delete bucket"}
 
 // cmdWAL prints the records of the WAL file written since the last checkpoint, decoded.
 func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
@@ -108,7 +101,7 @@ func describeRedo(p []byte) []string {
 	switch {
 	case len(p) == 0:
 		return []string{"empty payload"}
-	case p[0] != redoTxn:
+	case p[0] != ondisk.RedoTxn:
 		return []string{fmt.Sprintf("record type 0x%02x (%d bytes)", p[0], len(p))}
 	}
 	var lines []string
@@ -124,18 +117,18 @@ func describeRedo(p []byte) []string {
 // the operation cannot be decoded).
 func describeOp(b []byte) (string, []byte) {
 	op := b[0]
-	if op < redoPut || op > redoDeleteBucket {
+	if op < ondisk.RedoPut || op > ondisk.RedoDeleteBucket {
 		return fmt.Sprintf("op 0x%02x (%d bytes)", op, len(b)), nil
 	}
 	key, rest, ok := lengthPrefixed(b[1:])
 	switch {
 	case !ok:
 		return fmt.Sprintf("op 0x%02x: bad key length (%d bytes left)", op, len(b)), nil
-	case op == redoSelect && len(key) == 0:
+	case op == ondisk.RedoSelect && len(key) == 0:
 		return "select the default key space", rest
 	case bucketOps[op] != "":
 		return bucketOps[op] + " " + quoteName(key), rest
-	case op == redoDelete:
+	case op == ondisk.RedoDelete:
 		return "delete key=" + formatCut(key, maxInspectField), rest
 	}
 	value, rest, ok := lengthPrefixed(rest)
