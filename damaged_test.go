@@ -26,6 +26,7 @@ import (
 	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/cairndb/cairn/pager"
+	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -630,31 +631,26 @@ func FuzzReplay(f *testing.F) {
 		require.NoError(t, err)
 		dbID := db.pager.Durable().DBID
 		db.abandon()
-		require.NoError(t, fs.WriteFile("/d/db-wal", walWithRecord(dbID, payload)))
+		writeWALRecord(t, fs, "/d/db-wal", dbID, payload)
 		db, err = Open("/d/db", &Options{fs: fs})
 		if err != nil {
 			require.ErrorIs(t, err, ErrCorrupt)
 			return
 		}
 		defer db.Close()
+		require.Equal(t, uint64(1), db.Stats().LSN, "the record was not replayed")
 		require.NoError(t, db.Check(), "a replayed record made a damaged tree")
 		require.NoError(t, readEverything(db))
 	})
 }
 
-// walWithRecord returns a WAL of database dbID holding one record, LSN 1, with payload (FORMAT.md).
-func walWithRecord(dbID uint64, payload []byte) []byte {
-	le := binary.LittleEndian
-	b := make([]byte, 32, 32+24+len(payload)+8)
-	copy(b, "cairnWAL")
-	le.PutUint32(b[8:], 1)
-	le.PutUint64(b[16:], dbID)
-	le.PutUint32(b[24:], crc32.Checksum(b[:24], castagnoliTable))
-	rec := make([]byte, (24+len(payload)+7)&^7)
-	le.PutUint32(rec[4:], uint32(len(payload)))
-	le.PutUint64(rec[8:], 1)
-	le.PutUint64(rec[16:], 1)
-	copy(rec[24:], payload)
-	le.PutUint32(rec[0:], crc32.Update(uint32(dbID)^uint32(dbID>>32), castagnoliTable, rec[4:24+len(payload)]))
-	return append(b, rec...)
+// writeWALRecord replaces the WAL at path with a new one of database dbID (the current format,
+// written by package wal) holding one record, LSN 1, with payload.
+func writeWALRecord(t *testing.T, fs vfs.FS, path string, dbID uint64, payload []byte) {
+	f, err := fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	require.NoError(t, err)
+	w, err := wal.Create(f, dbID)
+	require.NoError(t, err)
+	require.NoError(t, w.WriteBatch([]wal.Record{{LSN: 1, Payload: payload}}))
+	require.NoError(t, f.Close())
 }
