@@ -37,7 +37,13 @@ type node struct {
 func decodeNode(id uint64, p []byte, pageSize int, parent *node) *node {
 	n := &node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize,
 		alloc: pager.AllocLSN(p), parent: parent}
-	n.inodes = make([]inode, pager.Count(p))
+	count := pager.Count(p)
+	if n.leaf {
+		// Room for one insert: most write transactions put a key or two per leaf they touch.
+		n.inodes = make([]inode, count, count+1)
+	} else {
+		n.inodes = make([]inode, count)
+	}
 	for i := range n.inodes {
 		in := &n.inodes[i]
 		if n.leaf {
