@@ -112,7 +112,7 @@ func TestMetaPageReadErrorThenCrash(t *testing.T) {
 
 	efs = vfs.NewErrFS(mem)
 	efs.Inject(vfs.Rule{Op: vfs.OpRead, After: int(b.Seq % 2)}) // B's slot cannot be read, once
-	db, err = Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
+	_, err = Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
 	require.ErrorIs(t, err, vfs.ErrInjected, "Open must not go on without the meta page it could not read")
 	db, err = Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
 	require.NoError(t, err)

@@ -234,6 +234,7 @@ func (m *modelRun) checkRange(tx *Tx, overlay map[string][]byte, deleted map[str
 		k, _ = c.Next()
 	}
 	k, _ = c.Seek([]byte(want[len(want)-1]))
+	require.Equal(m.t, want[len(want)-1], string(k))
 	for i := len(want) - 2; i >= 0; i-- {
 		k, _ = c.Prev()
 		require.Equal(m.t, want[i], string(k))
