@@ -155,8 +155,8 @@ type Cursor struct {
 	c   *btree.Cursor
 }
 
-// state returns why the cursor cannot move, or nil. Its first test is the common case, kept
-// small enough to inline: a scan calls state once per key.
+// state returns why the cursor cannot move, or nil. Its first test is the common case (one
+// comparison chain, no call): a scan calls state once per key.
 func (c *Cursor) state() error {
 	if b := c.b; b.tx.gen == c.gen && !b.tx.closed && (b.name == nil || b.gen == c.gen) && !b.deleted {
 		return nil
