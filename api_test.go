@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -307,4 +309,36 @@ func TestCursorStepsSeeChangesAndOverflow(t *testing.T) {
 		require.Equal(t, want, got)
 		return c.Err()
 	}))
+}
+
+// TestCloseShrinksTheWAL checks that Close gives back the space the WAL grew to under load (the
+// file is recycled while the database is open): after Close it is back to its initial size, and
+// the database reopens with everything and grows the WAL again.
+func TestCloseShrinksTheWAL(t *testing.T) {
+	db, path := openTemp(t, nil)
+	value := bytes.Repeat([]byte("v"), 1000)
+	for i := range 2000 { // about 2 MB of records: the WAL grows past its initial 256 KiB
+		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte(fmt.Sprintf("k%05d", i)), value) }))
+	}
+	st, err := os.Stat(path + "-wal")
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(wal.InitialSize), "the WAL did not grow: the test shows nothing")
+	require.NoError(t, db.Close())
+	st, err = os.Stat(path + "-wal")
+	require.NoError(t, err)
+	require.Equal(t, int64(wal.InitialSize), st.Size())
+
+	db, err = Open(path, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		n := 0
+		for range tx.Range(nil, nil) {
+			n++
+		}
+		require.Equal(t, 2000, n)
+		return nil
+	}))
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("after"), value) }))
+	require.NoError(t, db.Check())
 }

@@ -238,6 +238,10 @@ func (db *DB) Close() error {
 	if err == nil {
 		err = db.checkpointLocked(context.Background())
 	}
+	if err == nil {
+		// Everything is in the page file now: give back the space the WAL grew to.
+		err = db.committer.Do(func(w *wal.Writer) error { return w.Shrink() })
+	}
 	if err != nil {
 		err = fmt.Errorf("cairn: close: %w", err)
 	}

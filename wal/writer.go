@@ -161,6 +161,28 @@ func (w *Writer) Reset() error {
 	return nil
 }
 
+// Shrink cuts an empty log (nothing written since Create or Reset) back to InitialSize bytes and
+// Syncs, so that a closed database does not keep the space its busiest period grew the log to.
+// It does nothing when the log holds records, is a version 1 file, or is not larger than
+// InitialSize. What it cuts off is records of earlier generations and zeros. Errors are "wal:
+// shrink: ..." wrapping the vfs error; after an error the Writer is dead.
+func (w *Writer) Shrink() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.size != HeaderSize || w.v1 || w.allocated <= InitialSize {
+		return nil
+	}
+	if err := w.f.Truncate(InitialSize); err != nil {
+		return w.fail(fmt.Errorf("wal: shrink: %w", err))
+	}
+	if err := w.f.Sync(); err != nil {
+		return w.fail(fmt.Errorf("wal: shrink: sync: %w", err))
+	}
+	w.allocated = InitialSize
+	return nil
+}
+
 // NeedsReset reports whether the Writer holds a version 1 log that Recover replayed: the caller
 // must checkpoint and Reset before writing (a version 1 file cannot be appended to).
 func (w *Writer) NeedsReset() bool { return w.v1 }
