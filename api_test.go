@@ -224,12 +224,18 @@ func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
 	db, err = Open("/d/db", &Options{fs: clone})
 	require.NoError(t, err)
 	defer db.Close()
+	requireKeyCount(t, db, 100)
+}
+
+// requireKeyCount checks that the default key space of db holds n keys.
+func requireKeyCount(t *testing.T, db *DB, n int) {
+	t.Helper()
 	require.NoError(t, db.View(func(tx *Tx) error {
-		n := 0
+		got := 0
 		for range tx.Range(nil, nil) {
-			n++
+			got++
 		}
-		require.Equal(t, 100, n)
+		require.Equal(t, n, got)
 		return nil
 	}))
 }
@@ -331,14 +337,7 @@ func TestCloseShrinksTheWAL(t *testing.T) {
 	db, err = Open(path, nil)
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, db.View(func(tx *Tx) error {
-		n := 0
-		for range tx.Range(nil, nil) {
-			n++
-		}
-		require.Equal(t, 2000, n)
-		return nil
-	}))
+	requireKeyCount(t, db, 2000)
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("after"), value) }))
 	require.NoError(t, db.Check())
 }
