@@ -146,7 +146,7 @@ func (c *Cursor) nextInLeafPage() (key, value []byte, ok bool) {
 		return nil, nil, false
 	}
 	p := top.page
-	e := elem(p, i)
+	e := elem(p, i) // one element decode: leafKey and leafValue would each decode it again
 	if le.Uint32(e[0:])&flagOverflow != 0 {
 		return nil, nil, false
 	}

@@ -128,12 +128,36 @@ func searchBranch(p []byte, key []byte) int {
 }
 
 // searchPage returns the first index of tree page p whose key is > key (branch) or >= key
-// (leaf), by the search of the page's layout.
+// (leaf). On a page with key prefixes a probe loads the element's key only when its prefix
+// equals key's.
 func searchPage(p []byte, key []byte, branch bool) int {
-	if prefixed(p) {
-		return searchPrefixed(p, key, pager.Count(p), branch)
+	prefixes := prefixed(p)
+	var kp uint64
+	if prefixes {
+		kp = keyPrefix(key)
 	}
-	return searchPlain(p, key, pager.Count(p), branch)
+	lo, hi := 0, pager.Count(p)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sortsBefore(p, m, key, kp, prefixes, branch) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// sortsBefore reports whether element m of p lies before the position searchPage seeks: its key
+// is < key, or <= key in a branch. kp is key's prefix when the page has prefixes.
+func sortsBefore(p []byte, m int, key []byte, kp uint64, prefixes, branch bool) bool {
+	if prefixes {
+		if ep := elemPrefix(p, m); ep != kp {
+			return ep < kp
+		}
+	}
+	c := bytes.Compare(elemKey(p, m, branch), key)
+	return c < 0 || branch && c == 0
 }
 
 // elemKey returns the key of element i of tree page p, leaf or branch.
@@ -142,48 +166,6 @@ func elemKey(p []byte, i int, branch bool) []byte {
 		return branchKey(p, i)
 	}
 	return leafKey(p, i)
-}
-
-// searchPrefixed is the binary search of a page with key prefixes: it returns the first index
-// whose key is > key in a branch page, >= key in a leaf page. A probe loads the element's key
-// only when its prefix equals key's.
-func searchPrefixed(p []byte, key []byte, n int, branch bool) int {
-	kp := keyPrefix(key)
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		var before bool // element m sorts before the position sought
-		switch ep := elemPrefix(p, m); {
-		case ep < kp:
-			before = true
-		case ep > kp:
-			before = false
-		default:
-			c := bytes.Compare(elemKey(p, m, branch), key)
-			before = c < 0 || branch && c == 0
-		}
-		if before {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// searchPlain is searchPrefixed for pages without prefixes (formats 2 and 3).
-func searchPlain(p []byte, key []byte, n int, branch bool) int {
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		c := bytes.Compare(elemKey(p, m, branch), key)
-		if c < 0 || branch && c == 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 // node returns the decoded node of page id, decoding it on first use.

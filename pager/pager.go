@@ -337,7 +337,8 @@ func (p *Pager) Release(readers Readers) {
 	p.mu.Unlock()
 	// No version can reach these ids any more: drop their cached content.
 	for _, id := range ready {
-		if fr := p.table.load(id); fr != nil && p.table.slot(id).drop(fr) {
+		s := p.table.slot(id)
+		if fr := s.fr.Load(); fr != nil && s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
 		}
 	}
