@@ -25,6 +25,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -76,15 +77,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 // writeTablesFile writes the Markdown tables of s to path and prints the path.
 func writeTablesFile(s *store, source, path string, stdout io.Writer) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := writeTables(s, source, f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	var buf bytes.Buffer
+	writeTables(s, source, &buf)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, path)

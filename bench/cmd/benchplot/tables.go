@@ -21,7 +21,7 @@ const baseEngine = "cairn"
 // writeTables writes one Markdown table per unit: a row per series, a column per engine, each
 // cell the median of the runs with benchstat's 95% confidence interval and, for engines other
 // than cairn, the ratio of their median to cairn's. source is the tables' caption.
-func writeTables(s *store, source string, w io.Writer) error {
+func writeTables(s *store, source string, w io.Writer) {
 	fmt.Fprintf(w, "Source: %s.\n\nEach cell: the median of the runs ± benchstat's 95%% confidence interval; "+
 		"(N×) is the engine's median divided by %s's. Empty: the engine has no such row.\n", source, baseEngine)
 	for _, unit := range tableUnits(s) {
@@ -39,7 +39,6 @@ func writeTables(s *store, source string, w io.Writer) error {
 			fmt.Fprintf(w, "| %s | %s |\n", sr.name(), strings.Join(cells, " | "))
 		}
 	}
-	return nil
 }
 
 // tableUnits returns every unit of s: those of unitOrder first, then the rest sorted.
