@@ -187,8 +187,9 @@ func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
 	return w, v, nil
 }
 
-// onDurable runs on the committer goroutine once the batch ending at lastLSN is durable: it
-// publishes the newest version of the batch to readers.
+// onDurable runs on the goroutine that wrote the batch (the committer's, or a writer leading it)
+// once the batch ending at lastLSN is durable: it publishes the newest version of the batch to
+// readers.
 func (db *DB) onDurable(lastLSN uint64) {
 	db.pendingMu.Lock()
 	i := 0

@@ -12,6 +12,7 @@ var errClosed = fmt.Errorf("%w: wal: committer closed", errs.ErrFailed)
 
 // Ticket tracks one submitted record until it is durable or has failed.
 type Ticket struct {
+	c       *Committer
 	lsn     uint64
 	payload []byte
 	err     error          // set before done is released
@@ -20,34 +21,47 @@ type Ticket struct {
 
 // Wait blocks until the record is durable and returns nil, or until its batch (or an earlier one)
 // failed and returns an error wrapping errs.ErrFailed and the cause (such as the fdatasync error).
-// It may be called any number of times, from any goroutine.
+// If no batch is being written and the record is still queued, the calling goroutine writes the
+// batch itself (it leads): a lone writer pays no hand-over to another goroutine. It may be called
+// any number of times, from any goroutine.
 func (t *Ticket) Wait() error {
+	if t.c != nil {
+		t.c.lead(t.lsn)
+	}
 	t.done.Wait()
 	return t.err
 }
 
-// Committer is the single goroutine that writes submitted records to a Writer in batches (group
-// commit): each batch is everything submitted since the previous batch started, written with one
-// WriteAt and one Sync. A lone record is written at once, never delayed to wait for company.
+// Committer writes submitted records to a Writer in batches (group commit): each batch is
+// everything submitted since the previous batch started, written with one WriteAt and one Sync,
+// and batches never overlap. A lone record is written at once, never delayed to wait for company.
 // After a failed batch the Committer is failed for good: every waiting and later record fails.
+//
+// Who writes a batch (leader/follower, as in MySQL's binlog group commit): a goroutine waiting on
+// a queued record while no batch runs writes the batch on its own goroutine; its followers, the
+// writers queued behind a running batch, sleep until it ends, and the one that ends it hands what
+// is queued to the Committer's goroutine, which keeps writing batches while records keep coming.
+// So a lone writer's commit costs no goroutine wake-up, and a busy one costs what a dedicated
+// committer goroutine costs.
 type Committer struct {
 	w         *Writer
 	onDurable func(lastLSN uint64)
 	wmu       sync.Mutex // exclusive use of w: held for a batch's write, and by Do
 
 	mu     sync.Mutex
-	wake   sync.Cond // signalled when queue becomes non-empty or closed is set
-	queue  []*Ticket // submitted, not yet taken by the committer
-	spare  []*Ticket // the previous batch's slice, reused as the next queue
+	wake   sync.Cond // signalled when a batch ends with records queued, or closed is set
+	queue  []*Ticket // submitted, not yet taken by a batch
+	spare  []*Ticket // a finished batch's slice, reused as the next queue
+	busy   bool      // a batch is being written (by a leader or the goroutine)
 	err    error     // sticky failure, wraps errs.ErrFailed
 	closed bool
 
-	recs    []Record      // batch being written; committer goroutine only
+	recs    []Record      // batch being written; used only while busy
 	stopped chan struct{} // closed when the goroutine returns
 }
 
-// NewCommitter starts the committer goroutine over w. onDurable (may be nil) runs on that goroutine
-// after each batch's Sync succeeded and before the batch's tickets are released, with the LSN of the
+// NewCommitter starts the committer goroutine over w. onDurable (may be nil) runs on the goroutine
+// that wrote the batch (the committer's or a leading writer's), after each batch's Sync succeeded and before the batch's tickets are released, with the LSN of the
 // batch's last record; calls are in LSN order. It is never called for a failed batch.
 func NewCommitter(w *Writer, onDurable func(lastLSN uint64)) *Committer {
 	c := &Committer{w: w, onDurable: onDurable, stopped: make(chan struct{})}
@@ -61,8 +75,12 @@ func NewCommitter(w *Writer, onDurable func(lastLSN uint64)) *Committer {
 // writer lock); they may wait on the Ticket after releasing that lock. payload must not be
 // modified until the Ticket is done. After a failure or Close the Ticket is already done with an
 // error wrapping errs.ErrFailed. Submit allocates only the Ticket.
+//
+// Submit starts no write: the record is written by the running batch's successor, or by the
+// batch of the first Wait on it or a later record, or at Close. A caller that needs the record
+// durable waits on its Ticket.
 func (c *Committer) Submit(lsn uint64, payload []byte) *Ticket {
-	t := &Ticket{lsn: lsn, payload: payload}
+	t := &Ticket{c: c, lsn: lsn, payload: payload}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -73,11 +91,43 @@ func (c *Committer) Submit(lsn uint64, payload []byte) *Ticket {
 	default:
 		t.done.Add(1)
 		c.queue = append(c.queue, t)
-		if len(c.queue) == 1 {
-			c.wake.Signal()
-		}
 	}
 	return t
+}
+
+// lead writes the queued records as one batch on the calling goroutine if no batch is running
+// and the record lsn is among them; otherwise it returns at once.
+func (c *Committer) lead(lsn uint64) {
+	c.mu.Lock()
+	if c.busy || len(c.queue) == 0 || c.queue[0].lsn > lsn {
+		c.mu.Unlock()
+		return
+	}
+	batch := c.takeLocked()
+	c.mu.Unlock()
+	c.commit(batch)
+	c.finish(batch)
+}
+
+// takeLocked marks a batch running and returns the queued records as that batch. c.mu is held.
+func (c *Committer) takeLocked() []*Ticket {
+	c.busy = true
+	batch := c.queue
+	c.queue, c.spare = c.spare, nil
+	return batch
+}
+
+// finish ends the running batch: it recycles the batch's slice and, if records were queued
+// meanwhile or Close is waiting, wakes the goroutine to take over.
+func (c *Committer) finish(batch []*Ticket) {
+	clear(batch) // drop references to finished tickets
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy = false
+	c.spare = batch[:0]
+	if len(c.queue) > 0 || c.closed {
+		c.wake.Signal()
+	}
 }
 
 // Do runs fn with exclusive use of the Writer, between batches, and returns fn's error. It is
@@ -101,8 +151,8 @@ func (c *Committer) Err() error {
 	return c.err
 }
 
-// Close writes the records already submitted, stops the goroutine and returns the sticky failure,
-// if any. Later Submits fail with an error wrapping errs.ErrFailed ("wal: committer closed"). Close
+// Close writes the records already submitted, waits for a running batch, stops the goroutine and
+// returns the sticky failure, if any. Later Submits fail with an error wrapping errs.ErrFailed ("wal: committer closed"). Close
 // does not close the file; it may be called more than once.
 func (c *Committer) Close() error {
 	c.mu.Lock()
@@ -113,37 +163,31 @@ func (c *Committer) Close() error {
 	return c.Err()
 }
 
-// run is the committer goroutine.
+// run is the committer goroutine: it writes the batches no waiting writer leads.
 func (c *Committer) run() {
 	defer close(c.stopped)
-	var batch []*Ticket
 	for {
-		batch = c.take(batch)
+		batch := c.take()
 		if batch == nil {
 			return
 		}
 		c.commit(batch)
+		c.finish(batch)
 	}
 }
 
-// take recycles the previous batch's slice and waits for the next batch: everything queued. It
-// returns nil once the Committer is closed and the queue is empty.
-func (c *Committer) take(prev []*Ticket) []*Ticket {
-	clear(prev) // drop references to finished tickets
+// take waits until records are queued and no batch runs, and takes them as the next batch. It
+// returns nil once the Committer is closed, no batch runs and the queue is empty.
+func (c *Committer) take() []*Ticket {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if prev != nil {
-		c.spare = prev[:0]
-	}
-	for len(c.queue) == 0 {
-		if c.closed {
+	for c.busy || len(c.queue) == 0 {
+		if c.closed && !c.busy && len(c.queue) == 0 {
 			return nil
 		}
 		c.wake.Wait()
 	}
-	batch := c.queue
-	c.queue, c.spare = c.spare, nil
-	return batch
+	return c.takeLocked()
 }
 
 // commit writes batch, reports it durable and releases its tickets.

@@ -2,6 +2,7 @@ package wal
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -91,6 +92,62 @@ func TestCommitterConcurrent(t *testing.T) {
 	}
 }
 
+// TestCommitterLeaders checks who writes a batch: a lone waiter writes its own on its goroutine,
+// a record nobody waits for goes with a later record's batch, and records queued behind a running
+// batch are written by the committer's goroutine when that batch ends, though nobody waits.
+func TestCommitterLeaders(t *testing.T) {
+	f, _ := openFile(t)
+	tf := &testFile{File: f}
+	w, err := Create(tf, testDB)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	writtenBy := map[uint64]string{} // last LSN of a batch -> stack of the goroutine that wrote it
+	c := NewCommitter(w, func(lsn uint64) {
+		buf := make([]byte, 16<<10)
+		buf = buf[:runtime.Stack(buf, false)]
+		mu.Lock()
+		defer mu.Unlock()
+		writtenBy[lsn] = string(buf)
+	})
+	t.Cleanup(func() { c.Close() })
+	stackOf := func(lsn uint64) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return writtenBy[lsn]
+	}
+	const leader, goroutine = "wal.(*Ticket).Wait", "wal.(*Committer).run"
+
+	require.NoError(t, c.Submit(1, []byte("lone")).Wait())
+	require.Contains(t, stackOf(1), leader)
+	require.NotContains(t, stackOf(1), goroutine)
+
+	syncs := tf.syncs.Load()
+	unwaited := c.Submit(2, []byte("nobody waits"))
+	require.NoError(t, c.Submit(3, []byte("waits")).Wait())
+	require.NoError(t, unwaited.Wait())
+	require.Equal(t, syncs+1, tf.syncs.Load(), "LSNs 2 and 3 in one batch")
+	require.Empty(t, stackOf(2))
+	require.Contains(t, stackOf(3), leader)
+
+	entered, gate := make(chan struct{}), make(chan struct{})
+	tf.holdSync(entered, gate)
+	running := make(chan error, 1)
+	go func() { running <- c.Submit(4, []byte("leads")).Wait() }()
+	<-entered
+	queued := c.Submit(5, []byte("queued behind")) // nobody waits on it
+	close(gate)
+	require.NoError(t, <-running)
+	require.Eventually(t, func() bool { return stackOf(5) != "" }, 10*time.Second, time.Millisecond)
+	require.Contains(t, stackOf(5), goroutine)
+	require.NoError(t, queued.Wait())
+
+	require.NoError(t, c.Close())
+	got, _, last, err := recoverAll(tf.File, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(5), last)
+	require.Len(t, got, 5)
+}
+
 func TestCommitterSyncFailure(t *testing.T) {
 	c, tf, d := newTestCommitter(t, 0)
 	require.NoError(t, c.Submit(1, []byte("one")).Wait())
@@ -100,14 +157,17 @@ func TestCommitterSyncFailure(t *testing.T) {
 	tf.failSyncs(injected, entered, gate)
 	writes := tf.writes.Load()
 	first := c.Submit(2, []byte("two"))
-	<-entered // the batch of LSN 2 is in its failing Sync; queue more behind it
+	firstErr := make(chan error, 1)
+	go func() { firstErr <- first.Wait() }() // leads the batch of LSN 2
+	<-entered                                // that batch is in its failing Sync; queue more behind it
 	var queued []*Ticket
 	for lsn := uint64(3); lsn < 10; lsn++ {
 		queued = append(queued, c.Submit(lsn, []byte("queued")))
 	}
 	close(gate)
 
-	for _, tk := range append([]*Ticket{first}, queued...) {
+	require.ErrorIs(t, <-firstErr, injected)
+	for _, tk := range queued {
 		err := tk.Wait()
 		require.ErrorIs(t, err, errs.ErrFailed)
 		require.ErrorIs(t, err, injected)

@@ -127,8 +127,8 @@ type testFile struct {
 
 	mu      sync.Mutex
 	syncErr error         // returned by Sync when set
-	entered chan struct{} // if set, closed when a failing Sync starts
-	gate    chan struct{} // if set, a failing Sync waits for it before returning
+	entered chan struct{} // if set, closed when the next Sync starts
+	gate    chan struct{} // if set, the next Sync waits for it before returning
 }
 
 func (f *testFile) WriteAt(p []byte, off int64) (int, error) {
@@ -140,15 +140,15 @@ func (f *testFile) Sync() error {
 	f.syncs.Add(1)
 	f.mu.Lock()
 	err, entered, gate := f.syncErr, f.entered, f.gate
-	f.entered, f.gate = nil, nil // only the first failing Sync signals and waits
+	f.entered, f.gate = nil, nil // only the next Sync signals and waits
 	f.mu.Unlock()
+	if entered != nil {
+		close(entered)
+	}
+	if gate != nil {
+		<-gate
+	}
 	if err != nil {
-		if entered != nil {
-			close(entered)
-		}
-		if gate != nil {
-			<-gate
-		}
 		return err
 	}
 	if f.syncDelay > 0 {
@@ -165,6 +165,13 @@ func (f *testFile) failSyncs(err error, entered, gate chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.syncErr, f.entered, f.gate = err, entered, gate
+}
+
+// holdSync makes the next Sync close entered, wait for gate, and then succeed.
+func (f *testFile) holdSync(entered, gate chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.entered, f.gate = entered, gate
 }
 
 // requireClean checks what truncating the file after recovery used to guarantee: beyond the

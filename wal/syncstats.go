@@ -18,8 +18,8 @@ type SyncStats struct {
 	Histogram [SyncBuckets]uint64
 }
 
-// syncCounters are the atomic counters behind SyncStats: written by the committer goroutine,
-// read by any.
+// syncCounters are the atomic counters behind SyncStats: written by the goroutine writing a
+// batch (one at a time), read by any.
 type syncCounters struct {
 	syncs atomic.Uint64
 	nanos atomic.Uint64
