@@ -157,7 +157,7 @@ func (db *DB) open() (err error) {
 	db.latest = v
 	db.walBytes.Store(w.Size())
 	w.SetSync(db.opts.Sync == SyncFull)
-	db.committer = wal.NewCommitter(w, db.onDurable)
+	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable)
 	return nil
 }
 

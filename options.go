@@ -35,6 +35,12 @@ type Options struct {
 	CheckpointBytes int64
 	// Sync is the durability mode (default SyncFull).
 	Sync SyncMode
+	// MaxBatchBytes bounds one group commit: a batch takes the queued commits, oldest first,
+	// while their WAL records add up to at most this many bytes, and always at least one (default
+	// 8 MiB, wal.DefaultMaxBatchBytes; negative is an error). Commits past the bound wait for the
+	// next write and fdatasync. A bound keeps one batch's write and its buffer in proportion when
+	// many writers commit large transactions at once.
+	MaxBatchBytes int64
 	// ReadOnly opens an existing database without write access: both files are opened read-only
 	// under a shared lock (any number of read-only opens; Open with write access gets ErrLocked,
 	// and the reverse), nothing is written to them, and the WAL's records are replayed into
@@ -67,6 +73,9 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if r.CheckpointBytes <= 0 {
 		r.CheckpointBytes = defaultCheckpointBytes
+	}
+	if r.MaxBatchBytes < 0 {
+		return r, fmt.Errorf("cairn: MaxBatchBytes %d is negative", r.MaxBatchBytes)
 	}
 	if r.Sync != SyncFull && r.Sync != SyncNone {
 		return r, fmt.Errorf("cairn: unknown sync mode %d", r.Sync)

@@ -12,19 +12,7 @@ import (
 // concurrent commits, and that taking Stats allocates nothing.
 func TestStatsCounters(t *testing.T) {
 	db, _ := openTemp(t, nil)
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 25 {
-				require.NoError(t, db.Update(func(tx *Tx) error {
-					return tx.Put(fmt.Appendf(nil, "w%d-%d", w, i), []byte("v"))
-				}))
-			}
-		}()
-	}
-	wg.Wait()
+	commitConcurrently(t, db, 8, 25)
 	st := db.Stats()
 	require.Equal(t, uint64(200), st.Commits)
 	require.LessOrEqual(t, st.Batches, st.Commits)
@@ -64,4 +52,34 @@ func TestViewGetAllocatesNothing(t *testing.T) {
 		})
 	})
 	require.Zero(t, allocs)
+}
+
+// commitConcurrently runs writers goroutines that each commit perWriter single-put Updates.
+func commitConcurrently(t *testing.T, db *DB, writers, perWriter int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				require.NoError(t, db.Update(func(tx *Tx) error {
+					return tx.Put(fmt.Appendf(nil, "w%d-%d", w, i), []byte("v"))
+				}))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestMaxBatchBytes checks Options.MaxBatchBytes through Stats: with a bound below one record
+// every batch holds one commit, however many writers wait; a negative bound is refused.
+func TestMaxBatchBytes(t *testing.T) {
+	db, _ := openTemp(t, &Options{MaxBatchBytes: 1})
+	commitConcurrently(t, db, 8, 25)
+	st := db.Stats()
+	require.Equal(t, uint64(200), st.Commits)
+	require.Equal(t, st.Commits, st.Batches, "one commit per batch")
+	require.Equal(t, st.Batches, st.Syncs)
+
+	_, err := Open(t.TempDir()+"/neg.db", &Options{MaxBatchBytes: -1})
+	require.ErrorContains(t, err, "MaxBatchBytes")
 }

@@ -45,6 +45,7 @@ func (t *Ticket) Wait() error {
 // committer goroutine costs.
 type Committer struct {
 	w         *Writer
+	maxBatch  int64 // bytes of records (RecordSpan) a batch takes at most, beyond its first record
 	onDurable func(lastLSN uint64)
 	wmu       sync.Mutex // exclusive use of w: held for a batch's write, and by Do
 
@@ -60,11 +61,17 @@ type Committer struct {
 	stopped chan struct{} // closed when the goroutine returns
 }
 
-// NewCommitter starts the committer goroutine over w. onDurable (may be nil) runs on the goroutine
+// NewCommitter starts the committer goroutine over w. A batch takes queued records in LSN order
+// while their encoded sizes (RecordSpan) add up to at most maxBatchBytes, and always at least one
+// record; the rest wait for the next batch. maxBatchBytes <= 0 means DefaultMaxBatchBytes.
+// onDurable (may be nil) runs on the goroutine
 // that wrote the batch (the committer's or a leading writer's), after each batch's Sync succeeded and before the batch's tickets are released, with the LSN of the
 // batch's last record; calls are in LSN order. It is never called for a failed batch.
-func NewCommitter(w *Writer, onDurable func(lastLSN uint64)) *Committer {
-	c := &Committer{w: w, onDurable: onDurable, stopped: make(chan struct{})}
+func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64)) *Committer {
+	if maxBatchBytes <= 0 {
+		maxBatchBytes = DefaultMaxBatchBytes
+	}
+	c := &Committer{w: w, maxBatch: maxBatchBytes, onDurable: onDurable, stopped: make(chan struct{})}
 	c.wake.L = &c.mu
 	go c.run()
 	return c
@@ -95,26 +102,57 @@ func (c *Committer) Submit(lsn uint64, payload []byte) *Ticket {
 	return t
 }
 
-// lead writes the queued records as one batch on the calling goroutine if no batch is running
-// and the record lsn is among them; otherwise it returns at once.
+// DefaultMaxBatchBytes is the default bound on the bytes of one batch (see NewCommitter): the
+// size of the encode buffer a Writer keeps between batches.
+const DefaultMaxBatchBytes = maxKeptBuffer
+
+// lead writes batches on the calling goroutine while no other batch is running and the record
+// lsn is still queued; it returns once the record's batch is written, or at once if another
+// goroutine is writing a batch (which then hands the record on).
 func (c *Committer) lead(lsn uint64) {
-	c.mu.Lock()
-	if c.busy || len(c.queue) == 0 || c.queue[0].lsn > lsn {
+	for {
+		c.mu.Lock()
+		if c.busy || len(c.queue) == 0 || c.queue[0].lsn > lsn {
+			c.mu.Unlock()
+			return
+		}
+		batch := c.takeLocked()
 		c.mu.Unlock()
-		return
+		c.commit(batch)
+		c.finish(batch)
 	}
-	batch := c.takeLocked()
-	c.mu.Unlock()
-	c.commit(batch)
-	c.finish(batch)
 }
 
-// takeLocked marks a batch running and returns the queued records as that batch. c.mu is held.
+// takeLocked marks a batch running and returns the next batch: the queued records up to the
+// maxBatch bound. c.mu is held.
 func (c *Committer) takeLocked() []*Ticket {
 	c.busy = true
-	batch := c.queue
-	c.queue, c.spare = c.spare, nil
+	n := c.batchLen()
+	if n == len(c.queue) { // the common case: everything queued, no copy
+		batch := c.queue
+		c.queue, c.spare = c.spare, nil
+		return batch
+	}
+	batch := append(c.spare[:0], c.queue[:n]...)
+	rest := copy(c.queue, c.queue[n:])
+	clear(c.queue[rest:])
+	c.queue, c.spare = c.queue[:rest], nil
 	return batch
+}
+
+// batchLen returns how many queued records the next batch takes: at least one, and more while
+// their record sizes add up to at most maxBatch. c.mu is held; the queue is not empty.
+func (c *Committer) batchLen() int {
+	size := RecordSpan(len(c.queue[0].payload))
+	n := 1
+	for n < len(c.queue) {
+		size += RecordSpan(len(c.queue[n].payload))
+		if size > c.maxBatch {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // finish ends the running batch: it recycles the batch's slice and, if records were queued

@@ -37,7 +37,7 @@ func newTestCommitter(t *testing.T, syncDelay time.Duration) (*Committer, *testF
 	w, err := Create(tf, testDB)
 	require.NoError(t, err)
 	d := &durableLog{}
-	c := NewCommitter(w, d.add)
+	c := NewCommitter(w, 0, d.add)
 	t.Cleanup(func() { c.Close() })
 	return c, tf, d
 }
@@ -102,7 +102,7 @@ func TestCommitterLeaders(t *testing.T) {
 	require.NoError(t, err)
 	var mu sync.Mutex
 	writtenBy := map[uint64]string{} // last LSN of a batch -> stack of the goroutine that wrote it
-	c := NewCommitter(w, func(lsn uint64) {
+	c := NewCommitter(w, 0, func(lsn uint64) {
 		buf := make([]byte, 16<<10)
 		buf = buf[:runtime.Stack(buf, false)]
 		mu.Lock()
@@ -146,6 +146,41 @@ func TestCommitterLeaders(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(5), last)
 	require.Len(t, got, 5)
+}
+
+// TestCommitterMaxBatch checks the bound on one batch: records queued behind a running batch go
+// in batches of at most maxBatch bytes, and a record larger than the bound goes alone.
+func TestCommitterMaxBatch(t *testing.T) {
+	f, _ := openFile(t)
+	tf := &testFile{File: f}
+	w, err := Create(tf, testDB)
+	require.NoError(t, err)
+	d := &durableLog{}
+	c := NewCommitter(w, 2*RecordSpan(10), d.add)
+	t.Cleanup(func() { c.Close() })
+
+	entered, gate := make(chan struct{}), make(chan struct{})
+	tf.holdSync(entered, gate)
+	first := make(chan error, 1)
+	go func() { first <- c.Submit(1, payloadFor(1, 10)).Wait() }()
+	<-entered // batch {1} is syncing; queue 2..6 behind it, and 7 larger than the bound
+	var queued []*Ticket
+	for lsn := uint64(2); lsn <= 6; lsn++ {
+		queued = append(queued, c.Submit(lsn, payloadFor(lsn, 10)))
+	}
+	queued = append(queued, c.Submit(7, payloadFor(7, 100)))
+	close(gate)
+	require.NoError(t, <-first)
+	for _, tk := range queued {
+		require.NoError(t, tk.Wait())
+	}
+	require.Equal(t, []uint64{1, 3, 5, 6, 7}, d.get(), "batches {1} {2,3} {4,5} {6} {7}")
+
+	require.NoError(t, c.Close())
+	got, _, last, err := recoverAll(tf.File, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(7), last)
+	require.Len(t, got, 7)
 }
 
 func TestCommitterSyncFailure(t *testing.T) {
@@ -244,7 +279,7 @@ func TestCommitterAllocs(t *testing.T) {
 	tf := &testFile{File: f, noSync: true}
 	w, err := Create(tf, testDB)
 	require.NoError(t, err)
-	c := NewCommitter(w, func(uint64) {})
+	c := NewCommitter(w, 0, func(uint64) {})
 	defer c.Close()
 	payload := make([]byte, 64)
 	lsn := uint64(0)
