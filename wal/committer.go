@@ -32,9 +32,9 @@ func (t *Ticket) Wait() error {
 	return t.err
 }
 
-// Committer writes submitted records to a Writer in batches (group commit): each batch is
-// everything submitted since the previous batch started, written with one WriteAt and one Sync,
-// and batches never overlap. A lone record is written at once, never delayed to wait for company.
+// Committer writes submitted records to a Writer in batches (group commit): each batch is what
+// was queued when it started (up to a bound in bytes), written with one WriteAt and one Sync, and
+// batches never overlap. A lone record is written at once, never delayed to wait for company.
 // After a failed batch the Committer is failed for good: every waiting and later record fails.
 //
 // Who writes a batch (leader/follower, as in MySQL's binlog group commit): a goroutine waiting on
@@ -64,9 +64,9 @@ type Committer struct {
 // NewCommitter starts the committer goroutine over w. A batch takes queued records in LSN order
 // while their encoded sizes (RecordSpan) add up to at most maxBatchBytes, and always at least one
 // record; the rest wait for the next batch. maxBatchBytes <= 0 means DefaultMaxBatchBytes.
-// onDurable (may be nil) runs on the goroutine
-// that wrote the batch (the committer's or a leading writer's), after each batch's Sync succeeded and before the batch's tickets are released, with the LSN of the
-// batch's last record; calls are in LSN order. It is never called for a failed batch.
+// onDurable (may be nil) runs on the goroutine that wrote the batch (the committer's or a leading
+// writer's), after the batch's Sync succeeded and before its tickets are released, with the LSN
+// of the batch's last record; calls are in LSN order. It is never called for a failed batch.
 func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64)) *Committer {
 	if maxBatchBytes <= 0 {
 		maxBatchBytes = DefaultMaxBatchBytes
@@ -190,8 +190,8 @@ func (c *Committer) Err() error {
 }
 
 // Close writes the records already submitted, waits for a running batch, stops the goroutine and
-// returns the sticky failure, if any. Later Submits fail with an error wrapping errs.ErrFailed ("wal: committer closed"). Close
-// does not close the file; it may be called more than once.
+// returns the sticky failure, if any. Later Submits fail with an error wrapping errs.ErrFailed
+// ("wal: committer closed"). Close does not close the file; it may be called more than once.
 func (c *Committer) Close() error {
 	c.mu.Lock()
 	c.closed = true
