@@ -32,14 +32,30 @@ func (d *durableLog) get() []uint64 {
 
 // newTestCommitter creates a WAL in a wrapped temporary file and starts a Committer over it.
 func newTestCommitter(t *testing.T, syncDelay time.Duration) (*Committer, *testFile, *durableLog) {
-	f, _ := openFile(t)
-	tf := &testFile{File: f, syncDelay: syncDelay}
+	d := &durableLog{}
+	c, tf := newCommitterOn(t, &testFile{syncDelay: syncDelay}, 0, d.add)
+	return c, tf, d
+}
+
+// newCommitterOn creates a WAL in tf, wrapping a new temporary file, and starts a Committer over
+// it with the given bound and onDurable.
+func newCommitterOn(t *testing.T, tf *testFile, maxBatch int64, onDurable func(uint64)) (*Committer, *testFile) {
+	tf.File, _ = openFile(t)
 	w, err := Create(tf, testDB)
 	require.NoError(t, err)
-	d := &durableLog{}
-	c := NewCommitter(w, 0, d.add)
+	c := NewCommitter(w, maxBatch, onDurable)
 	t.Cleanup(func() { c.Close() })
-	return c, tf, d
+	return c, tf
+}
+
+// requireClosedWithRecords closes c and checks that the WAL in tf holds LSNs 1 to n.
+func requireClosedWithRecords(t *testing.T, c *Committer, tf *testFile, n int) {
+	t.Helper()
+	require.NoError(t, c.Close())
+	got, _, last, err := recoverAll(tf.File, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(n), last)
+	require.Len(t, got, n)
 }
 
 func TestCommitterConcurrent(t *testing.T) {
@@ -96,20 +112,15 @@ func TestCommitterConcurrent(t *testing.T) {
 // a record nobody waits for goes with a later record's batch, and records queued behind a running
 // batch are written by the committer's goroutine when that batch ends, though nobody waits.
 func TestCommitterLeaders(t *testing.T) {
-	f, _ := openFile(t)
-	tf := &testFile{File: f}
-	w, err := Create(tf, testDB)
-	require.NoError(t, err)
 	var mu sync.Mutex
 	writtenBy := map[uint64]string{} // last LSN of a batch -> stack of the goroutine that wrote it
-	c := NewCommitter(w, 0, func(lsn uint64) {
+	c, tf := newCommitterOn(t, &testFile{}, 0, func(lsn uint64) {
 		buf := make([]byte, 16<<10)
 		buf = buf[:runtime.Stack(buf, false)]
 		mu.Lock()
 		defer mu.Unlock()
 		writtenBy[lsn] = string(buf)
 	})
-	t.Cleanup(func() { c.Close() })
 	stackOf := func(lsn uint64) string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -140,24 +151,14 @@ func TestCommitterLeaders(t *testing.T) {
 	require.Eventually(t, func() bool { return stackOf(5) != "" }, 10*time.Second, time.Millisecond)
 	require.Contains(t, stackOf(5), goroutine)
 	require.NoError(t, queued.Wait())
-
-	require.NoError(t, c.Close())
-	got, _, last, err := recoverAll(tf.File, 0)
-	require.NoError(t, err)
-	require.Equal(t, uint64(5), last)
-	require.Len(t, got, 5)
+	requireClosedWithRecords(t, c, tf, 5)
 }
 
 // TestCommitterMaxBatch checks the bound on one batch: records queued behind a running batch go
 // in batches of at most maxBatch bytes, and a record larger than the bound goes alone.
 func TestCommitterMaxBatch(t *testing.T) {
-	f, _ := openFile(t)
-	tf := &testFile{File: f}
-	w, err := Create(tf, testDB)
-	require.NoError(t, err)
 	d := &durableLog{}
-	c := NewCommitter(w, 2*RecordSpan(10), d.add)
-	t.Cleanup(func() { c.Close() })
+	c, tf := newCommitterOn(t, &testFile{}, 2*RecordSpan(10), d.add)
 
 	entered, gate := make(chan struct{}), make(chan struct{})
 	tf.holdSync(entered, gate)
@@ -175,12 +176,7 @@ func TestCommitterMaxBatch(t *testing.T) {
 		require.NoError(t, tk.Wait())
 	}
 	require.Equal(t, []uint64{1, 3, 5, 6, 7}, d.get(), "batches {1} {2,3} {4,5} {6} {7}")
-
-	require.NoError(t, c.Close())
-	got, _, last, err := recoverAll(tf.File, 0)
-	require.NoError(t, err)
-	require.Equal(t, uint64(7), last)
-	require.Len(t, got, 7)
+	requireClosedWithRecords(t, c, tf, 7)
 }
 
 func TestCommitterSyncFailure(t *testing.T) {
