@@ -268,7 +268,7 @@ func (c *Cursor) searchLeaf(f *frame, key []byte) int {
 		i, _ := f.node.search(key)
 		return i
 	}
-	i, _ := searchLeaf(f.page, key)
+	i, _ := c.t.searchLeafPage(f.page, key)
 	return i
 }
 
