@@ -38,7 +38,7 @@ func bucketEntry(root uint64) []byte {
 // openCatalog opens the catalog tree of the transaction's version on first use.
 func (tx *Tx) openCatalog() *btree.Tree {
 	if !tx.catalogOpen {
-		tx.catalog.Reset(tx.db.pager, tx.base.catalog, tx.writable)
+		tx.resetTree(&tx.catalog, tx.base.catalog)
 		tx.catalogOpen = true
 	}
 	return &tx.catalog
@@ -64,7 +64,7 @@ func (tx *Tx) reloadBucket(b *Bucket) error {
 	if err != nil {
 		return err
 	}
-	b.tree.Reset(tx.db.pager, root, tx.writable)
+	tx.resetTree(&b.tree, root)
 	b.deleted, b.gen = !ok, tx.gen
 	return nil
 }
@@ -136,7 +136,7 @@ func (tx *Tx) CreateBucket(name []byte) (*Bucket, error) {
 		b = &Bucket{tx: tx, name: bytes.Clone(name)}
 		tx.addHandle(b)
 	}
-	b.tree.Reset(tx.db.pager, 0, true)
+	tx.resetTree(&b.tree, 0)
 	b.deleted, b.gen = false, tx.gen
 	return b, nil
 }

@@ -123,8 +123,18 @@ func newWriteTx(db *DB, v *version) *Tx {
 	// Most records are small: one allocation sized for them saves the growth steps of append.
 	tx := &Tx{db: db, writable: true, base: v, redo: make([]byte, 0, initialRedoCap)}
 	tx.main.tx = tx
-	tx.main.tree.Reset(db.pager, v.root, true)
+	// The previous write transaction has ended: its trees hold no decoded node any more.
+	db.workspace.Reset()
+	tx.resetTree(&tx.main.tree, v.root)
 	return tx
+}
+
+// resetTree makes t the transaction's tree at root; a writable one decodes into the workspace.
+func (tx *Tx) resetTree(t *btree.Tree, root uint64) {
+	t.Reset(tx.db.pager, root, tx.writable)
+	if tx.writable {
+		t.UseWorkspace(&tx.db.workspace)
+	}
 }
 
 // Update runs fn in a read-write transaction and commits it if fn returns nil; it rolls back if

@@ -74,7 +74,8 @@ func (t *Tree) commit(lsn uint64, allocated *[]extent) (uint64, error) {
 		case 1:
 			return pieces[0].child, nil
 		}
-		n = &node{inodes: pieces}
+		n = t.ws.newNode()
+		n.inodes = pieces
 	}
 }
 
@@ -209,7 +210,7 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 	// groups is used only until this function returns, so one buffer serves every node.
 	groups := splitGroups(t.groupBuf, n.inodes, n.leaf, ps, n.minKeys())
 	t.groupBuf = groups
-	pieces := make([]inode, len(groups))
+	pieces := t.ws.inodeSlice(len(groups), len(groups))
 	for i, g := range groups {
 		size := pager.HeaderSize
 		for j := range g {
@@ -249,7 +250,7 @@ func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
 			continue
 		}
 		if out == nil {
-			out = append(make([]inode, 0, len(n.inodes)+len(pieces)), n.inodes[:i]...)
+			out = append(t.ws.inodeSlice(0, len(n.inodes)+len(pieces)), n.inodes[:i]...)
 		}
 		out = append(out, pieces...)
 	}

@@ -34,7 +34,7 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 		if typ := pager.Type(p); typ == pager.PageLeaf || typ == pager.PageBranch {
-			decodeNode(2, p, 4096, nil)
+			decodeNode(nil, 2, p, 4096, nil)
 			warmElements(p) // stays inside the page
 			checkSearchFindsEveryKey(t, p)
 		}

@@ -34,15 +34,17 @@ type node struct {
 	removed    bool
 }
 
-func decodeNode(id uint64, p []byte, pageSize int, parent *node) *node {
-	n := &node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize,
+// decodeNode decodes page p (id) into a node whose memory comes from ws (nil: allocated).
+func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) *node {
+	n := ws.newNode()
+	*n = node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize,
 		alloc: pager.AllocLSN(p), parent: parent}
 	count := pager.Count(p)
 	if n.leaf {
 		// Room for one insert: most write transactions put a key or two per leaf they touch.
-		n.inodes = make([]inode, count, count+1)
+		n.inodes = ws.inodeSlice(count, count+1)
 	} else {
-		n.inodes = make([]inode, count)
+		n.inodes = ws.inodeSlice(count, count)
 	}
 	for i := range n.inodes {
 		in := &n.inodes[i]

@@ -30,6 +30,8 @@ type Tree struct {
 	mods uint64
 	// warmed keeps the sums of warmElements, so that the compiler keeps its loads.
 	warmed uint
+	// ws is the memory of decoded nodes (writable trees; nil: allocate them).
+	ws *Workspace
 }
 
 type extent struct {
@@ -46,13 +48,19 @@ func Open(pg *pager.Pager, root uint64, writable bool) *Tree {
 }
 
 // Reset makes t the tree at root, dropping any uncommitted change, so a Tree value can be reused
-// without allocation.
+// without allocation. A writable tree keeps its workspace (UseWorkspace).
 func (t *Tree) Reset(pg *pager.Pager, root uint64, writable bool) {
+	ws := t.ws
 	*t = Tree{pg: pg, root: root, writable: writable}
 	if writable {
 		t.nodes = make(map[uint64]*node)
+		t.ws = ws
 	}
 }
+
+// UseWorkspace makes the writable tree t take the memory of its decoded nodes from ws until t is
+// reset as read-only. The caller resets ws only when t holds no decoded node (see Workspace).
+func (t *Tree) UseWorkspace(ws *Workspace) { t.ws = ws }
 
 // Root returns the root page id the tree was opened at (not changed before Commit).
 func (t *Tree) Root() uint64 { return t.root }
@@ -188,7 +196,7 @@ func (t *Tree) node(id uint64, parent *node) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := decodeNode(id, p, t.pg.PageSize(), parent)
+	n := decodeNode(t.ws, id, p, t.pg.PageSize(), parent)
 	t.nodes[id] = n
 	return n, nil
 }
@@ -197,7 +205,8 @@ func (t *Tree) node(id uint64, parent *node) (*node, error) {
 func (t *Tree) leafFor(key []byte) (*node, error) {
 	if t.rootNode == nil {
 		if t.root == 0 {
-			t.rootNode = &node{leaf: true}
+			t.rootNode = t.ws.newNode()
+			t.rootNode.leaf = true
 		} else {
 			n, err := t.node(t.root, nil)
 			if err != nil {

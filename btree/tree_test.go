@@ -71,7 +71,7 @@ func TestRandomInsertsFillPages(t *testing.T) {
 		require.NoError(t, err)
 		if pager.Type(p) == pager.PageLeaf {
 			leaves++
-			used += decodeNode(id, p, 4096, nil).size()
+			used += decodeNode(nil, id, p, 4096, nil).size()
 		}
 	}))
 	fill := float64(used) / float64(leaves*4096)
