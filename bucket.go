@@ -47,7 +47,7 @@ func (b *Bucket) usable() error {
 }
 
 // Get returns the value of key, or ErrNotFound. The value is valid until the transaction ends and
-// must not be modified.
+// must not be modified; its bytes may belong to another page afterwards, so copy it to keep it.
 func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.usable(); err != nil {
 		return nil, err

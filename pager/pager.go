@@ -55,7 +55,13 @@ type Pager struct {
 	stats       Stats
 	// releaseBuf is Release's reused list of ready ids (Release runs on one goroutine at a time).
 	releaseBuf []uint64
+	// spare holds single-page buffers of frames that Release dropped, for Allocate to reuse, at
+	// most maxSpareBytes of them. They are not counted as cached.
+	spare [][]byte
 }
+
+// maxSpareBytes bounds the page buffers kept for reuse (Pager.spare).
+const maxSpareBytes = 8 << 20
 
 // dirtyExtent is an extent allocated since the last checkpoint: its length in pages and the LSN
 // of the commit that allocated it.
@@ -285,8 +291,8 @@ func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 		p.pageCount.Store(id + uint64(n))
 	}
 	p.setDirty(id, dirtyExtent{pages: uint64(n), alloc: lsn})
+	data := p.takeSpare(n)
 	p.mu.Unlock()
-	data := make([]byte, n*p.pageSize)
 	fr := &frame{data: data}
 	fr.dirty.Store(true)
 	old := p.table.replace(id, fr)
@@ -330,17 +336,42 @@ func (p *Pager) Unallocate(id uint64, n int) {
 
 // Release makes reusable every freed id whose rules (free.go) hold for readers. REQUIRES:
 // readers.Published was loaded before readers.Pinned was collected (see package txn).
+//
+// The cached content of those ids is dropped and its single-page buffers kept for Allocate: no
+// version can reach them, so only a caller that kept a page's bytes (a value, a key) past the end
+// of its transaction could see them change, which the API's lifetimes forbid (as bbolt's do).
 func (p *Pager) Release(readers Readers) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	ready := p.free.release(p.releaseBuf[:0], readers, p.durable.LSN)
 	p.releaseBuf = ready[:0]
-	p.mu.Unlock()
-	// No version can reach these ids any more: drop their cached content.
 	for _, id := range ready {
 		s := p.table.slot(id)
 		if fr := s.fr.Load(); fr != nil && s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
+			p.keepSpare(fr.data)
 		}
+	}
+}
+
+// takeSpare returns a zeroed buffer for an extent of n pages, a spare one if it can.
+// REQUIRES: p.mu.
+func (p *Pager) takeSpare(n int) []byte {
+	if n != 1 || len(p.spare) == 0 {
+		return make([]byte, n*p.pageSize)
+	}
+	b := p.spare[len(p.spare)-1]
+	p.spare[len(p.spare)-1] = nil
+	p.spare = p.spare[:len(p.spare)-1]
+	clear(b) // no stale bytes of another page reach the file
+	return b
+}
+
+// keepSpare keeps the buffer of a dropped frame for reuse if it is one whole page and the pool
+// has room. REQUIRES: p.mu, and that no version can reach the frame.
+func (p *Pager) keepSpare(b []byte) {
+	if len(b) == p.pageSize && cap(b) == p.pageSize && (len(p.spare)+1)*p.pageSize <= maxSpareBytes {
+		p.spare = append(p.spare, b)
 	}
 }
 
