@@ -15,25 +15,44 @@ package pager
 // a checkpoint always leaves that meta page's tree intact.
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
 
-// pendingFree is an extent freed by the commit with LSN lsn, allocated by the commit with LSN
-// alloc (0: unknown).
+// pendingFree is the extent of n pages at id, freed by the commit with LSN lsn and allocated by
+// the commit with LSN alloc (0: unknown). It holds no pointer, so queues of them are cheap to move.
 type pendingFree struct {
 	lsn   uint64
 	alloc uint64
-	ids   []uint64
+	id    uint64
+	n     uint64
+}
+
+// appendIDs appends the extent's page ids to dst.
+func (p pendingFree) appendIDs(dst []uint64) []uint64 {
+	for i := range p.n {
+		dst = append(dst, p.id+i)
+	}
+	return dst
 }
 
 // freeList holds the reusable ids (sorted descending, so the lowest id pops from the end) and the
-// freed ids waiting for the rules: fresh ones (never written; rule 1 only) and durable ones
-// (written to the file; rules 1 and 2, kept in LSN order).
+// freed extents waiting for the rules, in three queues:
+//   - fresh: never written (rule 1 only), in LSN order;
+//   - durable: written to the file (rules 1 and 2), in LSN order;
+//   - held: taken off the front of fresh or durable once the published version and the durable
+//     checkpoint had passed them, but still reachable by a pinned version (rule 1 alone).
+//
+// Commits free in LSN order, so a release pops the fronts of fresh and durable only while their
+// LSN is published (and checkpointed): the extents of versions not yet published, which pile up
+// behind a batch of concurrent commits, are never looked at until then. Only held is scanned
+// whole, and it is empty unless readers pin old versions.
 type freeList struct {
 	ids     []uint64
 	fresh   []pendingFree
 	durable []pendingFree
+	held    []pendingFree
 }
 
 // take removes and returns the first id of a run of n consecutive free ids, or 0.
@@ -108,81 +127,84 @@ func (r Readers) holds(alloc, lsn uint64) bool {
 // release moves to ids every pending extent whose rules hold for the readers and the durable
 // checkpoint LSN, and returns the ids it moved appended to ready (a buffer the caller reuses).
 func (l *freeList) release(ready []uint64, r Readers, durable uint64) []uint64 {
-	keep := l.fresh[:0]
-	for _, p := range l.fresh {
+	keep := l.held[:0]
+	for _, p := range l.held {
 		if r.holds(p.alloc, p.lsn) {
 			keep = append(keep, p)
 		} else {
-			ready = append(ready, p.ids...)
+			ready = p.appendIDs(ready)
 		}
 	}
-	clear(l.fresh[len(keep):])
-	l.fresh = keep
-	// Durable extents are in LSN order: those freed after the checkpoint cannot go yet.
-	n := 0
-	for n < len(l.durable) && l.durable[n].lsn <= durable {
-		n++
-	}
-	keep = l.durable[:0]
-	for _, p := range l.durable[:n] {
-		if r.holds(p.alloc, p.lsn) {
-			keep = append(keep, p)
-		} else {
-			ready = append(ready, p.ids...)
-		}
-	}
-	keep = append(keep, l.durable[n:]...)
-	clear(l.durable[len(keep):])
-	l.durable = keep
+	l.held = keep
+	ready, l.fresh = l.popPassed(ready, l.fresh, r, r.Published)
+	ready, l.durable = l.popPassed(ready, l.durable, r, min(durable, r.Published))
 	l.add(ready)
 	return ready
+}
+
+// popPassed takes the extents of queue q freed at or before LSN upTo off its front: to ready when
+// no reader holds them, else to held. It returns ready and what is left of q.
+func (l *freeList) popPassed(ready []uint64, q []pendingFree, r Readers, upTo uint64) ([]uint64, []pendingFree) {
+	i := 0
+	for ; i < len(q) && q[i].lsn <= upTo; i++ {
+		if r.holds(q[i].alloc, q[i].lsn) {
+			l.held = append(l.held, q[i])
+		} else {
+			ready = q[i].appendIDs(ready)
+		}
+	}
+	return ready, q[i:]
 }
 
 // pendingCount is the number of ids waiting for reuse.
 func (l *freeList) pendingCount() int {
 	n := 0
-	for _, q := range [][]pendingFree{l.fresh, l.durable} {
+	for _, q := range [][]pendingFree{l.fresh, l.durable, l.held} {
 		for _, p := range q {
-			n += len(p.ids)
+			n += int(p.n)
 		}
 	}
 	return n
 }
 
-// onDisk returns every id that is free in the file as of the newest version: reusable or pending.
-func (l *freeList) onDisk() []uint64 {
-	all := slices.Clone(l.ids)
-	for _, q := range [][]pendingFree{l.fresh, l.durable} {
+// pending appends every id waiting for reuse to dst.
+func (l *freeList) pending(dst []uint64) []uint64 {
+	for _, q := range [][]pendingFree{l.fresh, l.durable, l.held} {
 		for _, p := range q {
-			all = append(all, p.ids...)
+			dst = p.appendIDs(dst)
 		}
 	}
+	return dst
+}
+
+// onDisk returns every id that is free in the file as of the newest version: reusable or pending.
+func (l *freeList) onDisk() []uint64 {
+	all := l.pending(slices.Clone(l.ids))
 	slices.Sort(all)
 	return all
 }
 
-// moveToDurable moves the pending extent starting at id from the fresh to the durable queue (it
-// was written to the file after it was freed), keeping the durable queue in LSN order.
+// moveToDurable makes the pending extent starting at id wait for rule 2 (it was written to the
+// file after it was freed): it moves from fresh, or from held if a reader's pin got it there, to
+// the durable queue, keeping that queue in LSN order.
 func (l *freeList) moveToDurable(id uint64) {
-	i := slices.IndexFunc(l.fresh, func(p pendingFree) bool { return p.ids[0] == id })
-	if i < 0 {
+	var p pendingFree
+	if i := slices.IndexFunc(l.fresh, func(p pendingFree) bool { return p.id == id }); i >= 0 {
+		p = l.fresh[i]
+		l.fresh = slices.Delete(l.fresh, i, i+1)
+	} else if i := slices.IndexFunc(l.held, func(p pendingFree) bool { return p.id == id }); i >= 0 {
+		p = l.held[i]
+		l.held = slices.Delete(l.held, i, i+1)
+	} else {
 		return
 	}
-	p := l.fresh[i]
-	l.fresh = slices.Delete(l.fresh, i, i+1)
 	j, _ := slices.BinarySearchFunc(l.durable, p.lsn, func(q pendingFree, lsn uint64) int {
-		switch {
-		case q.lsn < lsn:
-			return -1
-		case q.lsn > lsn:
-			return 1
-		}
-		return 0
+		return cmp.Compare(q.lsn, lsn)
 	})
 	l.durable = slices.Insert(l.durable, j, p)
 }
 
 // pushPending records an extent freed at lsn and allocated at alloc (0: unknown).
-func pushPending(q []pendingFree, lsn, alloc uint64, ids []uint64) []pendingFree {
-	return append(q, pendingFree{lsn: lsn, alloc: alloc, ids: ids})
+func pushPending(q []pendingFree, lsn, alloc, id, n uint64) []pendingFree {
+	return append(q, pendingFree{lsn: lsn, alloc: alloc, id: id, n: n})
 }

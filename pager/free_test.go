@@ -40,9 +40,9 @@ func TestFreedPagesWaitForReadersAndCheckpoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var l freeList
 			if tc.fresh {
-				l.fresh = pushPending(l.fresh, 10, 5, []uint64{42})
+				l.fresh = pushPending(l.fresh, 10, 5, 42, 1)
 			} else {
-				l.durable = pushPending(l.durable, 10, 0, []uint64{42})
+				l.durable = pushPending(l.durable, 10, 0, 42, 1)
 			}
 			ready := l.release(nil, Readers{Published: tc.published, Pinned: tc.pinned}, tc.durable)
 			require.Equal(t, tc.reusable, len(ready) == 1)
@@ -73,4 +73,33 @@ func TestFreeListAddKeepsDescendingOrder(t *testing.T) {
 	l.add(nil)
 	l.add([]uint64{20})
 	require.Equal(t, []uint64{40, 30, 20, 10, 5, 2, 1}, l.ids)
+}
+
+// TestFreeListQueues follows extents through the fresh, durable and held queues: an extent of a
+// version not yet published is not looked at, one a reader pins waits in held, and one written to
+// the file meanwhile (moveToDurable) leaves held to wait for a checkpoint.
+func TestFreeListQueues(t *testing.T) {
+	var l freeList
+	l.fresh = pushPending(l.fresh, 5, 1, 10, 1) // in version 3, which a reader pins
+	l.fresh = pushPending(l.fresh, 6, 4, 11, 1) // allocated after that reader's version
+	l.fresh = pushPending(l.fresh, 8, 1, 12, 2) // freed by a commit not yet published
+	l.durable = pushPending(l.durable, 7, 0, 20, 1)
+	require.Equal(t, 5, l.pendingCount())
+
+	ready := l.release(nil, Readers{Published: 7, Pinned: []uint64{3}}, 7)
+	require.ElementsMatch(t, []uint64{11}, ready, "20 is held by the reader too (allocation unknown)")
+	require.Equal(t, []pendingFree{{lsn: 8, alloc: 1, id: 12, n: 2}}, l.fresh, "unpublished: untouched")
+	require.Len(t, l.held, 2)
+	require.Equal(t, 4, l.pendingCount())
+
+	l.moveToDurable(10) // written by a flush after it was freed: now it waits for rule 2 as well
+	require.Len(t, l.held, 1)
+	require.Equal(t, uint64(10), l.durable[0].id)
+
+	ready = l.release(nil, Readers{Published: 9}, 4)
+	require.ElementsMatch(t, []uint64{12, 13, 20}, ready, "10 waits for a checkpoint at or after LSN 5")
+	ready = l.release(nil, Readers{Published: 9}, 5)
+	require.Equal(t, []uint64{10}, ready)
+	require.Zero(t, l.pendingCount())
+	require.Empty(t, l.held)
 }

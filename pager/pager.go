@@ -308,18 +308,14 @@ func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 // unknown), is not part of the version with LSN lsn and later ones. The id is reused only under
 // the rules of free.go.
 func (p *Pager) Free(id uint64, n int, lsn, alloc uint64) {
-	ids := make([]uint64, n)
-	for i := range ids {
-		ids[i] = id + uint64(i)
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if d, ok := p.dirty[id]; ok {
 		p.clearDirty(id)
-		p.free.fresh = pushPending(p.free.fresh, lsn, d.alloc, ids)
+		p.free.fresh = pushPending(p.free.fresh, lsn, d.alloc, id, uint64(n))
 		return
 	}
-	p.free.durable = pushPending(p.free.durable, lsn, alloc, ids)
+	p.free.durable = pushPending(p.free.durable, lsn, alloc, id, uint64(n))
 }
 
 // Unallocate returns an extent that was allocated but never published (a failed commit).
@@ -407,11 +403,7 @@ func (p *Pager) Accounting() (reusable, pending, freelist []uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	reusable = slices.Clone(p.free.ids)
-	for _, q := range [][]pendingFree{p.free.fresh, p.free.durable} {
-		for _, pf := range q {
-			pending = append(pending, pf.ids...)
-		}
-	}
+	pending = p.free.pending(nil)
 	return reusable, pending, extentIDs(p.durable.FreelistID, p.durable.FreelistPages)
 }
 
