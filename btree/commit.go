@@ -5,6 +5,7 @@ package btree
 // when the node is rewritten or removed; pages of nodes never decoded are shared, not touched.
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cairndb/cairn/pager"
@@ -163,11 +164,13 @@ func (t *Tree) absorb(dst, src *node) {
 		}
 	}
 	dst.inodes = append(dst.inodes, src.inodes...)
+	dst.src = nil
 }
 
 // remove deletes element idx (node n) from parent p and frees n's page.
 func (t *Tree) remove(p *node, idx int, n *node) {
 	p.inodes = append(p.inodes[:idx], p.inodes[idx+1:]...)
+	p.src = nil
 	t.drop(n)
 }
 
@@ -205,6 +208,9 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 	}
 	if len(n.inodes) == 0 {
 		return nil, nil
+	}
+	if n.src != nil {
+		return t.spillPatched(n, lsn, allocated), nil
 	}
 	ps := t.pg.PageSize()
 	// groups is used only until this function returns, so one buffer serves every node.
@@ -246,9 +252,13 @@ func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
 			return err
 		}
 		if out == nil && len(pieces) == 1 {
+			if n.src != nil && !bytes.Equal(n.inodes[i].key, pieces[0].key) {
+				n.src = nil // the child's first key changed: the page's layout does too
+			}
 			n.inodes[i] = pieces[0]
 			continue
 		}
+		n.src = nil
 		if out == nil {
 			out = append(t.ws.inodeSlice(0, len(n.inodes)+len(pieces)), n.inodes[:i]...)
 		}
@@ -258,6 +268,27 @@ func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
 		n.inodes = out
 	}
 	return nil
+}
+
+// spillPatched writes branch n, whose elements still have the keys and order of the page n.src it
+// was decoded from, as a copy of that page with the header and the changed child ids rewritten:
+// byte for byte what encode would write, without encoding each element (most commits change one
+// child id per branch on their path). It returns the branch element that replaces n.
+func (t *Tree) spillPatched(n *node, lsn uint64, allocated *[]extent) []inode {
+	id, buf := t.pg.Allocate(1, lsn)
+	*allocated = append(*allocated, extent{id: id, pages: 1})
+	copy(buf, n.src)
+	pager.SetHeader(buf, pager.PageBranch, len(n.inodes), t.pg.PageSize(), lsn)
+	pager.SetFlags(buf, pager.FlagKeyPrefix)
+	for i := range n.inodes {
+		if c := n.inodes[i].child; branchChild(buf, i) != c {
+			setBranchChild(buf, i, c)
+		}
+	}
+	pager.Seal(id, buf)
+	pieces := t.ws.inodeSlice(1, 1)
+	pieces[0] = inode{key: n.inodes[0].key, child: id}
+	return pieces
 }
 
 // spillValues moves new values larger than MaxInline into overflow extents of their own.

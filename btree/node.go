@@ -29,6 +29,10 @@ type node struct {
 	alloc  uint64 // LSN of the commit that allocated the extent it was decoded from
 	parent *node
 	inodes []inode
+	// src is, for a branch decoded from a one-page extent with key prefixes, that page while the
+	// node's elements keep its keys in its order (nil once they change): spill then copies the
+	// page and patches the child ids instead of encoding every element (spillPatched).
+	src []byte
 	// unbalanced is set by Delete; rebalance merges small nodes before spill.
 	unbalanced bool
 	removed    bool
@@ -45,6 +49,9 @@ func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) 
 		n.inodes = ws.inodeSlice(count, count+1)
 	} else {
 		n.inodes = ws.inodeSlice(count, count)
+		if n.pages == 1 && prefixed(p) {
+			n.src = p
+		}
 	}
 	for i := range n.inodes {
 		in := &n.inodes[i]

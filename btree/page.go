@@ -129,6 +129,9 @@ func branchKey(p []byte, i int) []byte {
 
 func branchChild(p []byte, i int) uint64 { return le.Uint64(elem(p, i)[8:]) }
 
+// setBranchChild sets the child page id of element i of branch page p (not yet sealed).
+func setBranchChild(p []byte, i int, child uint64) { le.PutUint64(elem(p, i)[8:], child) }
+
 // Validate checks that extent p, read from the file at id, is a well-formed page whose accessors
 // cannot index out of range. It is the pager's validator: errors wrap errs.ErrCorrupt.
 func Validate(id uint64, p []byte) error {
