@@ -53,8 +53,7 @@ func (t *Tree) Reset(pg *pager.Pager, root uint64, writable bool) {
 	ws := t.ws
 	*t = Tree{pg: pg, root: root, writable: writable}
 	if writable {
-		t.nodes = make(map[uint64]*node)
-		t.ws = ws
+		t.ws = ws // t.nodes is made when the first node is decoded
 	}
 }
 
@@ -197,6 +196,9 @@ func (t *Tree) node(id uint64, parent *node) (*node, error) {
 		return nil, err
 	}
 	n := decodeNode(t.ws, id, p, t.pg.PageSize(), parent)
+	if t.nodes == nil {
+		t.nodes = make(map[uint64]*node)
+	}
 	t.nodes[id] = n
 	return n, nil
 }
