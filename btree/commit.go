@@ -123,14 +123,14 @@ func (t *Tree) rebalance(n *node) error {
 			p.unbalanced = true
 			return t.rebalance(p)
 		}
-		sib, err := t.node(p.inodes[1].child, p)
+		sib, err := t.child(p, 1)
 		if err != nil {
 			return err
 		}
 		t.absorb(n, sib)
 		t.remove(p, 1, sib)
 	} else {
-		sib, err := t.node(p.inodes[idx-1].child, p)
+		sib, err := t.child(p, idx-1)
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func (t *Tree) collapseRoot(n *node) error {
 	if n.leaf || len(n.inodes) != 1 {
 		return nil
 	}
-	c, err := t.node(n.inodes[0].child, n)
+	c, err := t.child(n, 0)
 	if err != nil {
 		return err
 	}
@@ -240,8 +240,8 @@ func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
 	var out []inode // nil while every child became exactly one piece
 	for i := range n.inodes {
 		in := n.inodes[i]
-		c, ok := t.nodes[in.child]
-		if !ok || c.parent != n {
+		c := in.node
+		if c == nil || c.parent != n || c.removed {
 			if out != nil {
 				out = append(out, in)
 			}

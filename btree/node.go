@@ -16,8 +16,9 @@ type inode struct {
 	value []byte
 	ovf   uint64
 	size  uint32
-	// Branch: the child page id.
+	// Branch: the child page id, and its decoded node once the tree decoded it (Tree.child).
 	child uint64
+	node  *node
 }
 
 // node is a decoded tree page that a writable tree changes. It is written to new pages on spill.

@@ -119,7 +119,7 @@ func (t *Tree) mark(m relocMark) error {
 	n := t.rootNode
 	for d := 0; !n.leaf && (m.ovf || d < m.depth); d++ {
 		i, _ := n.search(m.key)
-		c, err := t.node(n.inodes[i].child, n)
+		c, err := t.child(n, i)
 		if err != nil {
 			return err
 		}

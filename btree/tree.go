@@ -203,6 +203,20 @@ func (t *Tree) node(id uint64, parent *node) (*node, error) {
 	return n, nil
 }
 
+// child returns the decoded node of element i of branch n, decoding it on first use, and links it
+// from the element so that spill finds the decoded children without a lookup per element.
+func (t *Tree) child(n *node, i int) (*node, error) {
+	if c := n.inodes[i].node; c != nil {
+		return c, nil
+	}
+	c, err := t.node(n.inodes[i].child, n)
+	if err != nil {
+		return nil, err
+	}
+	n.inodes[i].node = c
+	return c, nil
+}
+
 // leafFor decodes the path from the root to the leaf that covers key and returns the leaf.
 func (t *Tree) leafFor(key []byte) (*node, error) {
 	if t.rootNode == nil {
@@ -223,7 +237,7 @@ func (t *Tree) leafFor(key []byte) (*node, error) {
 			return nil, corruptf("page %d: tree deeper than %d levels (a cycle?)", n.id, MaxDepth)
 		}
 		i, _ := n.search(key)
-		c, err := t.node(n.inodes[i].child, n)
+		c, err := t.child(n, i)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func newPager(t *testing.T, pageSize int) *pager.Pager {
+func newPager(t testing.TB, pageSize int) *pager.Pager {
 	t.Helper()
 	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
 	require.NoError(t, err)
