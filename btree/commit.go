@@ -223,7 +223,7 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 			size += g[j].encodedSize(n.leaf)
 		}
 		pages := (size + ps - 1) / ps
-		id, buf := t.pg.Allocate(pages, lsn)
+		id, buf := t.pg.AllocateForOverwrite(pages, lsn)
 		*allocated = append(*allocated, extent{id: id, pages: pages})
 		encode(buf, n.leaf, g, ps, lsn)
 		pager.Seal(id, buf)
@@ -255,6 +255,10 @@ func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
 			if n.src != nil && !bytes.Equal(n.inodes[i].key, pieces[0].key) {
 				n.src = nil // the child's first key changed: the page's layout does too
 			}
+			if n.nchanged < len(n.changed) {
+				n.changed[n.nchanged] = uint16(i)
+			}
+			n.nchanged++
 			n.inodes[i] = pieces[0]
 			continue
 		}
@@ -275,14 +279,18 @@ func (t *Tree) spillChildren(n *node, lsn uint64, allocated *[]extent) error {
 // byte for byte what encode would write, without encoding each element (most commits change one
 // child id per branch on their path). It returns the branch element that replaces n.
 func (t *Tree) spillPatched(n *node, lsn uint64, allocated *[]extent) []inode {
-	id, buf := t.pg.Allocate(1, lsn)
+	id, buf := t.pg.AllocateForOverwrite(1, lsn)
 	*allocated = append(*allocated, extent{id: id, pages: 1})
-	copy(buf, n.src)
+	copy(buf, n.src) // the whole page
 	pager.SetHeader(buf, pager.PageBranch, len(n.inodes), t.pg.PageSize(), lsn)
 	pager.SetFlags(buf, pager.FlagKeyPrefix)
-	for i := range n.inodes {
-		if c := n.inodes[i].child; branchChild(buf, i) != c {
-			setBranchChild(buf, i, c)
+	if n.nchanged <= len(n.changed) {
+		for _, i := range n.changed[:n.nchanged] {
+			setBranchChild(buf, int(i), n.inodes[i].child)
+		}
+	} else {
+		for i := range n.inodes {
+			setBranchChild(buf, i, n.inodes[i].child)
 		}
 	}
 	pager.Seal(id, buf)

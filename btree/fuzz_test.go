@@ -1,6 +1,7 @@
 package btree
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/cairndb/cairn/pager"
@@ -34,11 +35,31 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 		if typ := pager.Type(p); typ == pager.PageLeaf || typ == pager.PageBranch {
-			decodeNode(nil, 2, p, 4096, nil)
+			checkDecodeMatchesAccessors(t, p)
 			warmElements(p) // stays inside the page
 			checkSearchFindsEveryKey(t, p)
 		}
 	})
+}
+
+// checkDecodeMatchesAccessors checks that decodeNode reads every element of valid tree page p as
+// the element accessors do.
+func checkDecodeMatchesAccessors(t *testing.T, p []byte) {
+	t.Helper()
+	n := decodeNode(nil, 2, p, 4096, nil)
+	for i, in := range n.inodes {
+		var want inode
+		if n.leaf {
+			want.key = leafKey(p, i)
+			want.value, want.ovf, want.size = leafValue(p, i)
+		} else {
+			want.key, want.child = branchKey(p, i), branchChild(p, i)
+		}
+		if !bytes.Equal(in.key, want.key) || !bytes.Equal(in.value, want.value) || (in.value == nil) != (want.value == nil) ||
+			in.ovf != want.ovf || in.size != want.size || in.child != want.child {
+			t.Fatalf("element %d decoded as %+v, accessors say %+v", i, in, want)
+		}
+	}
 }
 
 // checkSearchFindsEveryKey checks that searching tree page p, valid, for each of its keys lands

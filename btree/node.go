@@ -34,6 +34,10 @@ type node struct {
 	// node's elements keep its keys in its order (nil once they change): spill then copies the
 	// page and patches the child ids instead of encoding every element (spillPatched).
 	src []byte
+	// changed lists the elements whose child ids spill changed while src is set, for
+	// spillPatched; past len(changed) entries it patches every element.
+	changed  [4]uint16
+	nchanged int
 	// unbalanced is set by Delete; rebalance merges small nodes before spill.
 	unbalanced bool
 	removed    bool
@@ -54,16 +58,42 @@ func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) 
 			n.src = p
 		}
 	}
-	for i := range n.inodes {
-		in := &n.inodes[i]
-		if n.leaf {
-			in.key = leafKey(p, i)
-			in.value, in.ovf, in.size = leafValue(p, i)
-		} else {
-			in.key, in.child = branchKey(p, i), branchChild(p, i)
-		}
+	if n.leaf {
+		decodeLeafElements(n.inodes, p)
+	} else {
+		decodeBranchElements(n.inodes, p)
 	}
 	return n
+}
+
+// decodeLeafElements fills inodes from the elements of leaf page p, as leafKey and leafValue
+// read them, finding the element table's layout once instead of once per field.
+func decodeLeafElements(inodes []inode, p []byte) {
+	st, base := stride(p), pager.HeaderSize+stride(p)-elemSize
+	for i := range inodes {
+		e := p[base+i*st : base+i*st+elemSize]
+		flags, kn, vn, off := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
+		v := off + kn
+		in := &inodes[i]
+		in.key, in.size = p[off:v:v], vn
+		if flags&flagOverflow != 0 {
+			in.ovf = le.Uint64(p[v:])
+		} else {
+			in.value = p[v : v+vn : v+vn]
+		}
+	}
+}
+
+// decodeBranchElements fills inodes from the elements of branch page p, as branchKey and
+// branchChild read them.
+func decodeBranchElements(inodes []inode, p []byte) {
+	st, base := stride(p), pager.HeaderSize+stride(p)-elemSize
+	for i := range inodes {
+		e := p[base+i*st : base+i*st+elemSize]
+		off, kn := le.Uint32(e[0:]), le.Uint32(e[4:])
+		in := &inodes[i]
+		in.key, in.child = p[off:off+kn:off+kn], le.Uint64(e[8:])
+	}
 }
 
 // search returns, in a leaf, the index of the first key >= key and whether it is equal; in a
@@ -116,7 +146,7 @@ func (n *node) minKeys() int {
 }
 
 // encode writes inodes as a tree page into extent b, which is large enough, for the commit with
-// LSN alloc.
+// LSN alloc. It writes every byte of b but the checksum (Seal's): b need not be zeroed.
 func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 	typ := byte(pager.PageBranch)
 	if leaf {
@@ -151,6 +181,7 @@ func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 			off += copy(b[off:], in.value)
 		}
 	}
+	clear(b[off:])
 }
 
 // splitGroups cuts inodes into the fewest groups that fit a page each, of about equal size, each

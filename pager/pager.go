@@ -284,6 +284,16 @@ func ioErr(err error) error {
 // id. The extent is dirty until a checkpoint writes it. The caller fills it and calls Seal before
 // publishing it.
 func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
+	return p.allocate(n, lsn, true)
+}
+
+// AllocateForOverwrite is Allocate for a caller that writes every byte of the extent: its bytes
+// may be those of a page that no version reaches any more, not zeros, which saves clearing it.
+func (p *Pager) AllocateForOverwrite(n int, lsn uint64) (uint64, []byte) {
+	return p.allocate(n, lsn, false)
+}
+
+func (p *Pager) allocate(n int, lsn uint64, zero bool) (uint64, []byte) {
 	p.mu.Lock()
 	id := p.free.take(uint64(n))
 	if id == 0 {
@@ -291,7 +301,7 @@ func (p *Pager) Allocate(n int, lsn uint64) (uint64, []byte) {
 		p.pageCount.Store(id + uint64(n))
 	}
 	p.setDirty(id, dirtyExtent{pages: uint64(n), alloc: lsn})
-	data := p.takeSpare(n)
+	data := p.takeSpare(n, zero)
 	p.mu.Unlock()
 	fr := &frame{data: data}
 	fr.dirty.Store(true)
@@ -350,16 +360,18 @@ func (p *Pager) Release(readers Readers) {
 	}
 }
 
-// takeSpare returns a zeroed buffer for an extent of n pages, a spare one if it can.
-// REQUIRES: p.mu.
-func (p *Pager) takeSpare(n int) []byte {
+// takeSpare returns a buffer for an extent of n pages, a spare one if it can; a spare one is
+// zeroed if zero is set. REQUIRES: p.mu.
+func (p *Pager) takeSpare(n int, zero bool) []byte {
 	if n != 1 || len(p.spare) == 0 {
 		return make([]byte, n*p.pageSize)
 	}
 	b := p.spare[len(p.spare)-1]
 	p.spare[len(p.spare)-1] = nil
 	p.spare = p.spare[:len(p.spare)-1]
-	clear(b) // no stale bytes of another page reach the file
+	if zero {
+		clear(b) // no stale bytes of another page reach the file
+	}
 	return b
 }
 
