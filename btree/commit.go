@@ -33,6 +33,12 @@ func (t *Tree) Spill(lsn uint64) (uint64, error) {
 		t.spilled = t.root
 		return t.root, nil
 	}
+	if t.freed == nil {
+		t.freed = t.ws.extentList()
+	}
+	if t.allocated == nil {
+		t.allocated = t.ws.extentList()
+	}
 	root, err := t.commit(lsn, &t.allocated)
 	if err != nil {
 		t.Abort()

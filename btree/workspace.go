@@ -23,14 +23,25 @@ const (
 // Design: like a node free list of google/btree, but as an arena reset whole at each transaction,
 // since a commit writes every decoded node to new pages and keeps none.
 type Workspace struct {
-	inodes arena[inode]
-	nodes  arena[node]
+	inodes  arena[inode]
+	nodes   arena[node]
+	extents arena[extent]
 }
 
 // Reset makes all memory handed out reusable. REQUIRES: no tree that uses w holds decoded nodes.
 func (w *Workspace) Reset() {
 	w.inodes.reset()
 	w.nodes.reset()
+	w.extents.reset()
+}
+
+// extentList returns an empty list of extents with room for a small commit's (a tree's freed or
+// allocated extents).
+func (w *Workspace) extentList() []extent {
+	if w == nil {
+		return nil
+	}
+	return w.extents.take(0, 16, 1024)
 }
 
 // inodeSlice returns a zeroed slice of length n and capacity c >= n.
