@@ -2,6 +2,7 @@ package btree
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -36,4 +37,13 @@ func TestArenaReusesZeroedChunks(t *testing.T) {
 		a.take(8, 8, 8)
 	}
 	require.Len(t, a.chunks, maxChunks, "no more chunks kept than maxChunks")
+}
+
+// TestPrefetchRuns calls the assembly prefetch on a page-sized buffer: it must return and change
+// nothing.
+func TestPrefetchRuns(t *testing.T) {
+	b := make([]byte, 4096)
+	b[0] = 7
+	prefetch(unsafe.Pointer(&b[0]))
+	require.Equal(t, byte(7), b[0])
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cairndb/cairn/internal/errs"
 	"github.com/cairndb/cairn/internal/vfs"
@@ -229,6 +230,13 @@ func (p *Pager) Page(id uint64) ([]byte, error) {
 		return data, nil
 	}
 	return p.readPage(id)
+}
+
+// CachedAddr returns the address of the cached extent at id without reading it, or nil: for a
+// prefetch hint, which may not dereference it (the extent may be evicted meanwhile; its memory
+// stays valid for the garbage collector's sake only while referenced).
+func (p *Pager) CachedAddr(id uint64) unsafe.Pointer {
+	return p.table.addr(id)
 }
 
 func (p *Pager) readPage(id uint64) ([]byte, error) {

@@ -50,3 +50,13 @@ func TestReleasedBuffersAreReusedZeroed(t *testing.T) {
 
 // addr is the address of b's first byte (testify compares pointers by what they point to).
 func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// TestCachedAddr checks the prefetch hint's lookup: the address of a cached extent, nil for an id
+// that is not cached or past the table.
+func TestCachedAddr(t *testing.T) {
+	p := openMemPager(t)
+	id, buf := p.Allocate(1, 1)
+	require.Equal(t, uintptr(unsafe.Pointer(&buf[0])), uintptr(p.CachedAddr(id)))
+	require.Nil(t, p.CachedAddr(id+1))
+	require.Nil(t, p.CachedAddr(1<<40))
+}

@@ -69,6 +69,16 @@ func (t *pageTable) get(id uint64, pageSize int) []byte {
 	return unsafe.Slice(b, extentPages(head)*uint64(pageSize))
 }
 
+// addr returns the address of the extent cached at id, or nil, without touching the extent or
+// its reference bit.
+func (t *pageTable) addr(id uint64) unsafe.Pointer {
+	d := t.dir.Load()
+	if d == nil || id>>chunkShift >= uint64(len(*d)) {
+		return nil
+	}
+	return unsafe.Pointer((*d)[id>>chunkShift][id&(chunkLen-1)].data.Load())
+}
+
 // load returns the frame cached for id, or nil.
 func (t *pageTable) load(id uint64) *frame {
 	d := t.dir.Load()
