@@ -183,6 +183,7 @@ func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
 		return nil, nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d); if the damaged page was the newer, commits after LSN %d are lost: %w", meta.LSN, meta.LSN, ErrCorrupt)
 	}
 	v, err := tx.commitTrees(last)
+	db.workspace.Reset() // the replayed trees are written or dropped: keep none of their memory
 	if err != nil {
 		return nil, nil, err
 	}

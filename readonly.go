@@ -75,5 +75,7 @@ func (db *DB) replayReadOnly(meta pager.Meta) (*version, error) {
 	if db.pager.MetaDamaged() && last == meta.LSN {
 		return nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d): %w", meta.LSN, ErrCorrupt)
 	}
-	return tx.commitTrees(last)
+	v, err := tx.commitTrees(last)
+	db.workspace.Reset() // a read-only database never begins a write: keep none of this memory
+	return v, err
 }

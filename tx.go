@@ -123,10 +123,19 @@ func newWriteTx(db *DB, v *version) *Tx {
 	// Most records are small: one allocation sized for them saves the growth steps of append.
 	tx := &Tx{db: db, writable: true, base: v, redo: make([]byte, 0, initialRedoCap)}
 	tx.main.tx = tx
-	// The previous write transaction has ended: its trees hold no decoded node any more.
+	// Empty already (releaseWriter and recovery reset it); reset again so that a transaction
+	// never starts on memory a tree may still use.
 	db.workspace.Reset()
 	tx.resetTree(&tx.main.tree, v.root)
 	return tx
+}
+
+// releaseWriter ends a write transaction's hold on the writer slot: its decoded nodes become
+// workspace memory again (no tree of an ended transaction is used: every call checks that the
+// transaction is open), which also drops what they referenced, then the next writer may begin.
+func (db *DB) releaseWriter() {
+	db.workspace.Reset()
+	db.writer.Unlock()
 }
 
 // resetTree makes t the transaction's tree at root; a writable one decodes into the workspace.
@@ -223,16 +232,16 @@ func (tx *Tx) Commit() error {
 	tx.closed = true
 	db := tx.db
 	if len(tx.redo) == 0 {
-		db.writer.Unlock()
+		db.releaseWriter()
 		return nil
 	}
 	if len(tx.redo) > maxTxSize {
-		db.writer.Unlock()
+		db.releaseWriter()
 		return ErrTxTooLarge
 	}
 	v, err := tx.commitTrees(tx.base.lsn + 1)
 	if err != nil {
-		db.writer.Unlock()
+		db.releaseWriter()
 		return fmt.Errorf("cairn: commit: %w", err)
 	}
 	db.pendingMu.Lock()
@@ -241,7 +250,7 @@ func (tx *Tx) Commit() error {
 	ticket := db.committer.Submit(v.lsn, tx.redo)
 	db.latest, db.lastTicket = v, ticket
 	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
-	db.writer.Unlock()
+	db.releaseWriter()
 	db.counters.commits.Add(1)
 	if db.checkpointDue(walBytes) {
 		db.wakeCheckpoint()
@@ -271,7 +280,7 @@ func (tx *Tx) end() {
 	if tx.writable {
 		tx.main.tree.Reset(nil, 0, false)
 		tx.buckets = nil
-		tx.db.writer.Unlock()
+		tx.db.releaseWriter()
 		return
 	}
 	// Unpin last: a View's Tx lives in the slot, and the next reader may take it at once.

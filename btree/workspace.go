@@ -2,13 +2,14 @@ package btree
 
 // Invariant: a Workspace hands out memory to the writable trees of one write transaction at a
 // time; Reset recycles everything it handed out, so it may run only once no tree holds a decoded
-// node from it (the root package resets it as a write transaction begins, under the writer slot,
-// after the previous transaction's trees were spilled or discarded).
+// node from it that will be used again (the root package resets it, under the writer slot, when
+// a write transaction ends and when one begins, and after recovery).
 
 // Chunk sizes of a Workspace, in elements. A single-put transaction on a three-level tree decodes
 // about 300 elements, a transaction of 1,000 random puts on a 100,000-key tree about 35,000.
-// Chunks are reused from one transaction to the next up to maxChunks of each kind (4.5 MiB of
-// elements); a larger transaction allocates the rest, and the garbage collector takes it back.
+// Chunks are reused from one transaction to the next up to maxChunks of each kind (5 MiB of
+// 80-byte elements, about 6 MiB with nodes and extent lists); a larger transaction allocates the
+// rest, and the garbage collector takes it back.
 const (
 	inodeChunk = 4096
 	nodeChunk  = 256
