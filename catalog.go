@@ -180,7 +180,7 @@ func (tx *Tx) DeleteBucket(name []byte) error {
 		}
 	}
 	if b := tx.buckets[string(name)]; b != nil {
-		b.tree.Reset(tx.db.pager, 0, true) // its changes die with it; the drop stack frees its pages
+		tx.resetTree(&b.tree, 0) // its changes die with it; the drop stack frees its pages
 		b.deleted = true
 	}
 	return nil

@@ -52,7 +52,7 @@ type DB struct {
 	latest *version // guarded by writer
 	// lastTicket is the WAL ticket of latest, nil once durable at open.
 	lastTicket *wal.Ticket // guarded by writer
-	// workspace is the memory of the write transaction's decoded nodes, reset as one begins.
+	// workspace is the memory of the write transaction's decoded nodes, reset as one ends.
 	workspace btree.Workspace // guarded by writer
 
 	// pending holds committed versions waiting for their batch's fdatasync, in LSN order.

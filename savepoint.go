@@ -67,7 +67,7 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 	tx.savepoints = tx.savepoints[:i+1]
 	record := tx.redo[:s.redoLen:s.redoLen]
 	tx.gen++
-	tx.main.tree.Reset(tx.db.pager, tx.base.root, true)
+	tx.resetTree(&tx.main.tree, tx.base.root)
 	tx.catalogOpen, tx.dropPending = false, false
 	tx.replaying = true
 	err = tx.replay(record)

@@ -123,9 +123,8 @@ func newWriteTx(db *DB, v *version) *Tx {
 	// Most records are small: one allocation sized for them saves the growth steps of append.
 	tx := &Tx{db: db, writable: true, base: v, redo: make([]byte, 0, initialRedoCap)}
 	tx.main.tx = tx
-	// Empty already (releaseWriter and recovery reset it); reset again so that a transaction
-	// never starts on memory a tree may still use.
-	db.workspace.Reset()
+	// The workspace is empty: the previous write transaction ended in releaseWriter (recovery
+	// resets it itself).
 	tx.resetTree(&tx.main.tree, v.root)
 	return tx
 }

@@ -66,28 +66,20 @@ func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) 
 	return n
 }
 
-// decodeLeafElements fills inodes from the elements of leaf page p, as leafKey and leafValue
-// read them, finding the element table's layout once instead of once per field.
+// decodeLeafElements fills inodes from the elements of leaf page p, finding the element table's
+// layout once instead of once per element.
 func decodeLeafElements(inodes []inode, p []byte) {
-	st, base := stride(p), pager.HeaderSize+stride(p)-elemSize
+	base, st := elemTable(p)
 	for i := range inodes {
-		e := p[base+i*st : base+i*st+elemSize]
-		flags, kn, vn, off := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
-		v := off + kn
 		in := &inodes[i]
-		in.key, in.size = p[off:v:v], vn
-		if flags&flagOverflow != 0 {
-			in.ovf = le.Uint64(p[v:])
-		} else {
-			in.value = p[v : v+vn : v+vn]
-		}
+		in.key, in.value, in.ovf, in.size = leafFields(p, p[base+i*st:base+i*st+elemSize])
 	}
 }
 
 // decodeBranchElements fills inodes from the elements of branch page p, as branchKey and
 // branchChild read them.
 func decodeBranchElements(inodes []inode, p []byte) {
-	st, base := stride(p), pager.HeaderSize+stride(p)-elemSize
+	base, st := elemTable(p)
 	for i := range inodes {
 		e := p[base+i*st : base+i*st+elemSize]
 		off, kn := le.Uint32(e[0:]), le.Uint32(e[4:])

@@ -112,13 +112,28 @@ func leafKey(p []byte, i int) []byte {
 
 // leafValue returns the inline value of element i, or the overflow extent id and value size.
 func leafValue(p []byte, i int) (inline []byte, ovf uint64, size uint32) {
-	e := elem(p, i)
-	off, kn, vn := le.Uint32(e[12:]), le.Uint32(e[4:]), le.Uint32(e[8:])
+	_, inline, ovf, size = leafFields(p, elem(p, i))
+	return inline, ovf, size
+}
+
+// leafFields decodes leaf element e (its fields, as elem returns them) of page p: the key, and
+// the inline value or the overflow extent id, and the value's size.
+func leafFields(p, e []byte) (key, inline []byte, ovf uint64, size uint32) {
+	flags, kn, vn, off := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
 	v := off + kn
-	if le.Uint32(e[0:])&flagOverflow != 0 {
-		return nil, le.Uint64(p[v:]), vn
+	if flags&flagOverflow != 0 {
+		return p[off:v:v], nil, le.Uint64(p[v:]), vn
 	}
-	return p[v : v+vn : v+vn], 0, vn
+	return p[off:v:v], p[v : v+vn : v+vn], 0, vn
+}
+
+// elemTable returns where the fields of element 0 of tree page p start and the distance between
+// elements: elem(p, i) is p[base+i*stride:].
+func elemTable(p []byte) (base, stride int) {
+	if prefixed(p) {
+		return pager.HeaderSize + prefixSize, prefixedElemSize
+	}
+	return pager.HeaderSize, elemSize
 }
 
 func branchKey(p []byte, i int) []byte {

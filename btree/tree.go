@@ -47,18 +47,14 @@ func Open(pg *pager.Pager, root uint64, writable bool) *Tree {
 	return t
 }
 
-// Reset makes t the tree at root, dropping any uncommitted change, so a Tree value can be reused
-// without allocation. A writable tree keeps its workspace (UseWorkspace).
+// Reset makes t the tree at root, dropping any uncommitted change and its workspace, so a Tree
+// value can be reused without allocation (t.nodes is made when the first node is decoded).
 func (t *Tree) Reset(pg *pager.Pager, root uint64, writable bool) {
-	ws := t.ws
 	*t = Tree{pg: pg, root: root, writable: writable}
-	if writable {
-		t.ws = ws // t.nodes is made when the first node is decoded
-	}
 }
 
 // UseWorkspace makes the writable tree t take the memory of its decoded nodes from ws until t is
-// reset as read-only. The caller resets ws only when t holds no decoded node (see Workspace).
+// reset. The caller resets ws only when t holds no decoded node it will use (see Workspace).
 func (t *Tree) UseWorkspace(ws *Workspace) { t.ws = ws }
 
 // Root returns the root page id the tree was opened at (not changed before Commit).

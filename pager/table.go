@@ -53,11 +53,10 @@ type pageTable struct {
 // extent's length comes from its header, which is valid once the extent is sealed: readers only
 // reach published extents.
 func (t *pageTable) get(id uint64, pageSize int) []byte {
-	d := t.dir.Load()
-	if d == nil || id>>chunkShift >= uint64(len(*d)) {
+	s := t.find(id)
+	if s == nil {
 		return nil
 	}
-	s := &(*d)[id>>chunkShift][id&(chunkLen-1)]
 	b := s.data.Load()
 	if b == nil {
 		return nil
@@ -69,31 +68,38 @@ func (t *pageTable) get(id uint64, pageSize int) []byte {
 	return unsafe.Slice(b, extentPages(head)*uint64(pageSize))
 }
 
-// addr returns the address of the extent cached at id, or nil, without touching the extent or
-// its reference bit.
-func (t *pageTable) addr(id uint64) unsafe.Pointer {
+// find returns the slot of id, or nil if the table has none yet (it never grows the table).
+func (t *pageTable) find(id uint64) *slot {
 	d := t.dir.Load()
 	if d == nil || id>>chunkShift >= uint64(len(*d)) {
 		return nil
 	}
-	return unsafe.Pointer((*d)[id>>chunkShift][id&(chunkLen-1)].data.Load())
+	return &(*d)[id>>chunkShift][id&(chunkLen-1)]
+}
+
+// addr returns the address of the extent cached at id, or nil, without touching the extent or
+// its reference bit.
+func (t *pageTable) addr(id uint64) unsafe.Pointer {
+	if s := t.find(id); s != nil {
+		return unsafe.Pointer(s.data.Load())
+	}
+	return nil
 }
 
 // load returns the frame cached for id, or nil.
 func (t *pageTable) load(id uint64) *frame {
-	d := t.dir.Load()
-	if d == nil || id>>chunkShift >= uint64(len(*d)) {
-		return nil
+	if s := t.find(id); s != nil {
+		return s.fr.Load()
 	}
-	return (*d)[id>>chunkShift][id&(chunkLen-1)].fr.Load()
+	return nil
 }
 
 // slot returns the entry for id, growing the directory if needed.
 func (t *pageTable) slot(id uint64) *slot {
-	ci := id >> chunkShift
-	if d := t.dir.Load(); d != nil && ci < uint64(len(*d)) {
-		return &(*d)[ci][id&(chunkLen-1)]
+	if s := t.find(id); s != nil {
+		return s
 	}
+	ci := id >> chunkShift
 	t.grow.Lock()
 	defer t.grow.Unlock()
 	var old []*chunk
