@@ -12,15 +12,19 @@ import (
 
 // prefixTestKeys returns distinct sorted keys that stress prefix comparisons: keys shorter than
 // a prefix, keys that are proper prefixes of others, zero bytes where padding also puts zeros,
-// 0xff bytes, and keys that share their first 8 bytes and differ after them.
+// 0xff bytes, and keys that share their first 8 bytes and differ after them (among them the
+// largest prefix, eight 0xff bytes, which the branch-free search cannot step past).
 func prefixTestKeys(rng *rand.Rand, n int) [][]byte {
 	alphabet := []byte{0x00, 0x01, 'a', 'b', 0x7f, 0x80, 0xff}
 	seen := map[string]bool{}
 	var keys [][]byte
 	for len(keys) < n {
 		var k []byte
-		if rng.IntN(3) == 0 {
+		switch rng.IntN(6) {
+		case 0, 1:
 			k = append(k, "samepref"...) // equal 8-byte prefixes
+		case 2:
+			k = append(k, "\xff\xff\xff\xff\xff\xff\xff\xff"...) // the largest prefix
 		}
 		for range rng.IntN(11) {
 			k = append(k, alphabet[rng.IntN(len(alphabet))])
