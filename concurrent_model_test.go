@@ -220,16 +220,11 @@ type cmStats struct {
 	rolledBack, tooLarge, rollbackTo, dropBucket, snapshots atomic.Int64
 }
 
-// cmState is the content of a database by bucket name ("" is the default key space).
-type cmState map[string]map[string]string
+// cmState is the content of a database by bucket name ("" is the default key space), as
+// bucketState, with the methods of this test.
+type cmState bucketState
 
-func (s cmState) clone() cmState {
-	c := make(cmState, len(s))
-	for name, kv := range s {
-		c[name] = maps.Clone(kv)
-	}
-	return c
-}
+func (s cmState) clone() cmState { return cmState(bucketState(s).clone()) }
 
 type cmOpKind uint8
 
