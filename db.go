@@ -174,20 +174,28 @@ func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	v, err := db.finishReplay(tx, meta, last)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, v, nil
+}
+
+// finishReplay ends the replay of the WAL records after meta's checkpoint, up to LSN last, into
+// tx (recovery and read-only open): it refuses an empty replay over a damaged meta page, writes
+// the replayed trees as the version at last, and empties the workspace.
+func (db *DB) finishReplay(tx *Tx, meta pager.Meta, last uint64) (*version, error) {
 	// A checkpoint writes its meta page only when the WAL holds records after the previous
 	// checkpoint, and resets the WAL only after that write is durable. So a torn meta write leaves
 	// records after the surviving meta page's LSN. With none, the damaged page may have been the
 	// newest (its checkpoint lost after the WAL was reset) or the older one: refuse rather than
 	// risk a silent rollback.
 	if db.pager.MetaDamaged() && last == meta.LSN {
-		return nil, nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d); if the damaged page was the newer, commits after LSN %d are lost: %w", meta.LSN, meta.LSN, ErrCorrupt)
+		return nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d); if the damaged page was the newer, commits after LSN %d are lost: %w", meta.LSN, meta.LSN, ErrCorrupt)
 	}
 	v, err := tx.commitTrees(last)
 	db.workspace.Reset() // the replayed trees are written or dropped: keep none of their memory
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, v, nil
+	return v, err
 }
 
 // onDurable runs on the goroutine that wrote the batch (the committer's, or a writer leading it)

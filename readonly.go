@@ -72,10 +72,5 @@ func (db *DB) replayReadOnly(meta pager.Meta) (*version, error) {
 		}
 		last = max(last, info.Last)
 	}
-	if db.pager.MetaDamaged() && last == meta.LSN {
-		return nil, fmt.Errorf("cairn: one meta page is damaged and the WAL holds nothing after the other one (LSN %d): %w", meta.LSN, ErrCorrupt)
-	}
-	v, err := tx.commitTrees(last)
-	db.workspace.Reset() // a read-only database never begins a write: keep none of this memory
-	return v, err
+	return db.finishReplay(tx, meta, last)
 }

@@ -188,20 +188,27 @@ func (l *freeList) onDisk() []uint64 {
 // file after it was freed): it moves from fresh, or from held if a reader's pin got it there, to
 // the durable queue, keeping that queue in LSN order.
 func (l *freeList) moveToDurable(id uint64) {
-	var p pendingFree
-	if i := slices.IndexFunc(l.fresh, func(p pendingFree) bool { return p.id == id }); i >= 0 {
-		p = l.fresh[i]
-		l.fresh = slices.Delete(l.fresh, i, i+1)
-	} else if i := slices.IndexFunc(l.held, func(p pendingFree) bool { return p.id == id }); i >= 0 {
-		p = l.held[i]
-		l.held = slices.Delete(l.held, i, i+1)
-	} else {
-		return
+	p, ok := removeExtent(&l.fresh, id)
+	if !ok {
+		if p, ok = removeExtent(&l.held, id); !ok {
+			return
+		}
 	}
 	j, _ := slices.BinarySearchFunc(l.durable, p.lsn, func(q pendingFree, lsn uint64) int {
 		return cmp.Compare(q.lsn, lsn)
 	})
 	l.durable = slices.Insert(l.durable, j, p)
+}
+
+// removeExtent removes the pending extent starting at id from queue q and returns it.
+func removeExtent(q *[]pendingFree, id uint64) (pendingFree, bool) {
+	i := slices.IndexFunc(*q, func(p pendingFree) bool { return p.id == id })
+	if i < 0 {
+		return pendingFree{}, false
+	}
+	p := (*q)[i]
+	*q = slices.Delete(*q, i, i+1)
+	return p, true
 }
 
 // pushPending records an extent freed at lsn and allocated at alloc (0: unknown).
