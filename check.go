@@ -51,10 +51,15 @@ import (
 // page it could not read, so after one Check reports no page as lost (it cannot tell). At most 1000 problems are listed; the rest are
 // counted in a last one.
 func (db *DB) Check() error {
-	db.writer.Lock()
-	defer db.writer.Unlock()
+	db.lockWriter()
+	defer db.unlockWriter()
 	if db.closed.Load() {
 		return ErrClosed
+	}
+	// Spill first: latest must be on pages, and the batch that makes lastTicket durable must not
+	// wait for carryMu, held here.
+	if err := db.spillCarried(); err != nil {
+		return fmt.Errorf("cairn: check: %w", err)
 	}
 	if t := db.lastTicket; t != nil {
 		if err := t.Wait(); err != nil {
@@ -64,6 +69,8 @@ func (db *DB) Check() error {
 	if err := db.failed(); err != nil {
 		return fmt.Errorf("cairn: check: %w", err)
 	}
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
 	c := checker{pg: db.pager, seen: make(map[string]bool), ledgerProblems: make(map[string]int)}
 	if !c.meta() {
 		// The page count is not backed by the file: per-page tables cannot be sized by it.

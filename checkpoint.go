@@ -36,8 +36,8 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	db.writer.Lock()
-	defer db.writer.Unlock()
+	db.lockWriter()
+	defer db.unlockWriter()
 	if db.closed.Load() {
 		return ErrClosed
 	}
@@ -73,9 +73,13 @@ func (db *DB) preflush() (int, error) {
 	return pages, nil
 }
 
-// checkpointLocked is Checkpoint for a caller that holds the writer slot.
+// checkpointLocked is Checkpoint for a caller that holds the writer slot and carryMu.
 func (db *DB) checkpointLocked(ctx context.Context) error {
 	if err := db.failed(); err != nil {
+		return fmt.Errorf("cairn: checkpoint: %w", err)
+	}
+	// Spill first: the batch that makes lastTicket durable must not wait for carryMu, held here.
+	if err := db.spillCarried(); err != nil {
 		return fmt.Errorf("cairn: checkpoint: %w", err)
 	}
 	if t := db.lastTicket; t != nil {
@@ -86,6 +90,8 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
 	v := db.latest
 	// A meta page is written only for a version newer than the durable one: recovery relies on it
 	// (see recover).

@@ -82,9 +82,11 @@ const (
 )
 
 func (db *DB) dropping() bool {
-	db.writer.Lock()
-	defer db.writer.Unlock()
-	return db.latest.dropping
+	db.lockWriter()
+	defer db.unlockWriter()
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
+	return db.latest.dropping // carried commits never change it (mayCarry)
 }
 
 // compactTarget returns the page id from which extents are moved: the live pages plus an eighth
@@ -188,10 +190,12 @@ func (db *DB) shrink(ctx context.Context) error {
 	if err := db.Checkpoint(ctx); err != nil {
 		return err
 	}
-	db.writer.Lock()
+	db.lockWriter()
+	db.stateMu.Lock()
 	db.pager.Release(db.readerSet())
 	dropped := db.pager.Shrink()
-	db.writer.Unlock()
+	db.stateMu.Unlock()
+	db.unlockWriter()
 	if dropped == 0 {
 		return nil
 	}

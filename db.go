@@ -27,6 +27,9 @@ type version struct {
 	// dropping is set while the catalog's drop stack holds pages of deleted buckets to free (or
 	// may: a version read from a meta page), so that commits without buckets skip the catalog.
 	dropping bool
+	// ticket is the WAL ticket of the record at lsn, for a commit whose record is durable before
+	// this version is published (awaitPublished); nil for versions made at open.
+	ticket *wal.Ticket
 }
 
 // DB is an open database. It is safe for concurrent use by many goroutines: any number of read
@@ -46,14 +49,34 @@ type DB struct {
 	published atomic.Pointer[version]
 
 	// writer is the single writer slot, held from Begin(true) until the commit is handed to the
-	// committer (or rolled back).
+	// committer (or rolled back). Writers queue on it; the write state below has a lock of its
+	// own, carryMu, so that the batch writer's spill does not queue behind them.
 	writer sync.Mutex
-	// latest is the newest committed version, durable or not: the base of the next writer.
-	latest *version // guarded by writer
-	// lastTicket is the WAL ticket of latest, nil once durable at open.
-	lastTicket *wal.Ticket // guarded by writer
-	// workspace is the memory of the write transaction's decoded nodes, reset as one ends.
-	workspace btree.Workspace // guarded by writer
+	// carryMu is the ownership of the carried tree and the workspace: held by whoever holds the
+	// writer slot (taken right after it: a write transaction for its whole life, Checkpoint,
+	// Check, Close), or by the batch writer's spill when it finds it free (carry.go).
+	carryMu sync.Mutex
+	// stateMu guards the write state below (but workspace), held for short steps only, never
+	// while waiting for a batch. Lock order: writer, carryMu, stateMu, pendingMu, the
+	// committer's mutex.
+	stateMu sync.Mutex
+	// latest is the newest spilled version (its roots are pages): the base of the next writer,
+	// together with the carried commits after it.
+	latest *version
+	// carry holds the commits after latest whose trees are still decoded (carry.go).
+	carry carry
+	// lastTicket is the WAL ticket of the newest commit, nil once durable at open (written under
+	// carryMu and stateMu).
+	lastTicket *wal.Ticket
+	// workspace is the memory of the write transactions' decoded nodes (guarded by carryMu),
+	// reset when no tree holds any: at a spill, or when a write transaction ends with nothing
+	// carried. copyTx and copyWorkspace are spillCopy's (guarded by stateMu).
+	workspace     btree.Workspace
+	copyTx        Tx
+	copyWorkspace btree.Workspace
+	// headLSN is the LSN of the newest commit, spilledLSN that of latest (written under stateMu,
+	// read without it by prepareBatch: nothing is carried when they are equal).
+	headLSN, spilledLSN atomic.Uint64
 
 	// pending holds committed versions waiting for their batch's fdatasync, in LSN order.
 	pendingMu sync.Mutex
@@ -156,10 +179,10 @@ func (db *DB) open() (err error) {
 		}
 	}
 	db.published.Store(v)
-	db.latest = v
+	db.setLatest(v)
 	db.walBytes.Store(w.Size())
 	w.SetSync(db.opts.Sync == SyncFull)
-	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable)
+	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable, db.prepareBatch)
 	return nil
 }
 
@@ -216,11 +239,10 @@ func (db *DB) onDurable(lastLSN uint64) {
 	}
 	if newest != nil {
 		db.publishLog.add(newest.lsn, time.Now())
-	}
-	db.pendingMu.Unlock()
-	if newest != nil {
+		// Under pendingMu, so that awaitPublished finds a version either pending or published.
 		db.published.Store(newest)
 	}
+	db.pendingMu.Unlock()
 	db.counters.batches.Add(1)
 }
 
@@ -241,8 +263,8 @@ func (db *DB) Close() error {
 	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
-	db.writer.Lock()
-	defer db.writer.Unlock()
+	db.lockWriter()
+	defer db.unlockWriter()
 	if db.opts.ReadOnly {
 		return db.closeFiles()
 	}

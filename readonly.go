@@ -43,7 +43,7 @@ func (db *DB) openReadOnly() (err error) {
 		return err
 	}
 	db.published.Store(v)
-	db.latest = v
+	db.setLatest(v)
 	return nil
 }
 

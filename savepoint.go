@@ -66,12 +66,9 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 	s := tx.savepoints[i]
 	tx.savepoints = tx.savepoints[:i+1]
 	record := tx.redo[:s.redoLen:s.redoLen]
-	tx.gen++
-	tx.resetTree(&tx.main.tree, tx.base.root)
-	tx.catalogOpen, tx.dropPending = false, false
-	tx.replaying = true
-	err = tx.replay(record)
-	tx.replaying = false
+	tx.db.stateMu.Lock()
+	err = tx.rebase(record) // from latest and the carried commits, the transaction's base
+	tx.db.stateMu.Unlock()
 	tx.redo, tx.redoBucket = record, s.redoBucket
 	if err != nil {
 		tx.managed = false

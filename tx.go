@@ -102,39 +102,36 @@ func (db *DB) beginWrite() (*Tx, error) {
 	if db.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	db.writer.Lock()
+	db.lockWriter()
 	if db.closed.Load() {
-		db.writer.Unlock()
+		db.unlockWriter()
 		return nil, ErrClosed
 	}
 	if err := db.failed(); err != nil {
-		db.writer.Unlock()
+		db.unlockWriter()
 		return nil, fmt.Errorf("cairn: begin: %w", err)
 	}
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
 	db.pager.Release(db.readerSet())
-	return newWriteTx(db, db.latest), nil
+	tx := newWriteTx(db, db.latest)
+	if db.carrying() {
+		tx.main.tree = db.carry.tree
+	}
+	return tx, nil
 }
 
 // initialRedoCap is the capacity in bytes a write transaction's WAL record starts with.
 const initialRedoCap = 512
 
-// newWriteTx returns a read-write transaction on version v (for Begin, and for recovery).
+// newWriteTx returns a read-write transaction on version v (for Begin, recovery and the rebuild
+// of carried commits), its default key space at v's root.
 func newWriteTx(db *DB, v *version) *Tx {
 	// Most records are small: one allocation sized for them saves the growth steps of append.
 	tx := &Tx{db: db, writable: true, base: v, redo: make([]byte, 0, initialRedoCap)}
 	tx.main.tx = tx
-	// The workspace is empty: the previous write transaction ended in releaseWriter (recovery
-	// resets it itself).
 	tx.resetTree(&tx.main.tree, v.root)
 	return tx
-}
-
-// releaseWriter ends a write transaction's hold on the writer slot: its decoded nodes become
-// workspace memory again (no tree of an ended transaction is used: every call checks that the
-// transaction is open), which also drops what they referenced, then the next writer may begin.
-func (db *DB) releaseWriter() {
-	db.workspace.Reset()
-	db.writer.Unlock()
 }
 
 // resetTree makes t the transaction's tree at root; a writable one decodes into the workspace.
@@ -228,28 +225,27 @@ func (tx *Tx) Commit() error {
 		tx.end()
 		return fmt.Errorf("cairn: commit refused, the transaction failed earlier: %w", tx.err)
 	}
-	tx.closed = true
-	db := tx.db
-	if len(tx.redo) == 0 {
-		db.releaseWriter()
+	switch {
+	case len(tx.redo) == 0:
+		tx.closed = true
+		tx.endWrite(false) // nothing changed: the carried commits stay as they are
 		return nil
-	}
-	if len(tx.redo) > maxTxSize {
-		db.releaseWriter()
+	case len(tx.redo) > maxTxSize:
+		tx.closed = true
+		tx.endWrite(false)
 		return ErrTxTooLarge
 	}
-	v, err := tx.commitTrees(tx.base.lsn + 1)
+	db := tx.db
+	db.stateMu.Lock()
+	ticket, lsn, err := tx.commitLocked() // may replay the record through the open transaction
+	db.stateMu.Unlock()
+	tx.closed = true
 	if err != nil {
-		db.releaseWriter()
+		tx.endWrite(false)
 		return fmt.Errorf("cairn: commit: %w", err)
 	}
-	db.pendingMu.Lock()
-	db.pending = append(db.pending, v)
-	db.pendingMu.Unlock()
-	ticket := db.committer.Submit(v.lsn, tx.redo)
-	db.latest, db.lastTicket = v, ticket
 	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
-	db.releaseWriter()
+	tx.endWrite(true)
 	db.counters.commits.Add(1)
 	if db.checkpointDue(walBytes) {
 		db.wakeCheckpoint()
@@ -257,7 +253,35 @@ func (tx *Tx) Commit() error {
 	if err := ticket.Wait(); err != nil {
 		return fmt.Errorf("cairn: commit: %w", err)
 	}
+	if err := db.awaitPublished(lsn); err != nil {
+		return fmt.Errorf("cairn: commit: %w", err)
+	}
 	return nil
+}
+
+// commitLocked commits tx, carrying it or spilling it with the carried commits, and submits its
+// record; it returns the record's ticket and LSN (stateMu held). A transaction whose base a copy
+// spill replaced first rebases (carry.go).
+func (tx *Tx) commitLocked() (*wal.Ticket, uint64, error) {
+	db := tx.db
+	if tx.base != db.latest {
+		if err := tx.rebase(tx.redo); err != nil {
+			return nil, 0, err
+		}
+	}
+	lsn := db.headLSN.Load() + 1
+	var ticket *wal.Ticket
+	if tx.mayCarry() {
+		ticket = db.carryCommit(tx, lsn)
+	} else {
+		v, err := tx.commitTrees(lsn) // the carried commits' changes included
+		if err != nil {
+			return nil, 0, err
+		}
+		ticket = db.submitVersion(v, tx.redo)
+	}
+	db.lastTicket = ticket
+	return ticket, lsn, nil
 }
 
 // Rollback ends the transaction, discarding a writable transaction's changes. It returns
@@ -277,9 +301,7 @@ func (tx *Tx) Rollback() error {
 func (tx *Tx) end() {
 	tx.closed = true
 	if tx.writable {
-		tx.main.tree.Reset(nil, 0, false)
-		tx.buckets = nil
-		tx.db.releaseWriter()
+		tx.endWrite(false)
 		return
 	}
 	// Unpin last: a View's Tx lives in the slot, and the next reader may take it at once.

@@ -2,6 +2,7 @@ package wal
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/cairndb/cairn/internal/errs"
@@ -47,6 +48,7 @@ type Committer struct {
 	w         *Writer
 	maxBatch  int64 // bytes of records (RecordSpan) a batch takes at most, beyond its first record
 	onDurable func(lastLSN uint64)
+	prepare   func() (uint64, error)
 	wmu       sync.Mutex // exclusive use of w: held for a batch's write, and by Do
 
 	mu     sync.Mutex
@@ -67,11 +69,19 @@ type Committer struct {
 // onDurable (may be nil) runs on the goroutine that wrote the batch (the committer's or a leading
 // writer's), after the batch's Sync succeeded and before its tickets are released, with the LSN
 // of the batch's last record; calls are in LSN order. It is never called for a failed batch.
-func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64)) *Committer {
+//
+// prepare (may be nil) runs on the goroutine that is about to write a batch, before it takes the
+// queue, with no lock of the Committer held: it returns the newest LSN the batch may take
+// (records after it stay queued for a later batch), or an error, which fails the Committer and
+// the batch. The root package uses it to materialize, once per batch, the versions of the
+// records it is about to write (DESIGN.md, "Spilling once per batch"). It must cover every record
+// submitted before the batch began: a record it does not cover would never be written.
+func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64), prepare func() (uint64, error)) *Committer {
 	if maxBatchBytes <= 0 {
 		maxBatchBytes = DefaultMaxBatchBytes
 	}
-	c := &Committer{w: w, maxBatch: maxBatchBytes, onDurable: onDurable, stopped: make(chan struct{})}
+	c := &Committer{w: w, maxBatch: maxBatchBytes, onDurable: onDurable, prepare: prepare,
+		stopped: make(chan struct{})}
 	c.wake.L = &c.mu
 	go c.run()
 	return c
@@ -116,18 +126,36 @@ func (c *Committer) lead(lsn uint64) {
 			c.mu.Unlock()
 			return
 		}
-		batch := c.takeLocked()
+		c.busy = true
 		c.mu.Unlock()
+		batch := c.takePrepared()
 		c.commit(batch)
 		c.finish(batch)
 	}
 }
 
-// takeLocked marks a batch running and returns the next batch: the queued records up to the
-// maxBatch bound. c.mu is held.
-func (c *Committer) takeLocked() []*Ticket {
-	c.busy = true
-	n := c.batchLen()
+// takePrepared runs prepare for the batch this goroutine is about to write (c.busy is set by
+// the caller) and takes it: the queued records up to the maxBatch bound and the LSN prepare
+// allows. If prepare fails, the Committer fails, and the batch (the whole queue) fails with it.
+func (c *Committer) takePrepared() []*Ticket {
+	limit, err := uint64(math.MaxUint64), error(nil)
+	if c.prepare != nil && c.Err() == nil {
+		limit, err = c.prepare()
+	}
+	if err != nil {
+		c.fail(err)
+		limit = math.MaxUint64
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.takeLocked(limit)
+}
+
+// takeLocked returns the next batch of the running writer: the queued records up to the
+// maxBatch bound and up to LSN limit (at least the first record, whatever its size; the first
+// record's LSN is at most limit, see prepare). c.mu is held.
+func (c *Committer) takeLocked(limit uint64) []*Ticket {
+	n := c.batchLen(limit)
 	if n == len(c.queue) { // the common case: everything queued, no copy
 		batch := c.queue
 		c.queue, c.spare = c.spare, nil
@@ -141,11 +169,12 @@ func (c *Committer) takeLocked() []*Ticket {
 }
 
 // batchLen returns how many queued records the next batch takes: at least one, and more while
-// their record sizes add up to at most maxBatch. c.mu is held; the queue is not empty.
-func (c *Committer) batchLen() int {
+// their record sizes add up to at most maxBatch and their LSNs are at most limit. c.mu is held;
+// the queue is not empty.
+func (c *Committer) batchLen(limit uint64) int {
 	size := RecordSpan(len(c.queue[0].payload))
 	n := 1
-	for n < len(c.queue) {
+	for n < len(c.queue) && c.queue[n].lsn <= limit {
 		size += RecordSpan(len(c.queue[n].payload))
 		if size > c.maxBatch {
 			break
@@ -205,27 +234,28 @@ func (c *Committer) Close() error {
 func (c *Committer) run() {
 	defer close(c.stopped)
 	for {
-		batch := c.take()
-		if batch == nil {
+		if !c.claim() {
 			return
 		}
+		batch := c.takePrepared()
 		c.commit(batch)
 		c.finish(batch)
 	}
 }
 
-// take waits until records are queued and no batch runs, and takes them as the next batch. It
-// returns nil once the Committer is closed, no batch runs and the queue is empty.
-func (c *Committer) take() []*Ticket {
+// claim waits until records are queued and no batch runs, and marks a batch running. It returns
+// false once the Committer is closed, no batch runs and the queue is empty.
+func (c *Committer) claim() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.busy || len(c.queue) == 0 {
 		if c.closed && !c.busy && len(c.queue) == 0 {
-			return nil
+			return false
 		}
 		c.wake.Wait()
 	}
-	return c.takeLocked()
+	c.busy = true
+	return true
 }
 
 // commit writes batch, reports it durable and releases its tickets.

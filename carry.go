@@ -1,0 +1,293 @@
+package cairn
+
+// Spilling once per batch (DESIGN.md, "Spilling once per batch"). Invariants:
+//   - Every commit after latest is carried: its record is in carry.records and its changes are in
+//     carry.tree, the decoded default key space at headLSN, until one spill writes them all to
+//     pages as one version at headLSN (the batch writer's prepareBatch, a commit that cannot be
+//     carried, or a caller of spillCarried that needs latest on pages).
+//   - The batch writer never waits for a write transaction: if one holds carryMu (it may run for
+//     long, its function may even wait for a commit of this very batch), the batch writer spills
+//     a copy of the carried commits rebuilt from their records (spillCopy). The transaction's
+//     trees are then built on a version older than latest: before it commits, or rolls back to a
+//     savepoint, it rebases (replays its own record onto latest). The pages the copy's spill
+//     freed stay untouched meanwhile: freed pages become reusable only in Release, which runs
+//     under the writer slot.
+//   - No record is written to the WAL before a spill covers it (prepareBatch bounds each batch
+//     by spilledLSN), so every durable record belongs to a pending or published version, and
+//     Update returns only once a version holding its commit is published (awaitPublished).
+//   - A write transaction that does not commit may have changed carry.tree in place: its end
+//     rebuilds the tree from latest by replaying the carried records, as recovery would.
+//   - Only commits that change nothing but the default key space are carried (mayCarry), so the
+//     catalog and every bucket are on pages at latest, and a carried record replays in the
+//     default key space alone.
+
+import (
+	"fmt"
+
+	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/wal"
+)
+
+// carry is the state of the commits after latest (guarded by DB.carryMu).
+type carry struct {
+	// tree is the default key space at the newest commit, decoded nodes included; meaningful only
+	// while records is not empty.
+	tree btree.Tree
+	// records are the WAL records (redo payloads) of the carried commits, in LSN order; the tree
+	// keeps slices of them.
+	records [][]byte
+	// bytes is the sum of the records' lengths.
+	bytes int
+}
+
+// Bounds of what is carried between spills: they bound the memory of the decoded nodes and the
+// work of a rollback's replay (a few milliseconds at most). A commit past them spills.
+const (
+	maxCarriedCommits = 1024
+	maxCarriedBytes   = 4 << 20
+)
+
+// carrying reports whether commits are carried (stateMu held).
+func (db *DB) carrying() bool { return len(db.carry.records) > 0 }
+
+// clearCarry forgets the carried commits, once a spill covers them (stateMu held). It does not
+// touch the decoded nodes: a running transaction may still use them.
+func (db *DB) clearCarry() {
+	clear(db.carry.records) // drop the references to the records
+	db.carry.records = db.carry.records[:0]
+	db.carry.bytes = 0
+	db.carry.tree.Reset(nil, 0, false)
+}
+
+// lockWriter takes the writer slot and the write state, for a caller that neither commits nor
+// rolls back a transaction (Checkpoint, Check, Close, compaction's steps).
+func (db *DB) lockWriter() {
+	db.writer.Lock()
+	db.carryMu.Lock()
+}
+
+func (db *DB) unlockWriter() {
+	db.carryMu.Unlock()
+	db.writer.Unlock()
+}
+
+// setLatest makes v the newest spilled version with nothing carried after it (stateMu held, or
+// at open). headLSN is stored before any record at v.lsn is submitted, so prepareBatch covers it.
+func (db *DB) setLatest(v *version) {
+	db.latest = v
+	db.headLSN.Store(v.lsn)
+	db.spilledLSN.Store(v.lsn)
+}
+
+// mayCarry reports whether tx's commit may be carried instead of spilled: it changed only the
+// default key space (its record holds an operation: a compaction step's changes are pages alone),
+// no deleted bucket's pages wait to be freed, and the carried commits stay within their bounds.
+func (tx *Tx) mayCarry() bool {
+	db := tx.db
+	return len(tx.redo) > 1 && !tx.catalogOpen && len(tx.buckets) == 0 && !tx.dropPending &&
+		!db.latest.dropping && len(db.carry.records) < maxCarriedCommits &&
+		db.carry.bytes+len(tx.redo) <= maxCarriedBytes
+}
+
+// carryCommit carries tx's commit at lsn and submits its record (carryMu and stateMu held).
+func (db *DB) carryCommit(tx *Tx, lsn uint64) *wal.Ticket {
+	db.carry.tree = tx.main.tree
+	db.carry.records = append(db.carry.records, tx.redo)
+	db.carry.bytes += len(tx.redo)
+	db.headLSN.Store(lsn) // before Submit: see setLatest
+	return db.committer.Submit(lsn, tx.redo)
+}
+
+// submitVersion makes v, just spilled by a commit with record redo, the newest version, queues
+// it to be published once its batch is durable, and submits the record (carryMu and stateMu
+// held).
+func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
+	db.clearCarry()
+	db.setLatest(v)
+	db.pendingMu.Lock()
+	defer db.pendingMu.Unlock()
+	db.pending = append(db.pending, v)
+	v.ticket = db.committer.Submit(v.lsn, redo) // under pendingMu: awaitPublished reads it
+	return v.ticket
+}
+
+// spillCarried writes the carried commits to pages as the version at headLSN, queued to be
+// published with the batch that holds its record, and empties the workspace (carryMu held, no
+// write transaction running; it takes stateMu). A failed spill fails the database.
+func (db *DB) spillCarried() error {
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
+	if !db.carrying() {
+		return nil
+	}
+	err := db.spillTree(&db.carry.tree)
+	db.workspace.Reset()
+	return err
+}
+
+// spillCopy is spillCarried for the batch writer while a write transaction holds carryMu: it
+// replays the carried records into a tree of its own, on a workspace of its own, and spills that.
+func (db *DB) spillCopy() error {
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
+	if !db.carrying() {
+		return nil // spilled by the transaction's commit meanwhile
+	}
+	tx := &db.copyTx
+	*tx = Tx{db: db, writable: true, base: db.latest, replaying: true}
+	tx.main.tx = tx
+	tx.main.tree.Reset(db.pager, db.latest.root, true)
+	tx.main.tree.UseWorkspace(&db.copyWorkspace)
+	err := tx.replayCarried()
+	if err == nil {
+		err = db.spillTree(&tx.main.tree)
+	} else {
+		db.clearCarry()
+		err = db.fail(fmt.Errorf("cairn: rebuild of the carried commits: %w", err))
+	}
+	tx.main.tree.Reset(nil, 0, false)
+	db.copyWorkspace.Reset()
+	return err
+}
+
+// spillTree writes t, the default key space with every carried commit, as the version at
+// headLSN and makes it latest (stateMu held). A failed spill fails the database, and the carried
+// commits are dropped: their records are never written (no batch takes them).
+func (db *DB) spillTree(t *btree.Tree) error {
+	if err := db.failed(); err != nil {
+		db.clearCarry()
+		return err
+	}
+	lsn := db.headLSN.Load()
+	root, err := t.Commit(lsn)
+	if err != nil {
+		db.clearCarry()
+		return db.fail(fmt.Errorf("cairn: spill of the carried commits: %w", err))
+	}
+	v := &version{root: root, catalog: db.latest.catalog, lsn: lsn, ticket: db.lastTicket}
+	db.pendingMu.Lock()
+	db.pending = append(db.pending, v)
+	db.pendingMu.Unlock()
+	db.clearCarry()
+	db.setLatest(v)
+	return nil
+}
+
+// prepareBatch is the committer's prepare hook (wal.NewCommitter): it runs on the goroutine about
+// to write a batch, spills the carried commits and returns the newest LSN the batch may take.
+// Every record submitted before the batch began is covered: its commit stored headLSN first. It
+// never waits for carryMu (see the invariants above), and takes no lock at all when nothing is
+// carried or the database failed.
+func (db *DB) prepareBatch() (uint64, error) {
+	head := db.headLSN.Load()
+	if spilled := db.spilledLSN.Load(); spilled == head {
+		return spilled, nil
+	}
+	if err := db.failed(); err != nil {
+		return 0, err
+	}
+	var err error
+	if db.carryMu.TryLock() {
+		err = db.spillCarried()
+		db.carryMu.Unlock()
+	} else {
+		err = db.spillCopy()
+	}
+	if err != nil {
+		return 0, err
+	}
+	return db.spilledLSN.Load(), nil
+}
+
+// awaitPublished returns once a version holding the commit at lsn, whose record is durable, is
+// published: the version spilled after it may be in a later batch when MaxBatchBytes split the
+// queue. It waits on that version's record, and returns its failure.
+func (db *DB) awaitPublished(lsn uint64) error {
+	if db.published.Load().lsn >= lsn {
+		return nil
+	}
+	var t *wal.Ticket
+	db.pendingMu.Lock()
+	for _, v := range db.pending {
+		if v.lsn >= lsn {
+			t = v.ticket
+			break
+		}
+	}
+	db.pendingMu.Unlock()
+	if t == nil {
+		return nil // published meanwhile (onDurable publishes under pendingMu)
+	}
+	return t.Wait()
+}
+
+// replayCarried replays the carried records into tx, whose trees are at latest and which has
+// replaying set (a rollback's rebuild, RollbackTo).
+func (tx *Tx) replayCarried() error {
+	for _, rec := range tx.db.carry.records {
+		if err := tx.replay(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebase rebuilds tx's trees on latest and the carried commits, then replays record (a prefix of
+// its own record, or all of it) without logging it again (stateMu held). It is how RollbackTo
+// undoes, and how a transaction whose base a copy spill replaced catches up before it commits.
+// The replayed trees keep slices of record, which must not be modified afterwards.
+func (tx *Tx) rebase(record []byte) error {
+	db := tx.db
+	tx.base = db.latest
+	tx.gen++
+	tx.resetTree(&tx.main.tree, tx.base.root)
+	tx.catalogOpen, tx.dropPending = false, false
+	tx.replaying = true
+	err := tx.replayCarried()
+	if err == nil {
+		err = tx.replay(record)
+	}
+	tx.replaying = false
+	if err != nil {
+		tx.setErr(err) // the trees are half replayed: the carried ones must be rebuilt
+	}
+	return err
+}
+
+// rebuildCarried rebuilds carry.tree after a write transaction that changed it ended without
+// committing (carryMu and stateMu held). A read error of the database file fails the database:
+// the carried commits could not be written any more.
+func (db *DB) rebuildCarried() {
+	db.workspace.Reset()
+	tx := newWriteTx(db, db.latest)
+	tx.replaying = true
+	if err := tx.replayCarried(); err != nil {
+		db.clearCarry()
+		db.workspace.Reset()
+		db.fail(fmt.Errorf("cairn: rebuild of the carried commits after a rollback: %w", err))
+		return
+	}
+	db.carry.tree = tx.main.tree
+}
+
+// endWrite ends a write transaction's hold on the write state and the writer slot. If commits
+// are carried, the tree of the default key space becomes the carried one when the transaction
+// committed or changed nothing (and its base is latest); otherwise the carried tree is rebuilt.
+// With nothing carried, the decoded nodes become workspace memory again (no tree of an ended
+// transaction is used: every call checks that the transaction is open).
+func (tx *Tx) endWrite(committed bool) {
+	db := tx.db
+	db.stateMu.Lock()
+	switch {
+	case !db.carrying():
+		db.workspace.Reset()
+	case committed || len(tx.redo) == 0 && tx.err == nil && tx.base == db.latest:
+		db.carry.tree = tx.main.tree
+	default:
+		db.rebuildCarried()
+	}
+	db.stateMu.Unlock()
+	tx.main.tree.Reset(nil, 0, false)
+	tx.buckets = nil
+	db.unlockWriter()
+}

@@ -1,0 +1,162 @@
+package cairn
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/stretchr/testify/require"
+)
+
+// openSlowSync opens a database on a memory file system whose WAL fdatasync takes delay.
+func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string) {
+	t.Helper()
+	opts.fs = cmSlowSyncFS{FS: vfs.NewMem(), delay: delay}
+	path := "/carry/db"
+	db, err := Open(path, &opts)
+	require.NoError(t, err)
+	return db, path
+}
+
+// TestCarriedCommitDoesNotWaitForNextWriter is the deadlock that spilling once per batch could
+// bring: commit A is carried (not yet on pages) while a batch runs; write transaction B begins
+// on A's carried tree and waits, inside Update, until A's Update has returned. The batch writer
+// must then publish A without waiting for B (it spills a copy), and B must still commit on top
+// of A (it rebases).
+func TestCarriedCommitDoesNotWaitForNextWriter(t *testing.T) {
+	db, path := openSlowSync(t, 30*time.Millisecond, Options{})
+	put := func(key string) func(tx *Tx) error {
+		return func(tx *Tx) error { return tx.Put([]byte(key), []byte("v-"+key)) }
+	}
+	for round := range 3 {
+		base := db.headLSN.Load()
+		errs := make(chan error, 3)
+		go func() { errs <- db.Update(put(fmt.Sprint("c", round))) }() // its batch syncs 30 ms
+		waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
+		time.Sleep(5 * time.Millisecond) // C's batch is running now
+		aDone := make(chan struct{})
+		go func() {
+			err := db.Update(put(fmt.Sprint("a", round)))
+			close(aDone)
+			errs <- err
+		}()
+		waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // A is carried
+		bIn := make(chan struct{})
+		go func() {
+			errs <- db.Update(func(tx *Tx) error {
+				close(bIn)
+				<-aDone // waits for A's Update to return, holding the writer slot
+				return put(fmt.Sprint("b", round))(tx)
+			})
+		}()
+		<-bIn
+		for range 3 {
+			select {
+			case err := <-errs:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("deadlock: the carried commit waits for the write transaction that waits for it")
+			}
+		}
+		require.NoError(t, db.View(func(tx *Tx) error {
+			for _, k := range []string{"c", "a", "b"} {
+				v, err := tx.Get(fmt.Append(nil, k, round))
+				require.NoError(t, err, "key %s%d", k, round)
+				require.Equal(t, fmt.Sprint("v-", k, round), string(v))
+			}
+			return nil
+		}))
+	}
+	require.NoError(t, db.Check())
+	fs := db.opts.fs
+	require.NoError(t, db.Close())
+	db, err := Open(path, &Options{fs: fs})
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		n := 0
+		for range tx.Range(nil, nil) {
+			n++
+		}
+		require.Equal(t, 9, n)
+		return nil
+	}))
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "condition not reached in 10 s")
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// TestCarriedCommitsRollback checks that a write transaction that rolls back, fails or rolls
+// back to a savepoint on top of carried commits (a batch running, so none was spilled yet)
+// leaves exactly the carried commits, and that each Update sees its own writes once it returns.
+func TestCarriedCommitsRollback(t *testing.T) {
+	db, _ := openSlowSync(t, 20*time.Millisecond, Options{MaxBatchBytes: 1})
+	defer db.Close()
+	errs := make(chan error, 64)
+	update := func(key []byte) {
+		go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put(key, key) }) }()
+	}
+	// Transactions that change the carried tree and do not commit, while commits are carried.
+	for i := range 8 {
+		update(fmt.Appendf(nil, "k%02d", 2*i)) // its batch syncs 20 ms
+		time.Sleep(2 * time.Millisecond)
+		update(fmt.Appendf(nil, "k%02d", 2*i+1)) // carried behind it
+		waitFor(t, func() bool { return db.headLSN.Load() > db.spilledLSN.Load() })
+		tx, err := db.Begin(true)
+		require.NoError(t, err)
+		require.NoError(t, tx.Put([]byte("k00"), []byte("rolled back")))
+		require.NoError(t, tx.Put([]byte("zz"), []byte("rolled back")))
+		require.NoError(t, tx.Rollback())
+
+		err = db.Update(func(tx *Tx) error {
+			sp, err := tx.Savepoint()
+			require.NoError(t, err)
+			require.NoError(t, tx.Put([]byte("k01"), []byte("rolled back")))
+			require.NoError(t, tx.RollbackTo(sp))
+			require.NoError(t, tx.Put([]byte("kept"), []byte("yes")))
+			return fmt.Errorf("fn failed")
+		})
+		require.EqualError(t, err, "fn failed")
+	}
+	for range 16 {
+		require.NoError(t, <-errs)
+	}
+	require.NoError(t, db.View(func(tx *Tx) error {
+		n := 0
+		for k, v := range tx.Range(nil, nil) {
+			require.Equal(t, string(k), string(v))
+			n++
+		}
+		require.Equal(t, 16, n)
+		return nil
+	}))
+	// Read-your-writes with one record per batch (MaxBatchBytes 1): a spilled version may be
+	// published a batch after a carried commit's record is durable.
+	for i := range 32 {
+		done := make(chan error, 4)
+		for w := range 4 {
+			go func() {
+				key := fmt.Appendf(nil, "r%02d-%d", i, w)
+				if err := db.Update(func(tx *Tx) error { return tx.Put(key, key) }); err != nil {
+					done <- err
+					return
+				}
+				done <- db.View(func(tx *Tx) error {
+					_, err := tx.Get(key)
+					return err
+				})
+			}()
+		}
+		for range 4 {
+			require.NoError(t, <-done)
+		}
+	}
+	require.NoError(t, db.Check())
+}
