@@ -111,7 +111,9 @@ func BenchmarkCommit(b *testing.B) {
 						}
 					}
 				})
-				b.ReportMetric(float64(db.Stats().Commits)/float64(db.Stats().Batches), "commits/batch")
+				st := db.Stats()
+				b.ReportMetric(float64(st.Commits)/float64(st.Batches), "commits/batch")
+				b.ReportMetric(float64(st.CopySpills)/float64(st.Spills), "copies/spill")
 			})
 		}
 	}

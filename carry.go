@@ -102,6 +102,7 @@ func (db *DB) carryCommit(tx *Tx, lsn uint64) *wal.Ticket {
 // it to be published once its batch is durable, and submits the record (carryMu and stateMu
 // held).
 func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
+	db.counters.spills.Add(1)
 	db.clearCarry()
 	db.setLatest(v)
 	db.pendingMu.Lock()
@@ -133,6 +134,7 @@ func (db *DB) spillCopy() error {
 	if !db.carrying() {
 		return nil // spilled by the transaction's commit meanwhile
 	}
+	db.counters.copySpills.Add(1)
 	tx := &db.copyTx
 	*tx = Tx{db: db, writable: true, base: db.latest, replaying: true}
 	tx.main.tx = tx
@@ -165,6 +167,7 @@ func (db *DB) spillTree(t *btree.Tree) error {
 		return db.fail(fmt.Errorf("cairn: spill of the carried commits: %w", err))
 	}
 	v := &version{root: root, catalog: db.latest.catalog, lsn: lsn, ticket: db.lastTicket}
+	db.counters.spills.Add(1)
 	db.pendingMu.Lock()
 	db.pending = append(db.pending, v)
 	db.pendingMu.Unlock()

@@ -10,6 +10,8 @@ import (
 type counters struct {
 	commits          atomic.Uint64
 	batches          atomic.Uint64
+	spills           atomic.Uint64
+	copySpills       atomic.Uint64
 	checkpointErrors atomic.Uint64
 	preflushedPages  atomic.Uint64
 	lastStall        atomic.Int64 // time.Duration
@@ -38,6 +40,10 @@ type Stats struct {
 	Batches       uint64 // WAL batches written (each one write and one fdatasync)
 	// MeanBatch is Commits / Batches: how many commits shared an fdatasync on average.
 	MeanBatch float64
+	// Spills counts the versions written to pages: once per commit that changes a bucket, else
+	// about once per batch (DESIGN.md, "Spilling once per batch"). CopySpills counts those of them
+	// rebuilt from WAL records because a write transaction was running at the time.
+	Spills, CopySpills uint64
 	// Syncs counts the fdatasync calls of WAL batches (0 with SyncNone) and SyncTime their
 	// summed latency.
 	Syncs    uint64
@@ -98,6 +104,7 @@ func (db *DB) Stats() Stats {
 		CacheMisses: ps.CacheMisses, Evictions: ps.Evictions, WALBytes: db.walBytes.Load(),
 		LSN: db.published.Load().lsn, CheckpointLSN: db.pager.Durable().LSN,
 		Commits: db.counters.commits.Load(), Batches: db.counters.batches.Load(),
+		Spills: db.counters.spills.Load(), CopySpills: db.counters.copySpills.Load(),
 		Checkpoints: ps.Checkpoints, CheckpointErr: db.counters.checkpointErrors.Load(),
 		ActiveReaders: db.readers.Active(), PreflushedPages: db.counters.preflushedPages.Load(),
 		LastCheckpointStall: time.Duration(db.counters.lastStall.Load()),
