@@ -113,8 +113,9 @@ func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
 }
 
 // spillCarried writes the carried commits to pages as the version at headLSN, queued to be
-// published with the batch that holds its record, and empties the workspace (carryMu held, no
-// write transaction running; it takes stateMu). A failed spill fails the database.
+// published with the batch that holds its record, and empties the workspace (carryMu held, and
+// no write transaction running but one that changed nothing and resets its trees next, see
+// Tx.spillCarried; it takes stateMu). A failed spill fails the database.
 func (db *DB) spillCarried() error {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
@@ -124,6 +125,21 @@ func (db *DB) spillCarried() error {
 	err := db.spillTree(&db.carry.tree)
 	db.workspace.Reset()
 	return err
+}
+
+// spillCarried spills the carried commits for tx, which has just begun and changed nothing, and
+// moves it onto the version they make: nothing is carried while it runs, so no copy spill can
+// change its base.
+func (tx *Tx) spillCarried() error {
+	db := tx.db
+	if err := db.spillCarried(); err != nil {
+		return err
+	}
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
+	tx.base = db.latest
+	tx.resetTree(&tx.main.tree, tx.base.root)
+	return nil
 }
 
 // spillCopy is spillCarried for the batch writer while a write transaction holds carryMu: it

@@ -174,6 +174,12 @@ func (db *DB) commitStep(fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
+	// Start on pages: a step's changes are not in its record, so a rebase (after a copy spill of
+	// carried commits, carry.go) would lose them.
+	if err := tx.spillCarried(); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("cairn: compact: %w", err)
+	}
 	if fn != nil {
 		if err := fn(tx); err != nil {
 			tx.Rollback()
