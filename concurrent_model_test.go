@@ -177,16 +177,18 @@ func TestConcurrentModel(t *testing.T) {
 	require.NoError(t, db.check(), "seed %d", seed)
 	st := db.Stats()
 	t.Logf("%d transactions: %d committed, %d rolled back by fn, %d too large; %d RollbackTo, %d DeleteBucket; "+
-		"%d snapshots checked by readers; %d batches (mean %.2f commits), %d evictions, %d checkpoints",
+		"%d snapshots checked by readers; %d batches (mean %.2f commits), %d spills (%d of copies), %d evictions, %d checkpoints",
 		min(issued.Load(), int64(*cmodelTxns)), committed.Load(), stats.rolledBack.Load(), stats.tooLarge.Load(),
 		stats.rollbackTo.Load(), stats.dropBucket.Load(), stats.snapshots.Load(),
-		st.Batches, st.MeanBatch, st.Evictions, st.Checkpoints)
+		st.Batches, st.MeanBatch, st.Spills, st.CopySpills, st.Evictions, st.Checkpoints)
 	require.Positive(t, committed.Load())
 	require.Positive(t, stats.rolledBack.Load(), "seed %d: no transaction rolled back", seed)
 	require.Positive(t, stats.rollbackTo.Load(), "seed %d: no RollbackTo", seed)
 	require.Positive(t, stats.snapshots.Load(), "seed %d: no snapshot read", seed)
 	require.Positive(t, st.Evictions, "the cache must be small enough to evict and re-read pages")
 	require.Positive(t, st.Checkpoints)
+	require.Less(t, st.Spills, uint64(committed.Load()), "seed %d: no commit was carried", seed)
+	require.Positive(t, st.CopySpills, "seed %d: no copy spill", seed)
 
 	require.NoError(t, db.Close())
 	closed = true
@@ -589,6 +591,9 @@ type cmTx struct {
 	sps     []cmSavepoint
 	handles map[string]*Bucket
 	stats   *cmStats
+	// mainOnly transactions touch only the default key space (not even the catalog), so that
+	// their commits are carried (carry.go).
+	mainOnly bool
 }
 
 type cmSavepoint struct {
@@ -607,7 +612,7 @@ func cmKey(prefix string, i int) string {
 }
 
 func (c *cmTx) pickSpace() string {
-	if c.rng.IntN(2) == 0 {
+	if c.mainOnly || c.rng.IntN(2) == 0 {
 		return ""
 	}
 	return cmBucketNames[c.rng.IntN(len(cmBucketNames))]
@@ -756,6 +761,8 @@ func (c *cmTx) observe() error {
 	case r < 9:
 		name := c.pickSpace()
 		return c.scan(name, c.pickKey(name, true), 1+c.rng.IntN(30), c.rng.IntN(2) == 0)
+	case c.mainOnly:
+		return c.scan("", c.pickKey("", true), 1+c.rng.IntN(30), c.rng.IntN(2) == 0)
 	default:
 		return c.dumpAll()
 	}
@@ -796,7 +803,7 @@ func (c *cmTx) step() error {
 			return c.bucketGone(name, err)
 		}
 		c.add(cmOp{kind: cmDelete, bucket: name, key: k})
-	case r < 65: // DeleteBucket, sometimes created again at once
+	case r < 65 && !c.mainOnly: // DeleteBucket, sometimes created again at once
 		name := cmBucketNames[rng.IntN(len(cmBucketNames))]
 		err := tx.DeleteBucket([]byte(name))
 		switch {
@@ -828,7 +835,7 @@ func (c *cmTx) step() error {
 		}
 		c.ops, c.sps = c.ops[:c.sps[i].mark], c.sps[:i+1] // what it undid is not recorded
 		c.stats.rollbackTo.Add(1)
-		if rng.IntN(3) == 0 {
+		if rng.IntN(3) == 0 && !c.mainOnly {
 			return c.dumpAll()
 		}
 	case r < 94 && len(c.sps) > 0:
@@ -931,6 +938,7 @@ func (w *cmWriter) txn() bool {
 	if rng.IntN(30) == 0 {
 		steps = 40 + rng.IntN(40)
 	}
+	mainOnly := rng.IntN(5) < 2
 	var c *cmTx
 	var base uint64
 	var bad error // an unexpected error of the API inside fn
@@ -943,7 +951,8 @@ func (w *cmWriter) txn() bool {
 	}()
 	acked := w.log.ackedSeq()
 	err := w.db.Update(func(tx *Tx) error {
-		c = &cmTx{tx: tx, rng: rng, tag: fmt.Sprintf("w%d.%d:", w.id, w.n), handles: map[string]*Bucket{}, stats: w.stats}
+		c = &cmTx{tx: tx, rng: rng, tag: fmt.Sprintf("w%d.%d:", w.id, w.n), handles: map[string]*Bucket{}, stats: w.stats,
+			mainOnly: mainOnly}
 		var err error
 		if base, err = cmReadSeq(tx); err != nil {
 			bad = fmt.Errorf("reading the sequence key: %w", err)
@@ -965,7 +974,7 @@ func (w *cmWriter) txn() bool {
 				return bad
 			}
 		}
-		if rng.IntN(7) == 0 {
+		if rng.IntN(7) == 0 && !mainOnly {
 			if bad = c.dumpAll(); bad != nil {
 				return bad
 			}

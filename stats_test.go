@@ -18,10 +18,8 @@ func TestStatsCounters(t *testing.T) {
 	require.LessOrEqual(t, st.Batches, st.Commits)
 	require.Equal(t, st.Batches, st.Syncs, "one fdatasync per batch")
 	require.InDelta(t, float64(st.Commits)/float64(st.Batches), st.MeanBatch, 1e-9)
-	// Each batch publishes at most one version; commitConcurrently's commits are carried, so no
-	// more versions are spilled than batches are written.
 	require.Positive(t, st.Spills)
-	require.LessOrEqual(t, st.Spills, st.Batches)
+	require.LessOrEqual(t, st.Spills, st.Commits)
 	require.LessOrEqual(t, st.CopySpills, st.Spills)
 	var inHistogram uint64
 	for _, n := range st.SyncHistogram {
