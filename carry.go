@@ -12,9 +12,10 @@ package cairn
 //     savepoint, it rebases (replays its own record onto latest). The pages the copy's spill
 //     freed stay untouched meanwhile: freed pages become reusable only in Release, which runs
 //     under the writer slot.
-//   - No record is written to the WAL before a spill covers it (prepareBatch bounds each batch
-//     by spilledLSN), so every durable record belongs to a pending or published version, and
-//     Update returns only once a version holding its commit is published (awaitPublished).
+//   - No batch is reported durable before a spill covers its records (prepareBatch spills, before
+//     the batch's write or beside its fdatasync), so every acknowledged record belongs to a
+//     pending or published version, and Update returns only once a version holding its commit
+//     is published (awaitPublished).
 //   - A write transaction that does not commit may have changed carry.tree in place: its end
 //     rebuilds the tree from latest by replaying the carried records, as recovery would.
 //   - Only commits that change nothing but the default key space are carried (mayCarry), so the
@@ -192,30 +193,39 @@ func (db *DB) spillTree(t *btree.Tree) error {
 	return nil
 }
 
-// prepareBatch is the committer's prepare hook (wal.NewCommitter): it runs on the goroutine about
-// to write a batch, spills the carried commits and returns the newest LSN the batch may take.
-// Every record submitted before the batch began is covered: its commit stored headLSN first. It
-// never waits for carryMu (see the invariants above), and takes no lock at all when nothing is
-// carried or the database failed.
-func (db *DB) prepareBatch() (uint64, error) {
+// prepareBatch is the committer's prepare hook (wal.NewCommitter): it runs on the goroutine that
+// writes a batch, once the batch is taken. The batch's records are all carried or spilled (each
+// commit stored headLSN before it submitted its record), so a spill of everything carried now
+// covers them. A spill of one or two commits runs here; a larger one is returned, to run while the
+// batch is written and synced, so that it does not lengthen the batch. Nothing is taken when
+// nothing is carried or the database failed (Close may hold carryMu while the committer closes).
+func (db *DB) prepareBatch() (func() error, error) {
 	head := db.headLSN.Load()
-	if spilled := db.spilledLSN.Load(); spilled == head {
-		return spilled, nil
+	spilled := db.spilledLSN.Load()
+	switch {
+	case spilled == head:
+		return nil, nil
+	case head-spilled > inlineSpillCommits:
+		return db.spillFn, nil
 	}
+	return nil, db.spillForBatch()
+}
+
+// inlineSpillCommits is the most carried commits prepareBatch spills before the batch's write
+// rather than beside its fdatasync, where it costs a hand-over to another goroutine.
+const inlineSpillCommits = 2
+
+// spillForBatch spills the carried commits for the batch writer. It never waits for carryMu (see
+// the invariants above): if a write transaction holds it, it spills a copy.
+func (db *DB) spillForBatch() error {
 	if err := db.failed(); err != nil {
-		return 0, err
+		return err
 	}
-	var err error
 	if db.carryMu.TryLock() {
-		err = db.spillCarried()
-		db.carryMu.Unlock()
-	} else {
-		err = db.spillCopy()
+		defer db.carryMu.Unlock()
+		return db.spillCarried()
 	}
-	if err != nil {
-		return 0, err
-	}
-	return db.spilledLSN.Load(), nil
+	return db.spillCopy()
 }
 
 // awaitPublished returns once a version holding the commit at lsn, whose record is durable, is

@@ -77,6 +77,8 @@ type DB struct {
 	// headLSN is the LSN of the newest commit, spilledLSN that of latest (written under stateMu,
 	// read without it by prepareBatch: nothing is carried when they are equal).
 	headLSN, spilledLSN atomic.Uint64
+	// spillFn is spillForBatch as a func value, made once (prepareBatch returns it per batch).
+	spillFn func() error
 
 	// pending holds committed versions waiting for their batch's fdatasync, in LSN order.
 	pendingMu sync.Mutex
@@ -182,6 +184,7 @@ func (db *DB) open() (err error) {
 	db.setLatest(v)
 	db.walBytes.Store(w.Size())
 	w.SetSync(db.opts.Sync == SyncFull)
+	db.spillFn = db.spillForBatch
 	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable, db.prepareBatch)
 	return nil
 }

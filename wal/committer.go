@@ -2,7 +2,6 @@ package wal
 
 import (
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/cairndb/cairn/internal/errs"
@@ -48,8 +47,12 @@ type Committer struct {
 	w         *Writer
 	maxBatch  int64 // bytes of records (RecordSpan) a batch takes at most, beyond its first record
 	onDurable func(lastLSN uint64)
-	prepare   func() (uint64, error)
-	wmu       sync.Mutex // exclusive use of w: held for a batch's write, and by Do
+	prepare   func() (func() error, error)
+	// prepared carries the function prepare returned to the helper goroutine, which runs it
+	// while the batch is written and synced and answers on preparedDone.
+	prepared     chan func() error
+	preparedDone chan error
+	wmu          sync.Mutex // exclusive use of w: held for a batch's write, and by Do
 
 	mu     sync.Mutex
 	wake   sync.Cond // signalled when a batch ends with records queued, or closed is set
@@ -70,21 +73,34 @@ type Committer struct {
 // writer's), after the batch's Sync succeeded and before its tickets are released, with the LSN
 // of the batch's last record; calls are in LSN order. It is never called for a failed batch.
 //
-// prepare (may be nil) runs on the goroutine that is about to write a batch, before it takes the
-// queue, with no lock of the Committer held: it returns the newest LSN the batch may take
-// (records after it stay queued for a later batch), or an error, which fails the Committer and
-// the batch. The root package uses it to materialize, once per batch, the versions of the
-// records it is about to write (DESIGN.md, "Spilling once per batch"). It must cover every record
-// submitted before the batch began: a record it does not cover would never be written.
-func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64), prepare func() (uint64, error)) *Committer {
+// prepare (may be nil) runs on the goroutine that writes a batch, once it has taken the batch
+// and before it writes it, with no lock of the Committer held. It may return a function, which a
+// helper goroutine runs while the batch is written and synced; the batch is reported durable
+// (onDurable, the tickets) only after both ended, and an error of either fails the batch and the
+// Committer (records already written stay in the file: they were never acknowledged). The root
+// package uses it to materialize, once per batch, the versions of the records it writes, in
+// parallel with the fdatasync (DESIGN.md, "Spilling once per batch").
+func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64), prepare func() (func() error, error)) *Committer {
 	if maxBatchBytes <= 0 {
 		maxBatchBytes = DefaultMaxBatchBytes
 	}
 	c := &Committer{w: w, maxBatch: maxBatchBytes, onDurable: onDurable, prepare: prepare,
 		stopped: make(chan struct{})}
 	c.wake.L = &c.mu
+	if prepare != nil {
+		c.prepared, c.preparedDone = make(chan func() error), make(chan error)
+		go c.runPrepared()
+	}
 	go c.run()
 	return c
+}
+
+// runPrepared is the helper goroutine that runs what prepare returned, until run closes
+// prepared.
+func (c *Committer) runPrepared() {
+	for fn := range c.prepared {
+		c.preparedDone <- fn()
+	}
 }
 
 // Submit enqueues the record (lsn, payload) for the next batch and returns its Ticket. Records
@@ -126,36 +142,18 @@ func (c *Committer) lead(lsn uint64) {
 			c.mu.Unlock()
 			return
 		}
-		c.busy = true
+		batch := c.takeLocked()
 		c.mu.Unlock()
-		batch := c.takePrepared()
 		c.commit(batch)
 		c.finish(batch)
 	}
 }
 
-// takePrepared runs prepare for the batch this goroutine is about to write (c.busy is set by
-// the caller) and takes it: the queued records up to the maxBatch bound and the LSN prepare
-// allows. If prepare fails, the Committer fails, and the batch (the whole queue) fails with it.
-func (c *Committer) takePrepared() []*Ticket {
-	limit, err := uint64(math.MaxUint64), error(nil)
-	if c.prepare != nil && c.Err() == nil {
-		limit, err = c.prepare()
-	}
-	if err != nil {
-		c.fail(err)
-		limit = math.MaxUint64
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.takeLocked(limit)
-}
-
-// takeLocked returns the next batch of the running writer: the queued records up to the
-// maxBatch bound and up to LSN limit (at least the first record, whatever its size; the first
-// record's LSN is at most limit, see prepare). c.mu is held.
-func (c *Committer) takeLocked(limit uint64) []*Ticket {
-	n := c.batchLen(limit)
+// takeLocked marks a batch running and returns the next batch: the queued records up to the
+// maxBatch bound. c.mu is held.
+func (c *Committer) takeLocked() []*Ticket {
+	c.busy = true
+	n := c.batchLen()
 	if n == len(c.queue) { // the common case: everything queued, no copy
 		batch := c.queue
 		c.queue, c.spare = c.spare, nil
@@ -169,12 +167,11 @@ func (c *Committer) takeLocked(limit uint64) []*Ticket {
 }
 
 // batchLen returns how many queued records the next batch takes: at least one, and more while
-// their record sizes add up to at most maxBatch and their LSNs are at most limit. c.mu is held;
-// the queue is not empty.
-func (c *Committer) batchLen(limit uint64) int {
+// their record sizes add up to at most maxBatch. c.mu is held; the queue is not empty.
+func (c *Committer) batchLen() int {
 	size := RecordSpan(len(c.queue[0].payload))
 	n := 1
-	for n < len(c.queue) && c.queue[n].lsn <= limit {
+	for n < len(c.queue) {
 		size += RecordSpan(len(c.queue[n].payload))
 		if size > c.maxBatch {
 			break
@@ -233,34 +230,54 @@ func (c *Committer) Close() error {
 // run is the committer goroutine: it writes the batches no waiting writer leads.
 func (c *Committer) run() {
 	defer close(c.stopped)
+	if c.prepared != nil {
+		defer close(c.prepared) // no batch runs any more: Close waits for run
+	}
 	for {
-		if !c.claim() {
+		batch := c.take()
+		if batch == nil {
 			return
 		}
-		batch := c.takePrepared()
 		c.commit(batch)
 		c.finish(batch)
 	}
 }
 
-// claim waits until records are queued and no batch runs, and marks a batch running. It returns
-// false once the Committer is closed, no batch runs and the queue is empty.
-func (c *Committer) claim() bool {
+// take waits until records are queued and no batch runs, and takes them as the next batch. It
+// returns nil once the Committer is closed, no batch runs and the queue is empty.
+func (c *Committer) take() []*Ticket {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.busy || len(c.queue) == 0 {
 		if c.closed && !c.busy && len(c.queue) == 0 {
-			return false
+			return nil
 		}
 		c.wake.Wait()
 	}
-	c.busy = true
-	return true
+	return c.takeLocked()
 }
 
-// commit writes batch, reports it durable and releases its tickets.
+// commit prepares batch, writes it (running what prepare returned meanwhile), reports it
+// durable and releases its tickets.
 func (c *Committer) commit(batch []*Ticket) {
-	err := c.write(batch)
+	var during func() error
+	var err error
+	if c.prepare != nil && c.Err() == nil {
+		during, err = c.prepare()
+	}
+	if err != nil {
+		err = c.fail(err)
+	} else {
+		if during != nil {
+			c.prepared <- during
+		}
+		err = c.write(batch)
+		if during != nil {
+			if perr := <-c.preparedDone; perr != nil && err == nil {
+				err = c.fail(perr)
+			}
+		}
+	}
 	if err == nil && c.onDurable != nil {
 		c.onDurable(batch[len(batch)-1].lsn)
 	}

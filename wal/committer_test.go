@@ -297,40 +297,59 @@ func TestCommitterAllocs(t *testing.T) {
 	require.LessOrEqual(t, allocs, 1.5)
 }
 
-// TestCommitterPrepare checks the prepare hook: it runs before each batch, a batch takes no
-// record past the LSN it returns (the rest wait for the next batch), and its error fails the
-// batch and the Committer.
+// TestCommitterPrepare checks the prepare hook: it runs once per batch before the write, what it
+// returns runs while the batch's fdatasync runs, the batch is reported durable only after both,
+// and an error of either fails the batch and the Committer.
 func TestCommitterPrepare(t *testing.T) {
 	f, _ := openFile(t)
 	tf := &testFile{File: f}
 	w, err := Create(tf, testDB)
 	require.NoError(t, err)
 	d := &durableLog{}
-	var limit atomic.Uint64
 	var prepared atomic.Int64
-	injected := errors.New("injected prepare failure")
-	c := NewCommitter(w, 0, d.add, func() (uint64, error) {
+	var prepareErr error
+	var during func() error
+	c := NewCommitter(w, 0, d.add, func() (func() error, error) {
 		prepared.Add(1)
-		if limit.Load() == 0 {
-			return 0, injected
-		}
-		return limit.Load(), nil
+		return during, prepareErr
 	})
 	defer c.Close()
 
-	limit.Store(2)
-	first := c.Submit(1, []byte("one"))
-	c.Submit(2, []byte("two"))
-	third := c.Submit(3, []byte("three"))
-	require.NoError(t, first.Wait())
-	require.Equal(t, []uint64{2}, d.get(), "the first batch stops at the limit")
-	limit.Store(3)
-	require.NoError(t, third.Wait())
-	require.Equal(t, []uint64{2, 3}, d.get())
-	require.Equal(t, int64(2), prepared.Load())
+	require.NoError(t, c.Submit(1, []byte("inline")).Wait())
+	require.Equal(t, int64(1), prepared.Load())
 
-	limit.Store(0)
-	require.ErrorIs(t, c.Submit(4, []byte("four")).Wait(), injected)
-	require.ErrorIs(t, c.Submit(5, []byte("five")).Wait(), errs.ErrFailed)
-	require.Equal(t, []uint64{2, 3}, d.get(), "nothing of a failed batch is durable")
+	entered, gate := make(chan struct{}), make(chan struct{})
+	tf.holdSync(entered, gate)
+	ran := make(chan struct{})
+	during = func() error {
+		<-entered // the batch's fdatasync has started
+		if len(d.get()) != 1 {
+			return errors.New("the batch was reported durable before the function ended")
+		}
+		close(ran)
+		close(gate)
+		return nil
+	}
+	require.NoError(t, c.Submit(2, []byte("beside the sync")).Wait())
+	<-ran
+	require.Equal(t, []uint64{1, 2}, d.get())
+
+	injected := errors.New("injected failure of the function")
+	during = func() error { return injected }
+	require.ErrorIs(t, c.Submit(3, []byte("three")).Wait(), injected)
+	require.Equal(t, []uint64{1, 2}, d.get(), "a failed batch is not reported durable")
+	require.ErrorIs(t, c.Submit(4, []byte("four")).Wait(), errs.ErrFailed, "the Committer stays failed")
+}
+
+func TestCommitterPrepareFails(t *testing.T) {
+	f, _ := openFile(t)
+	tf := &testFile{File: f}
+	w, err := Create(tf, testDB)
+	require.NoError(t, err)
+	injected := errors.New("injected prepare failure")
+	c := NewCommitter(w, 0, nil, func() (func() error, error) { return nil, injected })
+	defer c.Close()
+	writes := tf.writes.Load()
+	require.ErrorIs(t, c.Submit(1, []byte("one")).Wait(), injected)
+	require.Equal(t, writes, tf.writes.Load(), "nothing written")
 }
