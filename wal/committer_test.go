@@ -301,10 +301,7 @@ func TestCommitterAllocs(t *testing.T) {
 // returns runs while the batch's fdatasync runs, the batch is reported durable only after both,
 // and an error of either fails the batch and the Committer.
 func TestCommitterPrepare(t *testing.T) {
-	f, _ := openFile(t)
-	tf := &testFile{File: f}
-	w, err := Create(tf, testDB)
-	require.NoError(t, err)
+	w, tf := newTestWriter(t)
 	d := &durableLog{}
 	var prepared atomic.Int64
 	var prepareErr error
@@ -342,10 +339,7 @@ func TestCommitterPrepare(t *testing.T) {
 }
 
 func TestCommitterPrepareFails(t *testing.T) {
-	f, _ := openFile(t)
-	tf := &testFile{File: f}
-	w, err := Create(tf, testDB)
-	require.NoError(t, err)
+	w, tf := newTestWriter(t)
 	injected := errors.New("injected prepare failure")
 	c := NewCommitter(w, 0, nil, func() (func() error, error) { return nil, injected })
 	defer c.Close()

@@ -185,3 +185,13 @@ func requireClean(t testing.TB, f vfs.File, w *Writer) {
 	require.NoError(t, err)
 	require.Equal(t, w.Size(), end, "a record of this generation lies beyond the end")
 }
+
+// newTestWriter creates a WAL in a testFile wrapping a new temporary file.
+func newTestWriter(t *testing.T) (*Writer, *testFile) {
+	t.Helper()
+	f, _ := openFile(t)
+	tf := &testFile{File: f}
+	w, err := Create(tf, testDB)
+	require.NoError(t, err)
+	return w, tf
+}

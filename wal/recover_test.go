@@ -385,13 +385,10 @@ func TestWriterReset(t *testing.T) {
 }
 
 func TestWriterSyncFailureIsSticky(t *testing.T) {
-	f, _ := openFile(t)
-	tf := &testFile{File: f}
-	w, err := Create(tf, testDB)
-	require.NoError(t, err)
+	w, tf := newTestWriter(t)
 	injected := errors.New("injected EIO")
 	tf.failSyncs(injected, nil, nil)
-	err = w.WriteBatch([]Record{{LSN: 1, Payload: []byte("x")}})
+	err := w.WriteBatch([]Record{{LSN: 1, Payload: []byte("x")}})
 	require.ErrorIs(t, err, injected)
 	require.ErrorContains(t, err, "wal: sync")
 	syncs := tf.syncs.Load()
