@@ -29,7 +29,8 @@ import (
 	"github.com/cairndb/cairn/wal"
 )
 
-// carry is the state of the commits after latest (guarded by DB.carryMu).
+// carry is the state of the commits after latest. Its fields are guarded by DB.stateMu; the
+// decoded nodes of tree are used by whoever holds DB.carryMu.
 type carry struct {
 	// tree is the default key space at the newest commit, decoded nodes included; meaningful only
 	// while records is not empty.
