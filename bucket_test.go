@@ -94,11 +94,11 @@ func TestDeleteBucketFreesInSteps(t *testing.T) {
 	require.NoError(t, db.Checkpoint(context.Background()))
 	grown := db.Stats().PageCount
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.DeleteBucket([]byte("big")) }))
-	require.True(t, db.latest.dropping)
+	require.True(t, db.latest.Load().dropping)
 	require.NoError(t, db.Check())
 
 	steps := 0
-	for db.latest.dropping {
+	for db.latest.Load().dropping {
 		steps++
 		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("tick"), fmt.Append(nil, steps)) }))
 		if steps%5 == 0 {

@@ -76,9 +76,8 @@ func (db *DB) unlockWriter() {
 // setLatest makes v the newest spilled version with nothing carried after it (stateMu held, or
 // at open). headLSN is stored before any record at v.lsn is submitted, so prepareBatch covers it.
 func (db *DB) setLatest(v *version) {
-	db.latest = v
 	db.headLSN.Store(v.lsn)
-	db.spilledLSN.Store(v.lsn)
+	db.latest.Store(v)
 }
 
 // mayCarry reports whether tx's commit may be carried instead of spilled: it changed only the
@@ -87,7 +86,7 @@ func (db *DB) setLatest(v *version) {
 func (tx *Tx) mayCarry() bool {
 	db := tx.db
 	return len(tx.redo) > 1 && !tx.catalogOpen && len(tx.buckets) == 0 && !tx.dropPending &&
-		!db.latest.dropping && len(db.carry.records) < maxCarriedCommits &&
+		!db.latest.Load().dropping && len(db.carry.records) < maxCarriedCommits &&
 		db.carry.bytes+len(tx.redo) <= maxCarriedBytes
 }
 
@@ -139,8 +138,22 @@ func (tx *Tx) spillCarried() error {
 	}
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
-	tx.base = db.latest
+	tx.base = db.latest.Load()
 	tx.resetTree(&tx.main.tree, tx.base.root)
+	return nil
+}
+
+// settleLatest spills the carried commits and waits until the newest commit is durable, for a
+// caller that holds the writer slot and carryMu and needs latest on pages and durable
+// (Checkpoint, Check). It spills first: the batch that makes the newest commit durable must not
+// need carryMu, held here.
+func (db *DB) settleLatest() error {
+	if err := db.spillCarried(); err != nil {
+		return err
+	}
+	if t := db.lastTicket; t != nil {
+		return t.Wait()
+	}
 	return nil
 }
 
@@ -153,21 +166,29 @@ func (db *DB) spillCopy() error {
 		return nil // spilled by the transaction's commit meanwhile
 	}
 	db.counters.copySpills.Add(1)
-	tx := &db.copyTx
-	*tx = Tx{db: db, writable: true, base: db.latest, replaying: true}
-	tx.main.tx = tx
-	tx.main.tree.Reset(db.pager, db.latest.root, true)
-	tx.main.tree.UseWorkspace(&db.copyWorkspace)
-	err := tx.replayCarried()
+	t, err := db.replayCarriedTree(&db.copyWorkspace)
 	if err == nil {
-		err = db.spillTree(&tx.main.tree)
-	} else {
-		db.clearCarry()
-		err = db.fail(fmt.Errorf("cairn: rebuild of the carried commits: %w", err))
+		err = db.spillTree(t)
 	}
-	tx.main.tree.Reset(nil, 0, false)
+	t.Reset(nil, 0, false)
 	db.copyWorkspace.Reset()
 	return err
+}
+
+// replayCarriedTree replays the carried records onto latest in db.replayTx, decoding into ws, and
+// returns the default key space's tree (stateMu held). A read error of the database file fails
+// the database and drops the carried commits: they could not be written any more.
+func (db *DB) replayCarriedTree(ws *btree.Workspace) (*btree.Tree, error) {
+	tx := &db.replayTx
+	*tx = Tx{db: db, writable: true, base: db.latest.Load(), replaying: true}
+	tx.main.tx = tx
+	tx.main.tree.Reset(db.pager, tx.base.root, true)
+	tx.main.tree.UseWorkspace(ws)
+	if err := tx.replayCarried(); err != nil {
+		db.clearCarry()
+		return &tx.main.tree, db.fail(fmt.Errorf("cairn: replay of the carried commits: %w", err))
+	}
+	return &tx.main.tree, nil
 }
 
 // spillTree writes t, the default key space with every carried commit, as the version at
@@ -184,7 +205,7 @@ func (db *DB) spillTree(t *btree.Tree) error {
 		db.clearCarry()
 		return db.fail(fmt.Errorf("cairn: spill of the carried commits: %w", err))
 	}
-	v := &version{root: root, catalog: db.latest.catalog, lsn: lsn, ticket: db.lastTicket}
+	v := &version{root: root, catalog: db.latest.Load().catalog, lsn: lsn, ticket: db.lastTicket}
 	db.counters.spills.Add(1)
 	db.pendingMu.Lock()
 	db.pending = append(db.pending, v)
@@ -198,11 +219,11 @@ func (db *DB) spillTree(t *btree.Tree) error {
 // writes a batch, once the batch is taken. The batch's records are all carried or spilled (each
 // commit stored headLSN before it submitted its record), so a spill of everything carried now
 // covers them. A spill of one or two commits runs here; a larger one is returned, to run while the
-// batch is written and synced, so that it does not lengthen the batch. Nothing is taken when
-// nothing is carried or the database failed (Close may hold carryMu while the committer closes).
+// batch is written and synced, so that it does not lengthen the batch. No lock is taken when
+// nothing is carried.
 func (db *DB) prepareBatch() (func() error, error) {
 	head := db.headLSN.Load()
-	spilled := db.spilledLSN.Load()
+	spilled := db.latest.Load().lsn
 	switch {
 	case spilled == head:
 		return nil, nil
@@ -217,11 +238,9 @@ func (db *DB) prepareBatch() (func() error, error) {
 const inlineSpillCommits = 2
 
 // spillForBatch spills the carried commits for the batch writer. It never waits for carryMu (see
-// the invariants above): if a write transaction holds it, it spills a copy.
+// the invariants above; Close may hold it while the committer closes): if a write transaction
+// holds it, it spills a copy.
 func (db *DB) spillForBatch() error {
-	if err := db.failed(); err != nil {
-		return err
-	}
 	if db.carryMu.TryLock() {
 		defer db.carryMu.Unlock()
 		return db.spillCarried()
@@ -268,7 +287,7 @@ func (tx *Tx) replayCarried() error {
 // The replayed trees keep slices of record, which must not be modified afterwards.
 func (tx *Tx) rebase(record []byte) error {
 	db := tx.db
-	tx.base = db.latest
+	tx.base = db.latest.Load()
 	tx.gen++
 	tx.resetTree(&tx.main.tree, tx.base.root)
 	tx.catalogOpen, tx.dropPending = false, false
@@ -285,39 +304,40 @@ func (tx *Tx) rebase(record []byte) error {
 }
 
 // rebuildCarried rebuilds carry.tree after a write transaction that changed it ended without
-// committing (carryMu and stateMu held). A read error of the database file fails the database:
-// the carried commits could not be written any more.
+// committing (carryMu and stateMu held).
 func (db *DB) rebuildCarried() {
 	db.workspace.Reset()
-	tx := newWriteTx(db, db.latest)
-	tx.replaying = true
-	if err := tx.replayCarried(); err != nil {
-		db.clearCarry()
+	t, err := db.replayCarriedTree(&db.workspace)
+	if err != nil {
 		db.workspace.Reset()
-		db.fail(fmt.Errorf("cairn: rebuild of the carried commits after a rollback: %w", err))
 		return
 	}
-	db.carry.tree = tx.main.tree
+	db.carry.tree = *t
 }
 
-// endWrite ends a write transaction's hold on the write state and the writer slot. If commits
-// are carried, the tree of the default key space becomes the carried one when the transaction
-// committed or changed nothing (and its base is latest); otherwise the carried tree is rebuilt.
-// With nothing carried, the decoded nodes become workspace memory again (no tree of an ended
-// transaction is used: every call checks that the transaction is open).
-func (tx *Tx) endWrite(committed bool) {
+// endWrite ends a write transaction that did not commit (rolled back, failed, or committed
+// nothing). If commits are carried, the tree of the default key space stays the carried one when
+// the transaction changed nothing (and its base is latest); otherwise the carried tree is rebuilt.
+// With nothing carried, the decoded nodes become workspace memory again.
+func (tx *Tx) endWrite() {
 	db := tx.db
 	db.stateMu.Lock()
 	switch {
 	case !db.carrying():
 		db.workspace.Reset()
-	case committed || len(tx.redo) == 0 && tx.err == nil && tx.base == db.latest:
+	case len(tx.redo) == 0 && tx.err == nil && tx.base == db.latest.Load():
 		db.carry.tree = tx.main.tree
 	default:
 		db.rebuildCarried()
 	}
 	db.stateMu.Unlock()
+	tx.releaseWriter()
+}
+
+// releaseWriter ends a write transaction's hold on its trees, carryMu and the writer slot (no
+// tree of an ended transaction is used: every call checks that the transaction is open).
+func (tx *Tx) releaseWriter() {
 	tx.main.tree.Reset(nil, 0, false)
 	tx.buckets = nil
-	db.unlockWriter()
+	tx.db.unlockWriter()
 }

@@ -108,7 +108,7 @@ func TestCarriedCommitsRollback(t *testing.T) {
 		update(fmt.Appendf(nil, "k%02d", 2*i)) // its batch syncs 20 ms
 		time.Sleep(2 * time.Millisecond)
 		update(fmt.Appendf(nil, "k%02d", 2*i+1)) // carried behind it
-		waitFor(t, func() bool { return db.headLSN.Load() > db.spilledLSN.Load() })
+		waitFor(t, func() bool { return db.headLSN.Load() > db.latest.Load().lsn })
 		tx, err := db.Begin(true)
 		require.NoError(t, err)
 		require.NoError(t, tx.Put([]byte("k00"), []byte("rolled back")))

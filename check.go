@@ -56,29 +56,23 @@ func (db *DB) Check() error {
 	if db.closed.Load() {
 		return ErrClosed
 	}
-	// Spill first: latest must be on pages, and the batch that makes lastTicket durable must not
-	// wait for carryMu, held here.
-	if err := db.spillCarried(); err != nil {
+	if err := db.settleLatest(); err != nil {
 		return fmt.Errorf("cairn: check: %w", err)
-	}
-	if t := db.lastTicket; t != nil {
-		if err := t.Wait(); err != nil {
-			return fmt.Errorf("cairn: check: %w", err)
-		}
 	}
 	if err := db.failed(); err != nil {
 		return fmt.Errorf("cairn: check: %w", err)
 	}
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
+	v := db.latest.Load()
 	c := checker{pg: db.pager, seen: make(map[string]bool), ledgerProblems: make(map[string]int)}
 	if !c.meta() {
 		// The page count is not backed by the file: per-page tables cannot be sized by it.
-		c.walkVersion(db.latest.root, db.latest.catalog, false, nil)
+		c.walkVersion(v.root, v.catalog, false, nil)
 		return c.result()
 	}
-	latest := c.newest(db.latest.root, db.latest.catalog)
-	c.checkpoint(db.latest.root, db.latest.catalog, latest)
+	latest := c.newest(v.root, v.catalog)
+	c.checkpoint(v.root, v.catalog, latest)
 	return c.result()
 }
 

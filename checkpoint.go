@@ -78,21 +78,15 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 	if err := db.failed(); err != nil {
 		return fmt.Errorf("cairn: checkpoint: %w", err)
 	}
-	// Spill first: the batch that makes lastTicket durable must not wait for carryMu, held here.
-	if err := db.spillCarried(); err != nil {
+	if err := db.settleLatest(); err != nil {
 		return fmt.Errorf("cairn: checkpoint: %w", err)
-	}
-	if t := db.lastTicket; t != nil {
-		if err := t.Wait(); err != nil {
-			return fmt.Errorf("cairn: checkpoint: %w", err)
-		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
-	v := db.latest
+	v := db.latest.Load()
 	// A meta page is written only for a version newer than the durable one: recovery relies on it
 	// (see recover).
 	if db.pager.Durable().LSN != v.lsn {

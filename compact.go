@@ -84,9 +84,7 @@ const (
 func (db *DB) dropping() bool {
 	db.lockWriter()
 	defer db.unlockWriter()
-	db.stateMu.Lock()
-	defer db.stateMu.Unlock()
-	return db.latest.dropping // carried commits never change it (mayCarry)
+	return db.latest.Load().dropping // carried commits never change it (mayCarry)
 }
 
 // compactTarget returns the page id from which extents are moved: the live pages plus an eighth

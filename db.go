@@ -61,8 +61,9 @@ type DB struct {
 	// committer's mutex.
 	stateMu sync.Mutex
 	// latest is the newest spilled version (its roots are pages): the base of the next writer,
-	// together with the carried commits after it.
-	latest *version
+	// together with the carried commits after it. Written under stateMu; prepareBatch reads it
+	// without.
+	latest atomic.Pointer[version]
 	// carry holds the commits after latest whose trees are still decoded (carry.go).
 	carry carry
 	// lastTicket is the WAL ticket of the newest commit, nil once durable at open (written under
@@ -70,13 +71,14 @@ type DB struct {
 	lastTicket *wal.Ticket
 	// workspace is the memory of the write transactions' decoded nodes (guarded by carryMu),
 	// reset when no tree holds any: at a spill, or when a write transaction ends with nothing
-	// carried. copyTx and copyWorkspace are spillCopy's (guarded by stateMu).
+	// carried. replayTx is the transaction that replays carried records (guarded by stateMu),
+	// copyWorkspace spillCopy's memory.
 	workspace     btree.Workspace
-	copyTx        Tx
+	replayTx      Tx
 	copyWorkspace btree.Workspace
-	// headLSN is the LSN of the newest commit, spilledLSN that of latest (written under stateMu,
-	// read without it by prepareBatch: nothing is carried when they are equal).
-	headLSN, spilledLSN atomic.Uint64
+	// headLSN is the LSN of the newest commit (written under stateMu, read without it by
+	// prepareBatch: nothing is carried when it is latest's).
+	headLSN atomic.Uint64
 	// spillFn is spillForBatch as a func value, made once (prepareBatch returns it per batch).
 	spillFn func() error
 

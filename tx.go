@@ -114,7 +114,7 @@ func (db *DB) beginWrite() (*Tx, error) {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
 	db.pager.Release(db.readerSet())
-	tx := newWriteTx(db, db.latest)
+	tx := newWriteTx(db, db.latest.Load())
 	if db.carrying() {
 		tx.main.tree = db.carry.tree
 	}
@@ -228,11 +228,11 @@ func (tx *Tx) Commit() error {
 	switch {
 	case len(tx.redo) == 0:
 		tx.closed = true
-		tx.endWrite(false) // nothing changed: the carried commits stay as they are
+		tx.endWrite() // nothing changed: the carried commits stay as they are
 		return nil
 	case len(tx.redo) > maxTxSize:
 		tx.closed = true
-		tx.endWrite(false)
+		tx.endWrite()
 		return ErrTxTooLarge
 	}
 	db := tx.db
@@ -241,11 +241,11 @@ func (tx *Tx) Commit() error {
 	db.stateMu.Unlock()
 	tx.closed = true
 	if err != nil {
-		tx.endWrite(false)
+		tx.endWrite()
 		return fmt.Errorf("cairn: commit: %w", err)
 	}
 	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
-	tx.endWrite(true)
+	tx.releaseWriter()
 	db.counters.commits.Add(1)
 	if db.checkpointDue(walBytes) {
 		db.wakeCheckpoint()
@@ -261,10 +261,11 @@ func (tx *Tx) Commit() error {
 
 // commitLocked commits tx, carrying it or spilling it with the carried commits, and submits its
 // record; it returns the record's ticket and LSN (stateMu held). A transaction whose base a copy
-// spill replaced first rebases (carry.go).
+// spill replaced first rebases (carry.go). A spilling commit leaves nothing carried, so the
+// workspace is emptied here; a carrying one keeps it.
 func (tx *Tx) commitLocked() (*wal.Ticket, uint64, error) {
 	db := tx.db
-	if tx.base != db.latest {
+	if tx.base != db.latest.Load() {
 		if err := tx.rebase(tx.redo); err != nil {
 			return nil, 0, err
 		}
@@ -279,6 +280,7 @@ func (tx *Tx) commitLocked() (*wal.Ticket, uint64, error) {
 			return nil, 0, err
 		}
 		ticket = db.submitVersion(v, tx.redo)
+		db.workspace.Reset()
 	}
 	db.lastTicket = ticket
 	return ticket, lsn, nil
@@ -301,7 +303,7 @@ func (tx *Tx) Rollback() error {
 func (tx *Tx) end() {
 	tx.closed = true
 	if tx.writable {
-		tx.endWrite(false)
+		tx.endWrite()
 		return
 	}
 	// Unpin last: a View's Tx lives in the slot, and the next reader may take it at once.
