@@ -87,6 +87,14 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
 	v := db.latest.Load()
+	rotated := db.walBytes.Load() > wal.HeaderSize
+	if rotated {
+		// Later records go to the spare segment; the current one holds nothing newer than v.
+		if err := db.committer.Do(func(l *wal.Log) error { return l.Rotate() }); err != nil {
+			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+		}
+		db.walBytes.Store(wal.HeaderSize)
+	}
 	// A meta page is written only for a version newer than the durable one: recovery relies on it
 	// (see recover).
 	if db.pager.Durable().LSN != v.lsn {
@@ -94,13 +102,13 @@ func (db *DB) checkpointLocked(ctx context.Context) error {
 			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
 		}
 	}
-	if db.walBytes.Load() <= wal.HeaderSize {
+	if !rotated {
 		return nil
 	}
-	if err := db.committer.Do(func(w *wal.Writer) error { return w.Reset() }); err != nil {
+	// Every record of the old segment is in the page file now: recycle it as the spare.
+	if err := db.walLog.PrepareSpare(); err != nil {
 		return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
 	}
-	db.walBytes.Store(wal.HeaderSize)
 	return nil
 }
 

@@ -1142,7 +1142,7 @@ func (f cmSlowSyncFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.Fil
 		return nil, err
 	}
 	sf := &cmSlowSyncFile{File: file}
-	if strings.HasSuffix(name, "-wal") {
+	if strings.Contains(name, "-wal") {
 		sf.delay = f.delay
 	}
 	return sf, nil

@@ -97,17 +97,19 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, []byte("hello, this is not a database\n"), 0o600))
 		}},
 		{"WAL header garbled", func(t *testing.T, path string) { // both copies
-			garble(t, path+"-wal", 0, 8)
-			garble(t, path+"-wal", 512, 8)
+			garble(t, currentWAL(t, path), 0, 8)
+			garble(t, currentWAL(t, path), 512, 8)
 		}},
 		{"WAL record in the middle garbled", func(t *testing.T, path string) {
-			garble(t, path+"-wal", 2000, 16)
+			garble(t, currentWAL(t, path), 2000, 16)
 		}},
 		{"WAL of another database", func(t *testing.T, path string) {
 			other := fillDB(t, 10)
-			b, err := os.ReadFile(other + "-wal")
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(path+"-wal", b, 0o600))
+			for i := range 2 {
+				b, err := os.ReadFile(walPath(other, i))
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(walPath(path, i), b, 0o600))
+			}
 		}},
 	}
 	for _, tc := range tests {
@@ -147,16 +149,39 @@ func TestDamagedNewestMetaPageIsNotSilentlyRolledBack(t *testing.T) {
 	require.ErrorIs(t, err, ErrCorrupt)
 }
 
+// currentWAL returns the path of the WAL segment of the database at path that receives batches:
+// the one with the higher generation that holds records.
+func currentWAL(t *testing.T, path string) string {
+	t.Helper()
+	var segs [2]wal.Segment
+	for i := range segs {
+		f, err := os.Open(walPath(path, i))
+		require.NoError(t, err)
+		defer f.Close()
+		st, err := f.Stat()
+		require.NoError(t, err)
+		segs[i] = wal.Segment{R: f, Size: st.Size()}
+	}
+	info, err := wal.ScanLog(segs, ^uint64(0), func(wal.RecordInfo) error { return nil })
+	require.NoError(t, err)
+	cur := 0
+	if info[1].Records > 0 && (info[0].Records == 0 || info[1].Generation > info[0].Generation) {
+		cur = 1
+	}
+	return walPath(path, cur)
+}
+
 func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
 	path := fillDB(t, 3000)
-	f, err := os.Open(path + "-wal")
+	seg := currentWAL(t, path)
+	f, err := os.Open(seg)
 	require.NoError(t, err)
 	st, err := f.Stat()
 	require.NoError(t, err)
 	info, err := wal.Scan(f, st.Size(), ^uint64(0), func(wal.RecordInfo) error { return nil })
 	require.NoError(t, err)
 	f.Close()
-	require.NoError(t, os.Truncate(path+"-wal", info.End-5)) // the log is preallocated: cut its last record
+	require.NoError(t, os.Truncate(seg, info.End-5)) // the log is preallocated: cut its last record
 	requireKeys(t, path, 2999)                               // the last record was torn: that commit was not acknowledged
 }
 

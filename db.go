@@ -40,9 +40,10 @@ type DB struct {
 
 	lock      io.Closer
 	pageFile  vfs.File
-	walFile   vfs.File
+	walFiles  [2]vfs.File // the WAL segments (walPath)
 	pager     *pager.Pager
 	committer *wal.Committer
+	walLog    *wal.Log // written by the committer; the checkpoint calls PrepareSpare directly
 	readers   *txn.Registry[Tx]
 
 	// published is the newest durable version: what a new read transaction sees.
@@ -156,25 +157,30 @@ func (db *DB) open() (err error) {
 		return err
 	}
 	db.pager = pg
-	if db.walFile, err = fs.OpenFile(db.path+"-wal", os.O_RDWR|os.O_CREATE, 0o600); err != nil {
-		return err
+	for i := range db.walFiles {
+		if db.walFiles[i], err = fs.OpenFile(walPath(db.path, i), os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+			return err
+		}
 	}
 	meta := pg.Durable()
-	var w *wal.Writer
+	var w *wal.Log
 	v := &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN}
 	if created {
-		if w, err = wal.Create(db.walFile, meta.DBID); err == nil {
-			err = fs.SyncDir(filepath.Dir(db.path))
-		}
+		w, err = wal.CreateLog(db.walFiles[0], db.walFiles[1], meta.DBID)
 	} else {
 		w, v, err = db.recover(meta)
+	}
+	if err == nil {
+		// The WAL segments may be new files (a new database, or one of the single-file layout).
+		err = fs.SyncDir(filepath.Dir(db.path))
 	}
 	if err != nil {
 		return err
 	}
 	if w.NeedsReset() {
-		// A version 1 WAL cannot be appended to: make what it holds durable in the page file and
-		// start a version 2 log.
+		// A version 1 WAL cannot be appended to, and a segment holding records the page file
+		// lacks cannot become the spare: make what the WAL holds durable in the page file and
+		// start both segments afresh.
 		if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
 			return err
 		}
@@ -187,16 +193,17 @@ func (db *DB) open() (err error) {
 	db.walBytes.Store(w.Size())
 	w.SetSync(db.opts.Sync == SyncFull)
 	db.spillFn = db.spillForBatch
+	db.walLog = w
 	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable, db.prepareBatch)
 	return nil
 }
 
 // recover replays the WAL records after the checkpoint of meta into one write transaction and
 // returns the version they produce.
-func (db *DB) recover(meta pager.Meta) (*wal.Writer, *version, error) {
+func (db *DB) recover(meta pager.Meta) (*wal.Log, *version, error) {
 	tx := newWriteTx(db, &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN, dropping: true})
 	tx.replaying = true
-	w, last, err := wal.Recover(db.walFile, meta.DBID, meta.LSN, func(lsn uint64, payload []byte) error {
+	w, last, err := wal.RecoverLog(db.walFiles[0], db.walFiles[1], meta.DBID, meta.LSN, func(lsn uint64, payload []byte) error {
 		return tx.replay(payload) // payload is a fresh slice: the trees may keep it
 	})
 	if err != nil {
@@ -279,7 +286,7 @@ func (db *DB) Close() error {
 	}
 	if err == nil {
 		// Everything is in the page file now: give back the space the WAL grew to.
-		err = db.committer.Do(func(w *wal.Writer) error { return w.Shrink() })
+		err = db.committer.Do(func(l *wal.Log) error { return l.Shrink() })
 	}
 	if err != nil {
 		err = fmt.Errorf("cairn: close: %w", err)
@@ -296,7 +303,7 @@ func (db *DB) Close() error {
 // emptyFiles truncates the page file and the WAL to size 0 and syncs them, as far as it can: an
 // Open that was creating the database failed.
 func (db *DB) emptyFiles() {
-	for _, f := range []vfs.File{db.walFile, db.pageFile} {
+	for _, f := range []vfs.File{db.walFiles[0], db.walFiles[1], db.pageFile} {
 		if f != nil && f.Truncate(0) == nil {
 			_ = f.Sync()
 		}
@@ -305,7 +312,7 @@ func (db *DB) emptyFiles() {
 
 func (db *DB) closeFiles() error {
 	var first error
-	for _, c := range []io.Closer{db.walFile, db.pageFile, db.lock} {
+	for _, c := range []io.Closer{db.walFiles[0], db.walFiles[1], db.pageFile, db.lock} {
 		if c == nil {
 			continue
 		}
@@ -335,6 +342,15 @@ func (db *DB) failed() error {
 		return err
 	}
 	return nil
+}
+
+// walPath returns the path of WAL segment i (0 or 1) of the database at path: path+"-wal" and
+// path+"-wal2" (the names of SQLite's two-file "wal2" mode, which has the same aim).
+func walPath(path string, i int) string {
+	if i == 0 {
+		return path + "-wal"
+	}
+	return path + "-wal2"
 }
 
 // Path returns the path of the database file.

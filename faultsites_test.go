@@ -154,7 +154,7 @@ func (s *siteFS) injected() []siteCall {
 func (s *siteFS) do(op vfs.Op, name string, fn func() error) {
 	file := "db"
 	switch {
-	case strings.HasSuffix(name, "-wal"):
+	case strings.Contains(name, "-wal"):
 		file = "wal"
 	case op == vfs.OpSyncDir:
 		file = "dir"

@@ -14,7 +14,7 @@ import (
 
 // Read-only open (Options.ReadOnly): both files are opened O_RDONLY under a shared lock and
 // nothing is ever written to them. The WAL records after the last checkpoint are replayed into
-// memory (wal.Scan, which validates them as Recover does, without truncating a torn tail), and the
+// memory (wal.ScanLog, which validates both segments as RecoverLog does, without truncating a torn tail), and the
 // version they make is the only one the database ever has. There is no committer: write
 // transactions, Checkpoint and Compact return ErrReadOnly; Close writes nothing.
 
@@ -51,26 +51,31 @@ func (db *DB) openReadOnly() (err error) {
 func (db *DB) replayReadOnly(meta pager.Meta) (*version, error) {
 	tx := newWriteTx(db, &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN, dropping: true})
 	tx.replaying = true
-	last := meta.LSN
-	f, err := db.opts.fs.OpenFile(db.path+"-wal", os.O_RDONLY, 0)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, err
-	default:
-		db.walFile = f
-		size, err := f.Size()
-		if err != nil {
-			return nil, err
-		}
-		info, err := wal.Scan(f, size, meta.LSN, func(r wal.RecordInfo) error { return tx.replay(r.Payload) })
+	var segs [2]wal.Segment
+	for i := range segs {
+		f, err := db.opts.fs.OpenFile(walPath(db.path, i), os.O_RDONLY, 0)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // a missing segment reads as an empty one
 		case err != nil:
 			return nil, err
-		case !info.Fresh && info.DBID != meta.DBID:
-			return nil, fmt.Errorf("wal: belongs to another database (id %#x, the page file's is %#x): %w", info.DBID, meta.DBID, ErrCorrupt)
 		}
-		last = max(last, info.Last)
+		db.walFiles[i] = f
+		if segs[i].Size, err = f.Size(); err != nil {
+			return nil, err
+		}
+		segs[i].R = f
+	}
+	info, err := wal.ScanLog(segs, meta.LSN, func(r wal.RecordInfo) error { return tx.replay(r.Payload) })
+	if err != nil {
+		return nil, err
+	}
+	last := meta.LSN
+	for _, in := range info {
+		if !in.Fresh && in.DBID != meta.DBID {
+			return nil, fmt.Errorf("wal: belongs to another database (id %#x, the page file's is %#x): %w", in.DBID, meta.DBID, ErrCorrupt)
+		}
+		last = max(last, in.Last)
 	}
 	return db.finishReplay(tx, meta, last)
 }

@@ -61,7 +61,7 @@ func TestReadOnlyOpen(t *testing.T) {
 
 func snapshotFiles(t *testing.T, path string) map[string]string {
 	out := map[string]string{}
-	for _, p := range []string{path, path + "-wal"} {
+	for _, p := range []string{path, path + "-wal", path + "-wal2"} {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
 		out[p] = string(b)

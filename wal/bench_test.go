@@ -44,7 +44,7 @@ func BenchmarkCommitter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := NewCommitter(w, 0, nil, nil)
+	c := NewCommitter(logOf(b, w), 0, nil, nil)
 	defer c.Close()
 	payload := make([]byte, 128)
 	var mu sync.Mutex

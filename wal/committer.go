@@ -32,7 +32,7 @@ func (t *Ticket) Wait() error {
 	return t.err
 }
 
-// Committer writes submitted records to a Writer in batches (group commit): each batch is what
+// Committer writes submitted records to a Log in batches (group commit): each batch is what
 // was queued when it started (up to a bound in bytes), written with one WriteAt and one Sync, and
 // batches never overlap. A lone record is written at once, never delayed to wait for company.
 // After a failed batch the Committer is failed for good: every waiting and later record fails.
@@ -44,7 +44,7 @@ func (t *Ticket) Wait() error {
 // So a lone writer's commit costs no goroutine wake-up, and a busy one costs what a dedicated
 // committer goroutine costs.
 type Committer struct {
-	w         *Writer
+	w         *Log
 	maxBatch  int64 // bytes of records (RecordSpan) a batch takes at most, beyond its first record
 	onDurable func(lastLSN uint64)
 	prepare   func() (func() error, error)
@@ -80,7 +80,7 @@ type Committer struct {
 // Committer (records already written stay in the file: they were never acknowledged). The root
 // package uses it to materialize, once per batch, the versions of the records it writes, in
 // parallel with the fdatasync (DESIGN.md, "Spilling once per batch").
-func NewCommitter(w *Writer, maxBatchBytes int64, onDurable func(lastLSN uint64), prepare func() (func() error, error)) *Committer {
+func NewCommitter(w *Log, maxBatchBytes int64, onDurable func(lastLSN uint64), prepare func() (func() error, error)) *Committer {
 	if maxBatchBytes <= 0 {
 		maxBatchBytes = DefaultMaxBatchBytes
 	}
@@ -194,13 +194,13 @@ func (c *Committer) finish(batch []*Ticket) {
 	}
 }
 
-// Do runs fn with exclusive use of the Writer, between batches, and returns fn's error. It is
-// meant for Writer.Reset after a checkpoint and for Writer.Size. If fn leaves the Writer failed
-// (a failed Reset), the Committer fails too.
-func (c *Committer) Do(fn func(w *Writer) error) error {
+// Do runs fn with exclusive use of the Log, between batches, and returns fn's error. It is
+// meant for Log.Rotate at a checkpoint and Log.Shrink at Close. If fn leaves the current segment
+// failed, the Committer fails too.
+func (c *Committer) Do(fn func(l *Log) error) error {
 	c.wmu.Lock()
 	err := fn(c.w)
-	werr := c.w.err
+	werr := c.w.failure()
 	c.wmu.Unlock()
 	if werr != nil {
 		c.fail(werr)
@@ -287,7 +287,7 @@ func (c *Committer) commit(batch []*Ticket) {
 	}
 }
 
-// write writes batch as one Writer batch, failing the Committer on error.
+// write writes batch as one Log batch, failing the Committer on error.
 func (c *Committer) write(batch []*Ticket) error {
 	if err := c.Err(); err != nil {
 		return err
@@ -316,6 +316,6 @@ func (c *Committer) fail(cause error) error {
 	return c.err
 }
 
-// SyncStats returns the fdatasync counters of the Writer (see Writer.SyncStats), from any
+// SyncStats returns the fdatasync counters of the Log (see Log.SyncStats), from any
 // goroutine.
 func (c *Committer) SyncStats() SyncStats { return c.w.SyncStats() }

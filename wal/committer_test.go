@@ -44,7 +44,7 @@ func newCommitterOn(t *testing.T, tf *testFile, maxBatch int64, onDurable func(u
 	tf.File, _ = openFile(t)
 	w, err := Create(tf, testDB)
 	require.NoError(t, err)
-	c := NewCommitter(w, maxBatch, onDurable, nil)
+	c := NewCommitter(logOf(t, w), maxBatch, onDurable, nil)
 	t.Cleanup(func() { c.Close() })
 	return c, tf
 }
@@ -247,9 +247,9 @@ func TestCommitterDoReset(t *testing.T) {
 		require.NoError(t, c.Submit(lsn, payloadFor(lsn, 10)).Wait())
 	}
 	var size int64
-	require.NoError(t, c.Do(func(w *Writer) error { size = w.Size(); return nil }))
+	require.NoError(t, c.Do(func(l *Log) error { size = l.Size(); return nil }))
 	require.Equal(t, HeaderSize+5*recordSpan(10), size)
-	require.NoError(t, c.Do(func(w *Writer) error { return w.Reset() }))
+	require.NoError(t, c.Do(func(l *Log) error { return l.Reset() }))
 
 	for lsn := uint64(6); lsn <= 8; lsn++ {
 		require.NoError(t, c.Submit(lsn, payloadFor(lsn, 10)).Wait())
@@ -261,7 +261,7 @@ func TestCommitterDoReset(t *testing.T) {
 	requireRecords(t, flatten(makeBatches(6, [][]int{{10, 10, 10}})), got)
 
 	fnErr := errors.New("fn")
-	require.Equal(t, fnErr, c.Do(func(*Writer) error { return fnErr }))
+	require.Equal(t, fnErr, c.Do(func(*Log) error { return fnErr }))
 }
 
 func TestCommitterResetFailureFails(t *testing.T) {
@@ -269,7 +269,7 @@ func TestCommitterResetFailureFails(t *testing.T) {
 	require.NoError(t, c.Submit(1, []byte("a")).Wait())
 	injected := errors.New("injected")
 	tf.failSyncs(injected, nil, nil)
-	require.ErrorIs(t, c.Do(func(w *Writer) error { return w.Reset() }), injected)
+	require.ErrorIs(t, c.Do(func(l *Log) error { return l.Reset() }), injected)
 	require.ErrorIs(t, c.Err(), errs.ErrFailed)
 	require.ErrorIs(t, c.Submit(2, nil).Wait(), injected)
 }
@@ -279,7 +279,7 @@ func TestCommitterAllocs(t *testing.T) {
 	tf := &testFile{File: f, noSync: true}
 	w, err := Create(tf, testDB)
 	require.NoError(t, err)
-	c := NewCommitter(w, 0, func(uint64) {}, nil)
+	c := NewCommitter(logOf(t, w), 0, func(uint64) {}, nil)
 	defer c.Close()
 	payload := make([]byte, 64)
 	lsn := uint64(0)
@@ -306,7 +306,7 @@ func TestCommitterPrepare(t *testing.T) {
 	var prepared atomic.Int64
 	var prepareErr error
 	var during func() error
-	c := NewCommitter(w, 0, d.add, func() (func() error, error) {
+	c := NewCommitter(logOf(t, w), 0, d.add, func() (func() error, error) {
 		prepared.Add(1)
 		return during, prepareErr
 	})
@@ -341,7 +341,7 @@ func TestCommitterPrepare(t *testing.T) {
 func TestCommitterPrepareFails(t *testing.T) {
 	w, tf := newTestWriter(t)
 	injected := errors.New("injected prepare failure")
-	c := NewCommitter(w, 0, nil, func() (func() error, error) { return nil, injected })
+	c := NewCommitter(logOf(t, w), 0, nil, func() (func() error, error) { return nil, injected })
 	defer c.Close()
 	writes := tf.writes.Load()
 	require.ErrorIs(t, c.Submit(1, []byte("one")).Wait(), injected)

@@ -195,3 +195,12 @@ func newTestWriter(t *testing.T) (*Writer, *testFile) {
 	require.NoError(t, err)
 	return w, tf
 }
+
+// logOf returns a Log whose current segment is w and whose spare is a new temporary file.
+func logOf(t testing.TB, w *Writer) *Log {
+	t.Helper()
+	f, _ := openFile(t)
+	sp, err := createGen(f, w.dbID, w.gen+1)
+	require.NoError(t, err)
+	return &Log{segs: [2]*Writer{w, sp}, maxGen: sp.gen, spareReady: true}
+}

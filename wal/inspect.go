@@ -129,3 +129,59 @@ func (readOnlyFile) Sync() error                        { return errReadOnly }
 func (readOnlyFile) Truncate(int64) error               { return errReadOnly }
 func (readOnlyFile) Size() (int64, error)               { return 0, errReadOnly }
 func (readOnlyFile) Close() error                       { return nil }
+
+// Segment is one segment file of a Log for ScanLog: its reader and size in bytes.
+type Segment struct {
+	R    io.ReaderAt
+	Size int64
+}
+
+// ScanLog is Scan over the two segment files of a Log, without writing to them: it orders them
+// by generation as RecoverLog does (a fresh file first), scans the older with after and the newer
+// with the older's last LSN (or after, if larger), calling fn for the records newer than after in
+// LSN order, and returns the ScanInfo of each segment in the order given. Errors are those of
+// Scan, prefixed with the segment's index, and those of RecoverLog that wrap errs.ErrCorrupt
+// (two segments of one generation; segments that do not continue each other).
+func ScanLog(segs [2]Segment, after uint64, fn func(RecordInfo) error) ([2]ScanInfo, error) {
+	var info [2]ScanInfo
+	var rank [2]int64
+	for i, s := range segs {
+		fresh, h, err := peekHeader(s)
+		if err != nil {
+			return info, fmt.Errorf("segment %d: %w", i, err)
+		}
+		rank[i] = int64(h.gen)
+		if fresh {
+			rank[i] = -1
+		}
+	}
+	o, n := 0, 1
+	if rank[1] < rank[0] {
+		o, n = 1, 0
+	}
+	if rank[o] == rank[n] && rank[o] >= 0 {
+		return info, fmt.Errorf("wal: both segments have generation %d: %w", rank[o], errs.ErrCorrupt)
+	}
+	var err error
+	if info[o], err = Scan(segs[o].R, segs[o].Size, after, fn); err != nil {
+		return info, fmt.Errorf("segment %d: %w", o, err)
+	}
+	if info[n], err = Scan(segs[n].R, segs[n].Size, max(after, info[o].Last), fn); err != nil {
+		return info, fmt.Errorf("segment %d: %w", n, err)
+	}
+	if info[o].Records > 0 && info[n].Records > 0 && info[n].First != info[o].Last+1 {
+		return info, fmt.Errorf("wal: segment %d ends at LSN %d but the newer segment %d starts at LSN %d: %w",
+			o, info[o].Last, n, info[n].First, errs.ErrCorrupt)
+	}
+	return info, nil
+}
+
+// peekHeader reads the header of segment s: fresh is set for a file that holds no WAL yet.
+func peekHeader(s Segment) (fresh bool, h fileHeader, err error) {
+	rd := newReader(readOnlyFile{s.R}, s.Size, 0)
+	if fresh, err = rd.fresh(); err != nil || fresh {
+		return fresh, h, err
+	}
+	h, err = rd.readHeader()
+	return false, h, err
+}

@@ -59,33 +59,20 @@ import (
 // Recover allocates at most the size of the file for a payload, whatever the lengths it reads.
 func Recover(f vfs.File, dbID uint64, after uint64,
 	apply func(lsn uint64, payload []byte) error) (w *Writer, last uint64, err error) {
-	size, err := f.Size()
-	if err != nil {
-		return nil, 0, fmt.Errorf("wal: size: %w", err)
-	}
-	r := newReader(f, size, 0)
-	fresh, err := r.fresh()
+	s, err := openSegment(f, dbID)
 	if err != nil {
 		return nil, 0, err
 	}
-	if fresh {
+	if s.fresh {
 		return recoverFresh(f, dbID, after)
 	}
-	h, err := r.readHeader()
-	if err != nil {
+	if err := s.validate(after); err != nil {
 		return nil, 0, err
 	}
-	if err := h.checkDBID(dbID); err != nil {
+	if err := s.replay(after, apply); err != nil {
 		return nil, 0, err
 	}
-	end, last, err := r.validPrefix(after)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := r.replay(end, after, apply); err != nil {
-		return nil, 0, err
-	}
-	return finish(r, h, end, last, after)
+	return finish(s.r, s.h, s.end, s.last, after, s.h.gen+1)
 }
 
 // recoverFresh writes a new file as Create does and returns a Writer expecting LSN after+1.
@@ -108,7 +95,9 @@ func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 // caller before writing (NeedsReset). Records of the current generation beyond end whose LSN is
 // at most last stay: LSNs only grow, so they can never continue the log nor pass for a later
 // batch.
-func finish(r *reader, h fileHeader, end int64, last, after uint64) (*Writer, uint64, error) {
+//
+// A file that starts a new generation (or is recreated) takes generation gen.
+func finish(r *reader, h fileHeader, end int64, last, after uint64, gen uint32) (*Writer, uint64, error) {
 	w := &Writer{f: r.f, dbID: h.dbID, gen: h.gen, seed: h.seed(), size: end, allocated: r.size,
 		next: last + 1, known: true}
 	if last <= after {
@@ -119,12 +108,12 @@ func finish(r *reader, h fileHeader, end int64, last, after uint64) (*Writer, ui
 		w.v1 = true
 		return w, last, nil
 	case h.version == formatVersion1:
-		if err := w.initialize(); err != nil {
+		if err := w.initialize(gen); err != nil {
 			return nil, 0, fmt.Errorf("wal: recover: %w", err)
 		}
 		return w, last, nil
 	case end > h.start && last == after:
-		if err := w.Reset(); err != nil {
+		if err := w.restart(gen); err != nil {
 			return nil, 0, fmt.Errorf("wal: recover: %w", err)
 		}
 		return w, last, nil

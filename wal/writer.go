@@ -54,30 +54,35 @@ const maxGrow = 64 << 20
 // durably (FS.SyncDir) is the caller's job. Errors are the vfs errors, wrapped as
 // "wal: create: ...".
 func Create(f vfs.File, dbID uint64) (*Writer, error) {
+	return createGen(f, dbID, 1)
+}
+
+// createGen is Create with the header's generation gen.
+func createGen(f vfs.File, dbID uint64, gen uint32) (*Writer, error) {
 	w := &Writer{f: f, dbID: dbID}
-	if err := w.initialize(); err != nil {
+	if err := w.initialize(gen); err != nil {
 		return nil, fmt.Errorf("wal: create: %w", err)
 	}
 	return w, nil
 }
 
-// initialize writes a new version 2 file of generation 1 over w's file.
-func (w *Writer) initialize() error {
+// initialize writes a new, empty version 2 file of generation gen over w's file.
+func (w *Writer) initialize(gen uint32) error {
 	if err := w.f.Truncate(0); err != nil {
 		return fmt.Errorf("truncate: %w", err)
 	}
 	// The header region first, synced: a crash leaves either a short file of zeros (fresh) or a
 	// valid header. Then the zeros ahead of the writer.
 	b := make([]byte, HeaderSize)
-	copy(b, encodeHeaderCopy(w.dbID, 1))
-	copy(b[headerCopyB:], encodeHeaderCopy(w.dbID, 1))
+	copy(b, encodeHeaderCopy(w.dbID, gen))
+	copy(b[headerCopyB:], encodeHeaderCopy(w.dbID, gen))
 	if _, err := w.f.WriteAt(b, 0); err != nil {
 		return fmt.Errorf("write header: %w", err)
 	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
-	w.gen, w.seed, w.size, w.allocated, w.v1 = 1, recordSeed(w.dbID, 1), HeaderSize, HeaderSize, false
+	w.gen, w.seed, w.size, w.allocated, w.v1 = gen, recordSeed(w.dbID, gen), HeaderSize, HeaderSize, false
 	if err := w.grow(InitialSize); err != nil {
 		return err
 	}
@@ -137,17 +142,21 @@ func (w *Writer) Size() int64 { return w.size }
 // next batch continues after the last record dropped. A version 1 file is rewritten as a new
 // version 2 file. Errors are "wal: reset: ..." wrapping the vfs error; after an error the Writer
 // is dead.
-func (w *Writer) Reset() error {
+func (w *Writer) Reset() error { return w.restart(w.gen + 1) }
+
+// restart is Reset with the new generation gen, which must be above every generation this file
+// had. A version 1 file, or one too short to hold the header region, is written as a new file
+// (initialize).
+func (w *Writer) restart(gen uint32) error {
 	if w.err != nil {
 		return w.err
 	}
-	if w.v1 {
-		if err := w.initialize(); err != nil {
+	if w.v1 || w.allocated <= HeaderSize {
+		if err := w.initialize(gen); err != nil {
 			return w.fail(fmt.Errorf("wal: reset: %w", err))
 		}
 		return nil
 	}
-	gen := w.gen + 1
 	h := encodeHeaderCopy(w.dbID, gen)
 	for _, off := range []int64{headerCopyB, 0} {
 		if _, err := w.f.WriteAt(h, off); err != nil {

@@ -763,7 +763,7 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 	runKvsh(t, "", db, "-c", "put a 1; checkpoint; put b 2").expect(t, "", "", 0)
 	snapshot := func() string {
 		var all string
-		for _, p := range []string{db, db + "-wal"} {
+		for _, p := range []string{db, db + "-wal", db + "-wal2"} {
 			b, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)

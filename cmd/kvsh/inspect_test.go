@@ -334,8 +334,9 @@ func TestInspectCorruptPages(t *testing.T) {
 	}
 }
 
-// TestInspectWAL checks .wal on a live database: the records since the checkpoint, decoded,
-// then none after a checkpoint.
+// TestInspectWAL checks .wal on a live database: the records since the checkpoint, decoded, in
+// the first segment, then, after a checkpoint (which rotates to the second segment and starts a
+// new generation in the first), the record written since, in the second.
 func TestInspectWAL(t *testing.T) {
 	db := tempDB(t)
 	r := runKvsh(t, "", db, "-c", `put a 1; put 0x00ff "xyz"; del a; begin; put b 2; put c 3; commit; .wal; checkpoint; put d 4; .wal`)
@@ -358,9 +359,15 @@ LSN 4  batch 4  offset 1128  11 bytes
 file     {db}-wal, 262144 bytes, format version 2, generation 1, database id {id} (the page file's)
 records  4 after the checkpoint at LSN 0 (LSN 1..4)
 free     260976 bytes after offset 1168: preallocated (zeros, or records of earlier generations)
+file     {db}-wal2, 262144 bytes, format version 2, generation 2, database id {id} (the page file's)
+records  0 after the checkpoint at LSN 0
+free     261120 bytes after offset 1024: preallocated (zeros, or records of earlier generations)
 LSN 5  batch 5  offset 1024  6 bytes
   put key=d, value 1 bytes
-file     {db}-wal, 262144 bytes, format version 2, generation 2, database id {id} (the page file's)
+file     {db}-wal, 262144 bytes, format version 2, generation 3, database id {id} (the page file's)
+records  0 after the checkpoint at LSN 4
+free     261120 bytes after offset 1024: preallocated (zeros, or records of earlier generations)
+file     {db}-wal2, 262144 bytes, format version 2, generation 2, database id {id} (the page file's)
 records  1 after the checkpoint at LSN 4 (LSN 5..5)
 free     261088 bytes after offset 1056: preallocated (zeros, or records of earlier generations)
 `

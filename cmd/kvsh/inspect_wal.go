@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"text/tabwriter"
@@ -25,21 +26,29 @@ import (
 // bucketOps names the operations on buckets, by op code.
 var bucketOps = map[byte]string{ondisk.RedoSelect: "select bucket", ondisk.RedoCreateBucket: "create bucket", ondisk.RedoDeleteBucket: "delete bucket"}
 
-// cmdWAL prints the records of the WAL file written since the last checkpoint, decoded.
+// cmdWAL prints the records of the WAL segments written since the last checkpoint, decoded,
+// then a summary of each segment file.
 func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 	return sh.inspect(func(pf *pageFile) error {
-		path := sh.db.Path() + "-wal"
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return err
+		paths := [2]string{sh.db.Path() + "-wal", sh.db.Path() + "-wal2"}
+		var segs [2]wal.Segment
+		for i, path := range paths {
+			f, err := os.Open(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // read as an empty segment
+			}
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			st, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			segs[i] = wal.Segment{R: f, Size: st.Size()}
 		}
 		after := pf.meta.LSN // 0 without a valid meta page: every record is shown
-		info, err := wal.Scan(f, st.Size(), after, func(r wal.RecordInfo) error {
+		info, err := wal.ScanLog(segs, after, func(r wal.RecordInfo) error {
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
@@ -49,7 +58,9 @@ func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 		if errors.Is(err, errInterrupted) {
 			return err
 		}
-		printWALSummary(sh.out, path, info, pf.meta.DBID, after)
+		for i, path := range paths {
+			printWALSummary(sh.out, path, info[i], pf.meta.DBID, after)
+		}
 		return err
 	})
 }
