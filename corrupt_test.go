@@ -182,7 +182,7 @@ func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
 	require.NoError(t, err)
 	f.Close()
 	require.NoError(t, os.Truncate(seg, info.End-5)) // the log is preallocated: cut its last record
-	requireKeys(t, path, 2999)                               // the last record was torn: that commit was not acknowledged
+	requireKeys(t, path, 2999)                       // the last record was torn: that commit was not acknowledged
 }
 
 func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {
