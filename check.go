@@ -41,9 +41,9 @@ import (
 // database recovered from such a crash checks clean. The same damage appearing while the database
 // is open, or after a checkpoint, is reported.
 //
-// Check holds the writer slot while it runs, as a write transaction does: commits wait, and so
-// does the final step of a checkpoint (its pre-flush may run meanwhile); read transactions go on.
-// It first waits until the newest commit is durable. It reads every reachable extent of the newest
+// Check holds the writer slot while it runs, as a write transaction does: commits wait; read
+// transactions go on. It first waits for a running checkpoint to end (one would change the page
+// accounting under it), then until the newest commit is durable. It reads every reachable extent of the newest
 // version once, and those of the last checkpoint's tree again if that tree differs (after commits
 // not yet checkpointed): about the size of the database in reads, twice at most, with one byte of
 // memory per page and a map entry per extent. Returns ErrClosed after Close, and the failure
@@ -51,6 +51,8 @@ import (
 // page it could not read, so after one Check reports no page as lost (it cannot tell). At most 1000 problems are listed; the rest are
 // counted in a last one.
 func (db *DB) Check() error {
+	db.checkpointMu.Lock() // a checkpoint's last step runs outside the writer slot
+	defer db.checkpointMu.Unlock()
 	db.lockWriter()
 	defer db.unlockWriter()
 	if db.closed.Load() {

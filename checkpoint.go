@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairndb/cairn/pager"
+	"github.com/cairndb/cairn/txn"
 	"github.com/cairndb/cairn/wal"
 )
 
-// Checkpoint writes the newest version to the database file and empties the WAL, so that the
-// next Open replays nothing. Checkpoints also run in the background when the WAL passes
-// Options.CheckpointBytes, and at Close. A checkpoint first writes the pages changed so far while
-// readers and writers go on, then holds the writer slot only to write the pages changed meanwhile,
-// the meta page and the WAL reset (Stats.LastCheckpointStall is that time). ctx is checked between
-// the steps. A failed write or fdatasync puts the database in the failed state (ErrFailed).
+// Checkpoint writes the newest version to the database file and recycles the WAL segment that
+// held its commits, so that the next Open replays only what was committed since. Checkpoints also
+// run in the background when the WAL passes Options.CheckpointBytes, and at Close. A checkpoint
+// first writes the pages changed so far while readers and writers go on, then holds the writer
+// slot only to pick the version and switch the WAL to its other segment (Stats.LastCheckpointStall
+// is that time), and writes the rest, the free list and the meta page while writers go on again.
+// ctx is checked between the steps. A failed write or fdatasync puts the database in the failed
+// state (ErrFailed).
 func (db *DB) Checkpoint(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -23,7 +27,12 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
-	// Pre-flush until little is left, so the part writers wait for stays short.
+	return db.checkpointHeld(ctx)
+}
+
+// checkpointHeld is Checkpoint for a caller that holds checkpointMu.
+func (db *DB) checkpointHeld(ctx context.Context) error {
+	// Pre-flush until little is left, so that the part after the switch writes little.
 	for round := 0; round < maxPreflushRounds; round++ {
 		pages, err := db.preflush()
 		if err != nil {
@@ -37,14 +46,18 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 		return err
 	}
 	db.lockWriter()
-	defer db.unlockWriter()
 	if db.closed.Load() {
+		db.unlockWriter()
 		return ErrClosed
 	}
 	start := time.Now()
-	err := db.checkpointLocked(ctx)
+	cp, err := db.beginCheckpoint(ctx)
 	db.counters.lastStall.Store(int64(time.Since(start)))
-	return err
+	db.unlockWriter()
+	if err != nil {
+		return err
+	}
+	return db.endCheckpoint(cp)
 }
 
 // A checkpoint pre-flushes at most maxPreflushRounds times, and stops once a round wrote fewer than
@@ -73,41 +86,73 @@ func (db *DB) preflush() (int, error) {
 	return pages, nil
 }
 
-// checkpointLocked is Checkpoint for a caller that holds the writer slot and carryMu.
+// checkpointLocked is Checkpoint without the pre-flush for a caller that holds checkpointMu, the
+// writer slot and carryMu (Close).
 func (db *DB) checkpointLocked(ctx context.Context) error {
+	cp, err := db.beginCheckpoint(ctx)
+	if err != nil {
+		return err
+	}
+	return db.endCheckpoint(cp)
+}
+
+// pendingCheckpoint is a checkpoint between its two steps: the version it makes durable (pinned
+// like a reader's, so that no page of it is reused meanwhile), its pager plan (nil when the
+// durable meta page has that version already) and whether the WAL was switched to its spare
+// segment.
+type pendingCheckpoint struct {
+	slot    *txn.Slot[Tx]
+	plan    *pager.CheckpointPlan
+	rotated bool
+}
+
+// beginCheckpoint is the step of a checkpoint that holds the writer slot (REQUIRES: checkpointMu,
+// the writer slot and carryMu): it makes the newest version durable in the WAL, switches the WAL
+// to its spare segment, so that the current one holds nothing newer than that version, and plans
+// the pager's checkpoint of it (no I/O but the wait for the newest batch).
+func (db *DB) beginCheckpoint(ctx context.Context) (*pendingCheckpoint, error) {
 	if err := db.failed(); err != nil {
-		return fmt.Errorf("cairn: checkpoint: %w", err)
+		return nil, fmt.Errorf("cairn: checkpoint: %w", err)
 	}
 	if err := db.settleLatest(); err != nil {
-		return fmt.Errorf("cairn: checkpoint: %w", err)
+		return nil, fmt.Errorf("cairn: checkpoint: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
 	v := db.latest.Load()
-	rotated := db.walBytes.Load() > wal.HeaderSize
-	if rotated {
-		// Later records go to the spare segment; the current one holds nothing newer than v.
+	cp := &pendingCheckpoint{rotated: db.walBytes.Load() > wal.HeaderSize}
+	if cp.rotated {
 		if err := db.committer.Do(func(l *wal.Log) error { return l.Rotate() }); err != nil {
-			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+			return nil, fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
 		}
 		db.walBytes.Store(wal.HeaderSize)
 	}
 	// A meta page is written only for a version newer than the durable one: recovery relies on it
 	// (see recover).
 	if db.pager.Durable().LSN != v.lsn {
-		if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
+		cp.plan = db.pager.PrepareCheckpoint(v.root, v.catalog, v.lsn)
+	}
+	cp.slot, _ = db.readers.Pin(func() uint64 { return v.lsn }) // v is published: settleLatest
+	return cp, nil
+}
+
+// endCheckpoint is the step of a checkpoint that writers do not wait for (REQUIRES:
+// checkpointMu): it writes the planned pages, free list and meta page, and then recycles the WAL
+// segment the switch left behind, every record of which is in the page file now.
+func (db *DB) endCheckpoint(cp *pendingCheckpoint) error {
+	defer db.readers.Unpin(cp.slot)
+	if cp.plan != nil {
+		if err := db.pager.WriteCheckpoint(cp.plan); err != nil {
 			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
 		}
 	}
-	if !rotated {
-		return nil
-	}
-	// Every record of the old segment is in the page file now: recycle it as the spare.
-	if err := db.walLog.PrepareSpare(); err != nil {
-		return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+	if cp.rotated {
+		if err := db.walLog.PrepareSpare(); err != nil {
+			return fmt.Errorf("cairn: checkpoint: %w", db.fail(err))
+		}
 	}
 	return nil
 }

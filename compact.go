@@ -194,6 +194,9 @@ func (db *DB) shrink(ctx context.Context) error {
 	if err := db.Checkpoint(ctx); err != nil {
 		return err
 	}
+	// No checkpoint may run from here to the truncation: its plan's page count would be stale.
+	db.checkpointMu.Lock()
+	defer db.checkpointMu.Unlock()
 	db.lockWriter()
 	db.stateMu.Lock()
 	db.pager.Release(db.readerSet())
@@ -207,7 +210,7 @@ func (db *DB) shrink(ctx context.Context) error {
 	if err := db.commitStep(nil); err != nil {
 		return err
 	}
-	if err := db.Checkpoint(ctx); err != nil {
+	if err := db.checkpointHeld(ctx); err != nil {
 		return err
 	}
 	_, err := db.pager.Truncate()

@@ -14,46 +14,88 @@ import (
 	"slices"
 )
 
-// Checkpoint makes the version (root, catalog, lsn) durable in the page file, where every extent of that
-// version is either clean or dirty in this pager and lsn is the newest version: no commit may run
-// during the call (REQUIRES: the caller holds the writer slot and all commits are durable).
-// Readers may run. On error the pager's durable state is unchanged.
+// Checkpoint makes the version (root, catalog, lsn) durable in the page file: PrepareCheckpoint,
+// then WriteCheckpoint, with the requirements of both (no commit may run during the call).
 func (p *Pager) Checkpoint(root, catalog, lsn uint64) error {
+	return p.WriteCheckpoint(p.PrepareCheckpoint(root, catalog, lsn))
+}
+
+// CheckpointPlan is the in-memory part of a checkpoint, decided while no commit runs: the meta
+// page to write, the free list of its version (in an extent taken from the free ids) and the
+// dirty extents of that version. WriteCheckpoint writes it while commits go on.
+type CheckpointPlan struct {
+	meta   Meta
+	flBuf  []byte   // the free-list extent's bytes, at meta.FreelistID
+	extent []uint64 // first ids of the dirty extents to write, ascending
+	// prevFreelist and prevFreelistPages are the durable meta page's free-list extent, reusable
+	// once meta is durable.
+	prevFreelist, prevFreelistPages uint64
+}
+
+// LSN is the LSN of the version the plan makes durable.
+func (c *CheckpointPlan) LSN() uint64 { return c.meta.LSN }
+
+// PrepareCheckpoint plans the checkpoint of the version (root, catalog, lsn), where every extent
+// of that version is either clean or dirty in this pager and lsn is the newest version: no
+// commit may run during the call (REQUIRES: the caller holds the writer slot and all commits are
+// durable). Its free-list extent is taken from the free ids at once, so no commit gets it. It
+// does no I/O. Readers may run.
+func (p *Pager) PrepareCheckpoint(root, catalog, lsn uint64) *CheckpointPlan {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	prevFreelist, prevFreelistPages := p.durable.FreelistID, p.durable.FreelistPages
+	c := &CheckpointPlan{prevFreelist: p.durable.FreelistID, prevFreelistPages: p.durable.FreelistPages}
 	freeIDs := p.free.onDisk()
-	if prevFreelist != 0 {
-		for i := range prevFreelistPages {
-			freeIDs = append(freeIDs, prevFreelist+i)
+	if c.prevFreelist != 0 {
+		for i := range c.prevFreelistPages {
+			freeIDs = append(freeIDs, c.prevFreelist+i)
 		}
 		slices.Sort(freeIDs)
 	}
 	flID, flBuf := p.freelistExtent(freeIDs, lsn)
-	written := p.dirtyIDs()
-	if err := p.writeOut(written, flID, flBuf); err != nil {
-		p.free.add(extentIDs(flID, uint64(len(flBuf)/p.pageSize)))
+	c.flBuf, c.extent = flBuf, p.dirtyIDs()
+	c.meta = p.durable
+	c.meta.Seq++
+	c.meta.LSN, c.meta.Root, c.meta.Catalog, c.meta.PageCount = lsn, root, catalog, p.pageCount.Load()
+	c.meta.FreelistID, c.meta.FreelistPages = flID, uint64(len(flBuf)/p.pageSize)
+	return c
+}
+
+// WriteCheckpoint writes plan c (PrepareCheckpoint) in the order at the top of this file. Commits
+// may run meanwhile, as during Flush: the extents it writes are those of c's version, which the
+// caller keeps pinned, and the ids commits allocate are free in both the durable meta page and
+// c's. An extent of c freed by a commit meanwhile is in the file and referenced by the new meta
+// page, so it then waits for the next checkpoint (rule 2), as Flush does. REQUIRES: the caller
+// pins version c.LSN() and no Flush, Shrink or other checkpoint runs. On error the durable state
+// is unchanged and the free-list extent is given back.
+func (p *Pager) WriteCheckpoint(c *CheckpointPlan) error {
+	p.mu.Lock()
+	err := p.growFile()
+	p.mu.Unlock()
+	if err == nil {
+		err = p.writeOut(c.extent, c.meta.FreelistID, c.flBuf)
+	}
+	if err == nil {
+		err = p.writeMeta(c.meta)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.free.add(extentIDs(c.meta.FreelistID, c.meta.FreelistPages))
 		return err
 	}
-	m := p.durable
-	m.Seq++
-	m.LSN, m.Root, m.Catalog, m.PageCount = lsn, root, catalog, p.pageCount.Load()
-	m.FreelistID, m.FreelistPages = flID, uint64(len(flBuf)/p.pageSize)
-	if err := p.writeMeta(m); err != nil {
-		p.free.add(extentIDs(flID, m.FreelistPages))
-		return err
-	}
-	p.durable = m
+	p.durable = c.meta
 	p.shrunk = false
 	p.stats.Checkpoints++
-	for _, id := range written {
-		p.clearDirty(id)
-		if fr := p.table.load(id); fr != nil {
-			fr.dirty.Store(false)
+	for _, id := range c.extent {
+		if _, ok := p.dirty[id]; ok {
+			p.clearDirty(id)
+			p.table.load(id).dirty.Store(false)
+			continue
 		}
+		p.free.moveToDurable(id) // freed while it was written
 	}
-	if prevFreelist != 0 {
-		p.free.add(extentIDs(prevFreelist, prevFreelistPages))
+	if c.prevFreelist != 0 {
+		p.free.add(extentIDs(c.prevFreelist, c.prevFreelistPages))
 	}
 	go p.maybeEvict() // written pages are clean now: evictable
 	return nil
@@ -80,10 +122,9 @@ func (p *Pager) freelistExtent(freeIDs []uint64, lsn uint64) (uint64, []byte) {
 	return id, FreelistImage(id, n, list, p.pageSize, lsn)
 }
 
+// writeOut writes the dirty extents ids and the free-list extent flBuf at flID, and fdatasyncs.
+// The caller grew the file.
 func (p *Pager) writeOut(ids []uint64, flID uint64, flBuf []byte) error {
-	if err := p.growFile(); err != nil {
-		return err
-	}
 	ps := int64(p.pageSize)
 	for _, id := range ids {
 		fr := p.table.load(id)

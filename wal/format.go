@@ -17,7 +17,12 @@ const MaxRecordSize = 1 << 30
 
 const (
 	magic         = "cairnWAL"
-	formatVersion = 2
+	// formatVersion is written by Log: version 3 files are segments of a two-file log, laid out as
+	// version 2 files. An older build, which knows one file only, rejects them rather than miss
+	// the records of the other segment.
+	formatVersion = 3
+	// formatVersion2 files (one recycled WAL file) are read as one segment of a Log.
+	formatVersion2 = 2
 	// formatVersion1 files (before preallocation and generations) are read: one header copy, the
 	// first record at headerSizeV1, records seeded as generation 0.
 	formatVersion1 = 1
@@ -62,7 +67,7 @@ func recordSpan(n int64) int64 {
 	return (recHeaderSize + n + alignment - 1) &^ (alignment - 1)
 }
 
-// encodeHeaderCopy returns one copy of the version 2 file header for dbID in generation gen.
+// encodeHeaderCopy returns one copy of the version 3 file header for dbID in generation gen.
 func encodeHeaderCopy(dbID uint64, gen uint32) []byte {
 	b := make([]byte, headerCopySize)
 	copy(b, magic)
@@ -95,7 +100,7 @@ func decodeHeaderCopy(b []byte) (fileHeader, error) {
 	h := fileHeader{version: binary.LittleEndian.Uint32(b[8:]), gen: binary.LittleEndian.Uint32(b[12:]),
 		dbID: binary.LittleEndian.Uint64(b[16:]), start: HeaderSize}
 	switch h.version {
-	case formatVersion:
+	case formatVersion, formatVersion2:
 	case formatVersion1:
 		h.gen, h.start = 0, headerSizeV1
 	default:

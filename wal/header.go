@@ -44,7 +44,7 @@ func (r *reader) copyB() (fileHeader, error) {
 		return fileHeader{}, err
 	}
 	h, err := decodeHeaderCopy(b)
-	if err == nil && h.version != formatVersion {
+	if err == nil && h.version != formatVersion && h.version != formatVersion2 {
 		return fileHeader{}, fmt.Errorf("wal: header: second copy of version %d: %w", h.version, errs.ErrCorrupt)
 	}
 	return h, err

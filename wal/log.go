@@ -37,6 +37,9 @@ type Log struct {
 	mu         sync.Mutex // serializes Rotate, PrepareSpare, Reset and Shrink
 	maxGen     uint32     // highest generation of either segment's header
 	spareReady bool
+	// legacy is set while the current segment has a version 2 header (a WAL of the one-file
+	// layout): an older build would read it without the other segment, so Open resets it first.
+	legacy bool
 }
 
 // CreateLog makes f0 and f1 an empty Log of database dbID: f0 becomes the current segment
@@ -84,13 +87,14 @@ func (l *Log) SyncStats() SyncStats {
 func (l *Log) failure() error { return l.segs[l.cur].err }
 
 // NeedsReset reports whether the caller must checkpoint everything RecoverLog replayed and then
-// call Reset before the first Rotate: the current segment is a version 1 file (which cannot be
-// appended to), or both segments hold records newer than the page file (so neither can be made
-// a spare before a checkpoint).
+// call Reset before writing: the current segment is a version 1 file (which cannot be appended
+// to) or a version 2 file (of the one-file layout, which older builds would read alone), or both
+// segments hold records newer than the page file (so neither can be made a spare before a
+// checkpoint).
 func (l *Log) NeedsReset() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.segs[l.cur].v1 || !l.spareReady
+	return l.segs[l.cur].v1 || l.legacy || !l.spareReady
 }
 
 // SpareReady reports whether Rotate can run now: PrepareSpare (or CreateLog, RecoverLog, Reset)
@@ -154,7 +158,7 @@ func (l *Log) Reset() error {
 	if err := cur.restart(l.maxGen + 1); err != nil {
 		return err
 	}
-	l.maxGen = cur.gen
+	l.maxGen, l.legacy = cur.gen, false
 	l.spareReady = false
 	return l.prepareSpareLocked()
 }
@@ -257,6 +261,7 @@ func finishLog(s [2]*segScan, cur int, last, after uint64) (*Log, uint64, error)
 	}
 	l.segs[cur] = w
 	l.maxGen = max(l.maxGen, w.gen)
+	l.legacy = s[cur].h.version == formatVersion2 && w.gen == s[cur].h.gen
 	sp := s[1-cur]
 	l.segs[1-cur] = sp.writer()
 	if sp.have && sp.last > after {

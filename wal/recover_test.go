@@ -109,7 +109,7 @@ func TestRecoverBadHeader(t *testing.T) {
 	cases := map[string]func(b []byte){
 		"magic":   func(b []byte) { b[0] = 'C' },
 		"crc":     func(b []byte) { b[25] ^= 1 },
-		"version": func(b []byte) { putHeaderField32(b, 8, 3) },
+		"version": func(b []byte) { putHeaderField32(b, 8, formatVersion+1) },
 		"short":   nil,
 	}
 	for name, damage := range cases {

@@ -356,18 +356,18 @@ LSN 3  batch 3  offset 1096  4 bytes
 LSN 4  batch 4  offset 1128  11 bytes
   put key=b, value 1 bytes
   put key=c, value 1 bytes
-file     {db}-wal, 262144 bytes, format version 2, generation 1, database id {id} (the page file's)
+file     {db}-wal, 262144 bytes, format version 3, generation 1, database id {id} (the page file's)
 records  4 after the checkpoint at LSN 0 (LSN 1..4)
 free     260976 bytes after offset 1168: preallocated (zeros, or records of earlier generations)
-file     {db}-wal2, 262144 bytes, format version 2, generation 2, database id {id} (the page file's)
+file     {db}-wal2, 262144 bytes, format version 3, generation 2, database id {id} (the page file's)
 records  0 after the checkpoint at LSN 0
 free     261120 bytes after offset 1024: preallocated (zeros, or records of earlier generations)
 LSN 5  batch 5  offset 1024  6 bytes
   put key=d, value 1 bytes
-file     {db}-wal, 262144 bytes, format version 2, generation 3, database id {id} (the page file's)
+file     {db}-wal, 262144 bytes, format version 3, generation 3, database id {id} (the page file's)
 records  0 after the checkpoint at LSN 4
 free     261120 bytes after offset 1024: preallocated (zeros, or records of earlier generations)
-file     {db}-wal2, 262144 bytes, format version 2, generation 2, database id {id} (the page file's)
+file     {db}-wal2, 262144 bytes, format version 3, generation 2, database id {id} (the page file's)
 records  1 after the checkpoint at LSN 4 (LSN 5..5)
 free     261088 bytes after offset 1056: preallocated (zeros, or records of earlier generations)
 `
