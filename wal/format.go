@@ -16,7 +16,7 @@ const HeaderSize = 1024
 const MaxRecordSize = 1 << 30
 
 const (
-	magic         = "cairnWAL"
+	magic = "cairnWAL"
 	// formatVersion is written by Log: version 3 files are segments of a two-file log, laid out as
 	// version 2 files. An older build, which knows one file only, rejects them rather than miss
 	// the records of the other segment.
