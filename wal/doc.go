@@ -1,8 +1,14 @@
-// Package wal is cairn's write-ahead log: one preallocated, recycled file of logical redo records,
-// appended in group-committed batches (one write and one fdatasync per batch) and replayed by
-// Recover after a crash.
+// Package wal is cairn's write-ahead log: two preallocated, recycled segment files of logical redo
+// records (Log), appended in group-committed batches (one write and one fdatasync per batch) and
+// replayed by RecoverLog after a crash.
 //
-// # File format (version 2)
+// # Segments
+//
+// A Log writes to one segment (a Writer over one file) until a checkpoint switches it to the
+// other; see Log for the invariants and RecoverLog for how two segments are read back. Each
+// segment file has the format below.
+//
+// # File format (version 3)
 //
 // All integers are little-endian. The file starts with a 1024-byte header region holding two
 // copies of a 32-byte header, at offsets 0 and 512 (different disk sectors), the rest zero:
@@ -10,8 +16,8 @@
 //	| Offset | Size | Field                                                        |
 //	|--------|------|--------------------------------------------------------------|
 //	|      0 |    8 | magic "cairnWAL"                                             |
-//	|      8 |    4 | format version, 2                                            |
-//	|     12 |    4 | generation: 1 when created, +1 at each Reset                 |
+//	|      8 |    4 | format version, 3 (2: the same layout, one-file log)         |
+//	|     12 |    4 | generation: above both segments' at each header write        |
 //	|     16 |    8 | database id (the random id stored in the database meta page) |
 //	|     24 |    4 | CRC32C (Castagnoli) of bytes [0, 24)                         |
 //	|     28 |    4 | reserved, written as 0, ignored on read                      |
@@ -44,12 +50,16 @@
 // A batch is only written after the previous batch's fdatasync returned, so at most the last batch
 // of the file can be incomplete after a crash (a torn tail).
 //
-// # Version 1
+// # Versions 1 and 2
+//
+// Version 2 files (one recycled file, before Log) have the layout above and are read as a
+// segment; Log.NeedsReset asks the caller to checkpoint and Reset them, which rewrites them as
+// version 3, so that an older build never reads one segment alone.
 //
 // Version 1 files (a single 32-byte header with the generation field 0, records from offset 32,
 // seeded as generation 0, truncated by Reset) are read by Recover and Scan. Recover replays them
-// and reports NeedsReset: the caller checkpoints and calls Reset, which rewrites the file as
-// version 2.
+// and report NeedsReset: the caller checkpoints and calls Reset, which rewrites the file in the
+// current version.
 //
 // # Validity
 //
