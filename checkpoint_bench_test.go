@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
@@ -103,4 +104,40 @@ func checkpointWithWriter(b *testing.B, db *DB) (writerTimes, int64) {
 		b.Fatal(err)
 	}
 	return w, n
+}
+
+// BenchmarkLogGrowth measures what growing the WAL costs the writer of a new database: each
+// iteration opens a new database (256 KiB segments) and commits 1,000-byte values (SyncFull, no
+// checkpoint) until the WAL holds 40 MiB, so the segment doubles eight times. Reported:
+// max-commit-ms (the slowest commit) and slow-commits (commits over 5 ms).
+//
+//	go test -run '^$' -bench LogGrowth -benchtime 1x -count 6 .
+func BenchmarkLogGrowth(b *testing.B) {
+	value := make([]byte, 1000)
+	var slowest time.Duration
+	slow := 0
+	for i := range b.N {
+		db, err := Open(filepath.Join(b.TempDir(), fmt.Sprint("db", i)), &Options{CheckpointBytes: 1 << 40})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; db.Stats().WALBytes < 40<<20; j++ {
+			start := time.Now()
+			if err := db.Update(func(tx *Tx) error { return tx.Put(fmt.Append(nil, j%1000), value) }); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(start)
+			slowest = max(slowest, d)
+			if d > 5*time.Millisecond {
+				slow++
+			}
+		}
+		b.StopTimer()
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(slowest.Microseconds())/1000, "max-commit-ms")
+	b.ReportMetric(float64(slow)/float64(b.N), "slow-commits")
 }

@@ -311,6 +311,9 @@ func (db *DB) emptyFiles() {
 }
 
 func (db *DB) closeFiles() error {
+	if db.walLog != nil {
+		db.walLog.WaitGrowth() // a segment grown ahead of the writer is written to until then
+	}
 	var first error
 	for _, c := range []io.Closer{db.walFiles[0], db.walFiles[1], db.pageFile, db.lock} {
 		if c == nil {

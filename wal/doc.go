@@ -40,11 +40,12 @@
 // generation of this file, never passes the check. Padding bytes are not covered by the CRC.
 //
 // The file is preallocated: Create writes the header region, syncs, then zeros up to InitialSize
-// (256 KiB), and a batch that does not fit first zero-fills the file to double its size (by at
-// most 64 MiB); the batch's fdatasync covers that growth. Reset (after a checkpoint) starts a new
-// generation instead of truncating, so the file keeps its size and later batches overwrite the
-// records of earlier generations: in steady state a batch's write lands in allocated space and its
-// fdatasync has no file size to persist.
+// (256 KiB); once the records fill three quarters of the file, a goroutine zero-fills it to double
+// its size (by at most 64 MiB) ahead of the writer (Writer.growAhead), and a batch that still does
+// not fit first zero-fills the file itself; the batch's fdatasync covers that growth. Reset
+// (after a checkpoint) starts a new generation instead of truncating, so the file keeps its size
+// and later batches overwrite the records of earlier generations: in steady state a batch's write
+// lands in allocated space and its fdatasync has no file size to persist.
 //
 // A batch is the set of records written by one WriteAt and made durable by the following fdatasync.
 // A batch is only written after the previous batch's fdatasync returned, so at most the last batch

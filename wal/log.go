@@ -177,6 +177,14 @@ func (l *Log) Shrink() error {
 	return nil
 }
 
+// WaitGrowth waits until no segment is being grown ahead of the writer (Writer.growAhead), so
+// that the files can be closed.
+func (l *Log) WaitGrowth() {
+	for _, w := range l.segs {
+		w.waitGrowth()
+	}
+}
+
 // RecoverLog replays the two segment files f0 and f1 of database dbID, as Recover does for one
 // file, and returns a Log that appends after the last valid record, with last, the LSN of that
 // record, or after if no record is newer than after.

@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
@@ -233,4 +234,53 @@ func TestLogVersion2NeedsReset(t *testing.T) {
 		require.Equal(t, uint32(formatVersion), info.Version)
 		require.Zero(t, info.Records)
 	}
+}
+
+// TestGrowAhead fills a segment past three quarters and requires that the file is doubled off
+// the commit path: the batch that crosses the old end then makes one write (its records), not
+// the zeros before it, and every record is recovered.
+func TestGrowAhead(t *testing.T) {
+	w, tf := newTestWriter(t)
+	var lsn uint64
+	write := func() {
+		lsn++
+		require.NoError(t, w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}}))
+	}
+	for float64(w.Size()) < growAheadAt*InitialSize {
+		write()
+	}
+	w.waitGrowth()
+	require.Equal(t, int64(2*InitialSize), fileSize(t, tf))
+	for w.Size()+recordSpan(4000) <= InitialSize {
+		write()
+	}
+	before := tf.writes.Load()
+	write() // crosses the old end of the file
+	require.Equal(t, before+1, tf.writes.Load(), "the crossing batch wrote zeros")
+	require.Equal(t, int64(2*InitialSize), w.allocated)
+	got, _, last, err := recoverAll(tf.File, 0)
+	require.NoError(t, err)
+	require.Equal(t, lsn, last)
+	require.Len(t, got, int(lsn))
+}
+
+// TestGrowAheadFailureFailsNextBatch injects an fdatasync error into the growth ahead: the next
+// batch fails with it, and so does every later one.
+func TestGrowAheadFailureFailsNextBatch(t *testing.T) {
+	w, tf := newTestWriter(t)
+	var lsn uint64
+	write := func() error {
+		lsn++
+		return w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}})
+	}
+	for float64(w.Size())+float64(recordSpan(4000)) < growAheadAt*InitialSize {
+		require.NoError(t, write())
+	}
+	w.SetSync(false) // only the growth syncs from here on
+	injected := errors.New("injected")
+	tf.failSyncs(injected, nil, nil)
+	require.NoError(t, write()) // starts the growth, whose fdatasync fails
+	w.waitGrowth()
+	require.ErrorIs(t, write(), injected)
+	require.ErrorIs(t, write(), injected)
 }

@@ -2,6 +2,8 @@ package wal
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairndb/cairn/internal/vfs"
@@ -33,6 +35,15 @@ type Writer struct {
 	// noSync skips the fdatasync of WriteBatch (cairn.SyncNone).
 	noSync bool
 	syncs  syncCounters
+
+	// Growth ahead of the writer (growAhead): growMu is held while zeros are written past
+	// allocated, by the growAhead goroutine (which the committer starts holding it) or by grow.
+	// grown is the file size a finished growAhead made durable, taken into allocated by the
+	// goroutine writing batches; growErr is a growAhead failure, which fails the next batch.
+	growMu  sync.Mutex
+	growing atomic.Bool
+	grown   atomic.Int64
+	growErr atomic.Pointer[error]
 }
 
 // SetSync chooses whether WriteBatch ends with an fdatasync (true, the default) or leaves the
@@ -68,6 +79,8 @@ func createGen(f vfs.File, dbID uint64, gen uint32) (*Writer, error) {
 
 // initialize writes a new, empty version 2 file of generation gen over w's file.
 func (w *Writer) initialize(gen uint32) error {
+	w.waitGrowth() // a growAhead still running on this file ends first (none starts meanwhile)
+	w.grown.Store(0)
 	if err := w.f.Truncate(0); err != nil {
 		return fmt.Errorf("truncate: %w", err)
 	}
@@ -108,6 +121,9 @@ func (w *Writer) WriteBatch(recs []Record) error {
 	if err := w.checkBatch(recs); err != nil {
 		return w.fail(err)
 	}
+	if p := w.growErr.Load(); p != nil {
+		return w.fail(fmt.Errorf("wal: grow: %w", *p))
+	}
 	b := w.encode(recs)
 	if err := w.grow(w.size + int64(len(b))); err != nil {
 		return w.fail(err)
@@ -128,6 +144,7 @@ func (w *Writer) WriteBatch(recs []Record) error {
 	if cap(w.buf) > maxKeptBuffer {
 		w.buf = nil
 	}
+	w.maybeGrowAhead()
 	return nil
 }
 
@@ -179,6 +196,9 @@ func (w *Writer) Shrink() error {
 	if w.err != nil {
 		return w.err
 	}
+	w.growMu.Lock() // a growAhead still running ends first
+	defer w.growMu.Unlock()
+	w.adoptGrown()
 	if w.size != HeaderSize || w.v1 || w.allocated <= InitialSize {
 		return nil
 	}
@@ -197,7 +217,9 @@ func (w *Writer) Shrink() error {
 func (w *Writer) NeedsReset() bool { return w.v1 }
 
 // grow zero-fills the file up to at least end bytes, doubling its size (by at most maxGrow), so
-// that the batch written next lies in allocated, zeroed space.
+// that the batch written next lies in allocated, zeroed space. It first waits for a running
+// growAhead and takes what it grew. In steady state growAhead has grown the file already and
+// grow costs a compare.
 func (w *Writer) grow(end int64) error {
 	if end <= w.allocated {
 		return nil
@@ -205,12 +227,79 @@ func (w *Writer) grow(end int64) error {
 	if w.v1 {
 		return fmt.Errorf("wal: write: a version 1 log must be reset before writing")
 	}
+	w.growMu.Lock()
+	defer w.growMu.Unlock()
+	if w.adoptGrown(); end <= w.allocated {
+		return nil
+	}
 	target := max(end, w.allocated+min(w.allocated, maxGrow))
 	if err := writeZeros(w.f, w.allocated, target); err != nil {
 		return fmt.Errorf("wal: grow: %w", err)
 	}
 	w.allocated = target
 	return nil
+}
+
+// growAheadAt is the fill ratio of the file past which a batch starts growAhead: at three
+// quarters full, a quarter of the file is left for the batches written while it runs.
+const growAheadAt = 0.75
+
+// maybeGrowAhead starts growAhead, on a goroutine of its own, when the log passed growAheadAt of
+// the file and no growAhead runs: it doubles the file (by at most maxGrow) off the commit path,
+// so that a batch rarely has to (the decision of issue 3: zeros written ahead of the writer).
+// The goroutine writing batches takes growMu here and hands it to growAhead, so that no batch
+// can be written into the range being zeroed.
+func (w *Writer) maybeGrowAhead() {
+	if !w.pastGrowAhead() || w.growing.Load() {
+		return
+	}
+	w.growMu.Lock()
+	if w.adoptGrown(); !w.pastGrowAhead() { // a growAhead that ended grew the file already
+		w.growMu.Unlock()
+		return
+	}
+	w.growing.Store(true)
+	go w.growAhead(w.allocated, w.allocated+min(w.allocated, maxGrow))
+}
+
+// pastGrowAhead reports whether the log fills growAheadAt of the file.
+func (w *Writer) pastGrowAhead() bool {
+	return float64(w.size) >= growAheadAt*float64(w.allocated)
+}
+
+// growAhead zero-fills [from, to) of the file and fdatasyncs it, then publishes to as grown,
+// and releases growMu (held by maybeGrowAhead). A failure is kept in growErr: the next batch
+// fails with it (a failed fdatasync is never retried).
+func (w *Writer) growAhead(from, to int64) {
+	defer w.growing.Store(false)
+	defer w.growMu.Unlock()
+	// One zeroChunk at a time, each fdatasynced: a batch's fdatasync (of the same file) then
+	// never has more than one chunk of zeros to flush besides its records.
+	for off := from; off < to; off += int64(len(zeroChunk)) {
+		err := writeZeros(w.f, off, min(to, off+int64(len(zeroChunk))))
+		if err == nil {
+			err = w.f.Sync()
+		}
+		if err != nil {
+			w.growErr.Store(&err)
+			return
+		}
+	}
+	w.grown.Store(to)
+}
+
+// adoptGrown takes the size a finished growAhead made durable into allocated. REQUIRES: growMu,
+// and the caller is the goroutine writing batches (or has exclusive use of the Writer).
+func (w *Writer) adoptGrown() {
+	if g := w.grown.Swap(0); g > w.allocated {
+		w.allocated = g
+	}
+}
+
+// waitGrowth waits until no growAhead runs on the file.
+func (w *Writer) waitGrowth() {
+	w.growMu.Lock()
+	w.growMu.Unlock()
 }
 
 // zeroChunk is a read-only source of zeros for writeZeros (never written, so it costs no memory
