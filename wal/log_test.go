@@ -284,3 +284,30 @@ func TestGrowAheadFailureFailsNextBatch(t *testing.T) {
 	require.ErrorIs(t, write(), injected)
 	require.ErrorIs(t, write(), injected)
 }
+
+// TestLogTornSpareHeader recovers a log whose spare preparation was cut short after a rotation:
+// the old segment's second header copy is garbage (a torn write), so its first copy, of the old
+// generation, is current and its records validate again. They are all in the page file (after),
+// they continue into the new segment, and recovery replays only the new segment's.
+func TestLogTornSpareHeader(t *testing.T) {
+	l, fs := newTestLog(t)
+	writeBatches(t, l, makeBatches(1, [][]int{{10}, {20, 30}})) // LSN 1..3 in segment 0
+	require.NoError(t, l.Rotate())
+	writeBatches(t, l, makeBatches(4, [][]int{{40}, {50}})) // LSN 4..5 in segment 1
+	garbage := make([]byte, headerCopySize)
+	for i := range garbage {
+		garbage[i] = byte(i*7 + 1)
+	}
+	_, err := fs[0].WriteAt(garbage, headerCopyB)
+	require.NoError(t, err)
+	got, rl, last, err := recoverLogAll(fs, 3)
+	require.NoError(t, err)
+	require.Equal(t, uint64(5), last)
+	requireRecords(t, flatten(makeBatches(4, [][]int{{40}, {50}})), got)
+	require.False(t, rl.NeedsReset())
+	require.Equal(t, 1, rl.cur)
+	require.NoError(t, rl.WriteBatch(makeBatches(6, [][]int{{60}})[0]))
+	got, _, _, err = recoverLogAll(fs, 3)
+	require.NoError(t, err)
+	requireRecords(t, flatten(makeBatches(4, [][]int{{40}, {50}, {60}})), got)
+}
