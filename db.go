@@ -181,8 +181,11 @@ func (db *DB) open() (err error) {
 		// A version 1 WAL cannot be appended to, and a segment holding records the page file
 		// lacks cannot become the spare: make what the WAL holds durable in the page file and
 		// start both segments afresh.
-		if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
-			return err
+		// A meta page only for a newer version (recovery's damaged-meta rule relies on it).
+		if v.lsn != db.pager.Durable().LSN {
+			if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
+				return err
+			}
 		}
 		if err := w.Reset(); err != nil {
 			return err
