@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,6 +125,8 @@ type testFile struct {
 	syncs     atomic.Int64
 	syncDelay time.Duration
 	noSync    bool // skip the real fdatasync (fuzzing, benchmarks)
+	// failWritesFrom, if set, fails every write reaching past that offset with ENOSPC.
+	failWritesFrom atomic.Int64
 
 	mu      sync.Mutex
 	syncErr error         // returned by Sync when set
@@ -133,6 +136,9 @@ type testFile struct {
 
 func (f *testFile) WriteAt(p []byte, off int64) (int, error) {
 	f.writes.Add(1)
+	if from := f.failWritesFrom.Load(); from > 0 && off+int64(len(p)) > from {
+		return 0, syscall.ENOSPC
+	}
 	return f.File.WriteAt(p, off)
 }
 

@@ -54,7 +54,15 @@ func CreateLog(f0, f1 vfs.File, dbID uint64) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Log{segs: [2]*Writer{w0, w1}, maxGen: 2, spareReady: true}, nil
+	return newLog([2]*Writer{w0, w1}, 0, 2, true), nil
+}
+
+// newLog returns a Log over segs, current cur, whose segments grow ahead of the writer.
+func newLog(segs [2]*Writer, cur int, maxGen uint32, spareReady bool) *Log {
+	for _, w := range segs {
+		w.ahead = true
+	}
+	return &Log{segs: segs, cur: cur, maxGen: maxGen, spareReady: spareReady}
 }
 
 // WriteBatch appends recs to the current segment (see Writer.WriteBatch).
@@ -177,8 +185,8 @@ func (l *Log) Shrink() error {
 	return nil
 }
 
-// WaitGrowth waits until no segment is being grown ahead of the writer (Writer.growAhead), so
-// that the files can be closed.
+// WaitGrowth waits until no segment is being grown ahead of the writer (Writer.growAhead): call
+// it before closing the files (after the Committer's Close, or when abandoning the Log).
 func (l *Log) WaitGrowth() {
 	for _, w := range l.segs {
 		w.waitGrowth()
@@ -262,16 +270,16 @@ func validateSegments(o, n *segScan, io, in int, after uint64) (uint64, error) {
 // finishLog finishes segment cur for appending after last and makes the other one a ready spare,
 // unless it holds records newer than after.
 func finishLog(s [2]*segScan, cur int, last, after uint64) (*Log, uint64, error) {
-	l := &Log{cur: cur, maxGen: max(s[0].h.gen, s[1].h.gen)}
-	w, last, err := finish(s[cur].r, s[cur].h, s[cur].end, last, after, l.maxGen+1)
+	maxGen := max(s[0].h.gen, s[1].h.gen)
+	w, last, err := finish(s[cur].r, s[cur].h, s[cur].end, last, after, maxGen+1)
 	if err != nil {
 		return nil, 0, err
 	}
-	l.segs[cur] = w
-	l.maxGen = max(l.maxGen, w.gen)
+	var segs [2]*Writer
+	segs[cur], segs[1-cur] = w, s[1-cur].writer()
+	l := newLog(segs, cur, max(maxGen, w.gen), false)
 	l.legacy = s[cur].h.version == formatVersion2 && w.gen == s[cur].h.gen
 	sp := s[1-cur]
-	l.segs[1-cur] = sp.writer()
 	if sp.have && sp.last > after {
 		return l, last, nil // NeedsReset: the caller checkpoints first
 	}

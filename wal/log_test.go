@@ -3,6 +3,7 @@ package wal
 import (
 	"errors"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ func newTestLog(t *testing.T) (*Log, [2]vfs.File) {
 	f1, _ := openFile(t)
 	l, err := CreateLog(f0, f1, testDB)
 	require.NoError(t, err)
+	t.Cleanup(l.WaitGrowth) // before the files close (cleanups run last first)
 	return l, [2]vfs.File{f0, f1}
 }
 
@@ -28,6 +30,9 @@ func recoverLogAll(fs [2]vfs.File, after uint64) ([]Record, *Log, uint64, error)
 		got = append(got, Record{LSN: lsn, Payload: p})
 		return nil
 	})
+	if l != nil {
+		l.WaitGrowth() // tests use the Log's files only afterwards
+	}
 	return got, l, last, err
 }
 
@@ -240,7 +245,7 @@ func TestLogVersion2NeedsReset(t *testing.T) {
 // the commit path: the batch that crosses the old end then makes one write (its records), not
 // the zeros before it, and every record is recovered.
 func TestGrowAhead(t *testing.T) {
-	w, tf := newTestWriter(t)
+	w, tf := newAheadWriter(t)
 	var lsn uint64
 	write := func() {
 		lsn++
@@ -264,10 +269,18 @@ func TestGrowAhead(t *testing.T) {
 	require.Len(t, got, int(lsn))
 }
 
+// newAheadWriter is newTestWriter for a Writer that grows ahead, as a Log's segments do.
+func newAheadWriter(t *testing.T) (*Writer, *testFile) {
+	w, tf := newTestWriter(t)
+	w.ahead = true
+	t.Cleanup(w.waitGrowth) // before the file closes (cleanups run last first)
+	return w, tf
+}
+
 // TestGrowAheadFailureFailsNextBatch injects an fdatasync error into the growth ahead: the next
 // batch fails with it, and so does every later one.
 func TestGrowAheadFailureFailsNextBatch(t *testing.T) {
-	w, tf := newTestWriter(t)
+	w, tf := newAheadWriter(t)
 	var lsn uint64
 	write := func() error {
 		lsn++
@@ -310,4 +323,26 @@ func TestLogTornSpareHeader(t *testing.T) {
 	got, _, _, err = recoverLogAll(fs, 3)
 	require.NoError(t, err)
 	requireRecords(t, flatten(makeBatches(4, [][]int{{40}, {50}, {60}})), got)
+}
+
+// TestGrowAheadWriteFailureOnlyStopsTheGrowth fails the zero writes of the growth ahead (a full
+// disk): the batches that fit go on, and only a batch that needs the space fails, with the error
+// of the growth it then makes itself.
+func TestGrowAheadWriteFailureOnlyStopsTheGrowth(t *testing.T) {
+	w, tf := newAheadWriter(t)
+	tf.failWritesFrom.Store(InitialSize)
+	var lsn uint64
+	write := func() error {
+		lsn++
+		return w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}})
+	}
+	for float64(w.Size()) < growAheadAt*InitialSize {
+		require.NoError(t, write())
+	}
+	w.waitGrowth()
+	require.Nil(t, w.growErr.Load())
+	for w.Size()+recordSpan(4000) <= InitialSize {
+		require.NoError(t, write(), "a batch that fits failed")
+	}
+	require.ErrorIs(t, write(), syscall.ENOSPC)
 }

@@ -36,11 +36,15 @@ type Writer struct {
 	noSync bool
 	syncs  syncCounters
 
-	// Growth ahead of the writer (growAhead): growMu is held while zeros are written past
-	// allocated, by the growAhead goroutine (which the committer starts holding it) or by grow.
-	// grown is the file size a finished growAhead made durable, taken into allocated by the
-	// goroutine writing batches; growErr is a growAhead failure, which fails the next batch.
+	// Growth ahead of the writer (growAhead), for the segments of a Log (ahead), whose owner
+	// waits for it before closing the file (Log.WaitGrowth). growMu is held while zeros are
+	// written past allocated, by the growAhead goroutine (which the committer starts holding it)
+	// or by grow. grown is the file size a finished growAhead made durable, taken into allocated
+	// by the goroutine writing batches. growErr is a failed fdatasync of growAhead. syncMu is
+	// held by growAhead around each fdatasync and the recording of its failure: see WriteBatch.
+	ahead   bool
 	growMu  sync.Mutex
+	syncMu  sync.Mutex
 	growing atomic.Bool
 	grown   atomic.Int64
 	growErr atomic.Pointer[error]
@@ -138,6 +142,9 @@ func (w *Writer) WriteBatch(recs []Record) error {
 		if err != nil {
 			return w.fail(fmt.Errorf("wal: sync: %w", err))
 		}
+		if err := w.growSyncErr(); err != nil {
+			return w.fail(err)
+		}
 	}
 	w.size += int64(len(b))
 	w.next, w.known = recs[len(recs)-1].LSN+1, true
@@ -167,6 +174,9 @@ func (w *Writer) Reset() error { return w.restart(w.gen + 1) }
 func (w *Writer) restart(gen uint32) error {
 	if w.err != nil {
 		return w.err
+	}
+	if p := w.growErr.Load(); p != nil {
+		return w.fail(fmt.Errorf("wal: reset: grow: %w", *p))
 	}
 	if w.v1 || w.allocated <= HeaderSize {
 		if err := w.initialize(gen); err != nil {
@@ -198,6 +208,9 @@ func (w *Writer) Shrink() error {
 	}
 	w.growMu.Lock() // a growAhead still running ends first
 	defer w.growMu.Unlock()
+	if p := w.growErr.Load(); p != nil {
+		return w.fail(fmt.Errorf("wal: shrink: grow: %w", *p))
+	}
 	w.adoptGrown()
 	if w.size != HeaderSize || w.v1 || w.allocated <= InitialSize {
 		return nil
@@ -244,13 +257,30 @@ func (w *Writer) grow(end int64) error {
 // quarters full, a quarter of the file is left for the batches written while it runs.
 const growAheadAt = 0.75
 
+// growSyncErr returns the failure of a growAhead fdatasync that may have run since this batch's
+// write. Linux reports a writeback error to one fdatasync of the file description only: if the
+// growth's fdatasync flushed the batch's pages and failed, the batch's own returns nil although
+// its records are lost. So after its fdatasync a batch waits for a growth fdatasync in progress
+// (syncMu) and fails if one failed. No growAhead starts during a batch (maybeGrowAhead runs after
+// it), and one that ended recorded its failure before clearing growing.
+func (w *Writer) growSyncErr() error {
+	if w.growing.Load() {
+		w.syncMu.Lock()
+		w.syncMu.Unlock() // waiting for the growth's fdatasync is the point
+	}
+	if p := w.growErr.Load(); p != nil {
+		return fmt.Errorf("wal: grow: %w", *p)
+	}
+	return nil
+}
+
 // maybeGrowAhead starts growAhead, on a goroutine of its own, when the log passed growAheadAt of
 // the file and no growAhead runs: it doubles the file (by at most maxGrow) off the commit path,
 // so that a batch rarely has to (the decision of issue 3: zeros written ahead of the writer).
 // The goroutine writing batches takes growMu here and hands it to growAhead, so that no batch
 // can be written into the range being zeroed.
 func (w *Writer) maybeGrowAhead() {
-	if !w.pastGrowAhead() || w.growing.Load() {
+	if !w.ahead || !w.pastGrowAhead() || w.growing.Load() {
 		return
 	}
 	w.growMu.Lock()
@@ -267,21 +297,27 @@ func (w *Writer) pastGrowAhead() bool {
 	return float64(w.size) >= growAheadAt*float64(w.allocated)
 }
 
-// growAhead zero-fills [from, to) of the file and fdatasyncs it, then publishes to as grown,
-// and releases growMu (held by maybeGrowAhead). A failure is kept in growErr: the next batch
-// fails with it (a failed fdatasync is never retried).
+// growAhead zero-fills [from, to) of the file, one zeroChunk at a time, each fdatasynced, then
+// publishes to as grown, and releases growMu (held by maybeGrowAhead). Chunks keep a batch's
+// fdatasync (of the same file, which flushes whatever of it is dirty) from flushing more than one
+// chunk of zeros besides its records. A failed write only stops the growth (the space is not
+// needed yet; grow writes it again if a batch needs it, and reports a failure then). A failed
+// fdatasync is kept in growErr and fails the batches from the one it may have hidden a writeback
+// error of (see growSyncErr): a failed fdatasync is never retried.
 func (w *Writer) growAhead(from, to int64) {
 	defer w.growing.Store(false)
 	defer w.growMu.Unlock()
-	// One zeroChunk at a time, each fdatasynced: a batch's fdatasync (of the same file) then
-	// never has more than one chunk of zeros to flush besides its records.
 	for off := from; off < to; off += int64(len(zeroChunk)) {
-		err := writeZeros(w.f, off, min(to, off+int64(len(zeroChunk))))
-		if err == nil {
-			err = w.f.Sync()
+		if writeZeros(w.f, off, min(to, off+int64(len(zeroChunk)))) != nil {
+			return
 		}
+		w.syncMu.Lock()
+		err := w.f.Sync()
 		if err != nil {
 			w.growErr.Store(&err)
+		}
+		w.syncMu.Unlock()
+		if err != nil {
 			return
 		}
 	}
