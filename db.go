@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -157,22 +158,16 @@ func (db *DB) open() (err error) {
 		return err
 	}
 	db.pager = pg
-	for i := range db.walFiles {
-		if db.walFiles[i], err = fs.OpenFile(walPath(db.path, i), os.O_RDWR|os.O_CREATE, 0o600); err != nil {
-			return err
-		}
-	}
 	meta := pg.Durable()
+	if err := db.openWALFiles(!created); err != nil {
+		return err
+	}
 	var w *wal.Log
 	v := &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN}
 	if created {
 		w, err = wal.CreateLog(db.walFiles[0], db.walFiles[1], meta.DBID)
 	} else {
 		w, v, err = db.recover(meta)
-	}
-	if err == nil {
-		// The WAL segments may be new files (a new database, or one of the single-file layout).
-		err = fs.SyncDir(filepath.Dir(db.path))
 	}
 	if err != nil {
 		return err
@@ -199,6 +194,68 @@ func (db *DB) open() (err error) {
 	db.walLog = w
 	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable, db.prepareBatch)
 	return nil
+}
+
+// openWALFiles opens both WAL segment files, creating a missing one, and makes their names
+// durable (SyncDir) before anything is written to them. With check, a missing file is first
+// judged by checkSegmentPair, and nothing is created if it refuses.
+func (db *DB) openWALFiles(check bool) error {
+	fsys := db.opts.fs
+	var missing [2]bool
+	for i := range db.walFiles {
+		f, err := fsys.OpenFile(walPath(db.path, i), os.O_RDWR, 0)
+		switch {
+		case errors.Is(err, iofs.ErrNotExist):
+			missing[i] = true
+		case err != nil:
+			return err
+		}
+		db.walFiles[i] = f
+	}
+	if check {
+		if err := checkSegmentPair(db.walFiles, missing, db.path); err != nil {
+			return err
+		}
+	}
+	for i := range db.walFiles {
+		if !missing[i] {
+			continue
+		}
+		f, err := fsys.OpenFile(walPath(db.path, i), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		db.walFiles[i] = f
+	}
+	// A name created without it could vanish in a crash after the other segment's header says
+	// the log has two segments (checkSegmentPair would then refuse the database).
+	return fsys.SyncDir(filepath.Dir(db.path))
+}
+
+// checkSegmentPair refuses a database one of whose WAL segment files did not exist while the
+// other was written by the two-segment layout after its creation (format version 3, generation 2
+// or more): the missing file may have held the newest commits (a copy of the database made for
+// the one-file layout, say), and replaying the other alone would lose them silently. A missing
+// file beside a version 1 or 2 WAL (the one-file layout), or beside a segment of generation 1 (a
+// crash while the database was created), is an empty segment. Errors wrap ErrCorrupt.
+func checkSegmentPair(files [2]vfs.File, missing [2]bool, path string) error {
+	if missing[0] == missing[1] {
+		return nil
+	}
+	other := 0
+	if missing[0] {
+		other = 1
+	}
+	size, err := files[other].Size()
+	if err != nil {
+		return err
+	}
+	info, err := wal.Scan(files[other], size, ^uint64(0), func(wal.RecordInfo) error { return nil })
+	if err != nil || info.Fresh || !info.TwoSegments() || info.Generation < 2 {
+		return nil // RecoverLog reports damage; a fresh or one-file-layout segment is fine
+	}
+	return fmt.Errorf("wal: segment %s is missing, but %s (generation %d) belongs to a log of two segments: the missing one may hold commits: %w",
+		walPath(path, 1-other), walPath(path, other), info.Generation, ErrCorrupt)
 }
 
 // recover replays the WAL records after the checkpoint of meta into one write transaction and

@@ -52,11 +52,13 @@ func (db *DB) replayReadOnly(meta pager.Meta) (*version, error) {
 	tx := newWriteTx(db, &version{root: meta.Root, catalog: meta.Catalog, lsn: meta.LSN, dropping: true})
 	tx.replaying = true
 	var segs [2]wal.Segment
+	var missing [2]bool
 	for i := range segs {
 		f, err := db.opts.fs.OpenFile(walPath(db.path, i), os.O_RDONLY, 0)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			continue // a missing segment reads as an empty one
+			missing[i] = true // reads as an empty segment, unless checkSegmentPair refuses it
+			continue
 		case err != nil:
 			return nil, err
 		}
@@ -65,6 +67,9 @@ func (db *DB) replayReadOnly(meta pager.Meta) (*version, error) {
 			return nil, err
 		}
 		segs[i].R = f
+	}
+	if err := checkSegmentPair(db.walFiles, missing, db.path); err != nil {
+		return nil, err
 	}
 	info, err := wal.ScanLog(segs, meta.LSN, func(r wal.RecordInfo) error { return tx.replay(r.Payload) })
 	if err != nil {

@@ -40,6 +40,10 @@ type ScanInfo struct {
 	First, Last uint64
 }
 
+// TwoSegments reports whether the file was written as a segment of a Log (format version 3), so
+// that a log's other segment file belongs with it.
+func (i ScanInfo) TwoSegments() bool { return i.Version >= formatVersion }
+
 // Scan reads the WAL file r, size bytes long, for inspection, without writing to it. It checks
 // the header (size, magic, checksum, version; any database id is accepted and returned in
 // ScanInfo.DBID), walks the valid prefix of records exactly as Recover does for a page file
