@@ -102,15 +102,11 @@ func TestGrowAheadSyncErrorFailsTheBatchItHid(t *testing.T) {
 	w, err := Create(pf, testDB)
 	require.NoError(t, err)
 	w.ahead = true
-	var lsn uint64
-	write := func() error {
-		lsn++
-		return w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}})
-	}
+	write, lsn := bigBatches(w)
 	for float64(w.Size())+float64(recordSpan(4000)) < growAheadAt*InitialSize {
 		require.NoError(t, write())
 	}
-	acked := lsn
+	acked := *lsn
 	// The next batch starts the growth; its fdatasync is skipped so that the growth's is next.
 	pf.mu.Lock()
 	pf.armed, pf.growFrom = true, w.allocated

@@ -210,3 +210,13 @@ func logOf(t testing.TB, w *Writer) *Log {
 	require.NoError(t, err)
 	return &Log{segs: [2]*Writer{w, sp}, maxGen: sp.gen, spareReady: true}
 }
+
+// bigBatches returns a function that writes the next record, of 4,000 bytes, as one batch to w,
+// and the LSN of the last record it wrote.
+func bigBatches(w *Writer) (write func() error, last *uint64) {
+	var lsn uint64
+	return func() error {
+		lsn++
+		return w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}})
+	}, &lsn
+}

@@ -246,27 +246,23 @@ func TestLogVersion2NeedsReset(t *testing.T) {
 // the zeros before it, and every record is recovered.
 func TestGrowAhead(t *testing.T) {
 	w, tf := newAheadWriter(t)
-	var lsn uint64
-	write := func() {
-		lsn++
-		require.NoError(t, w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}}))
-	}
+	write, lsn := bigBatches(w)
 	for float64(w.Size()) < growAheadAt*InitialSize {
-		write()
+		require.NoError(t, write())
 	}
 	w.waitGrowth()
 	require.Equal(t, int64(2*InitialSize), fileSize(t, tf))
 	for w.Size()+recordSpan(4000) <= InitialSize {
-		write()
+		require.NoError(t, write())
 	}
 	before := tf.writes.Load()
-	write() // crosses the old end of the file
+	require.NoError(t, write()) // crosses the old end of the file
 	require.Equal(t, before+1, tf.writes.Load(), "the crossing batch wrote zeros")
 	require.Equal(t, int64(2*InitialSize), w.allocated)
 	got, _, last, err := recoverAll(tf.File, 0)
 	require.NoError(t, err)
-	require.Equal(t, lsn, last)
-	require.Len(t, got, int(lsn))
+	require.Equal(t, *lsn, last)
+	require.Len(t, got, int(*lsn))
 }
 
 // newAheadWriter is newTestWriter for a Writer that grows ahead, as a Log's segments do.
@@ -281,11 +277,7 @@ func newAheadWriter(t *testing.T) (*Writer, *testFile) {
 // batch fails with it, and so does every later one.
 func TestGrowAheadFailureFailsNextBatch(t *testing.T) {
 	w, tf := newAheadWriter(t)
-	var lsn uint64
-	write := func() error {
-		lsn++
-		return w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}})
-	}
+	write, _ := bigBatches(w)
 	for float64(w.Size())+float64(recordSpan(4000)) < growAheadAt*InitialSize {
 		require.NoError(t, write())
 	}
@@ -331,11 +323,7 @@ func TestLogTornSpareHeader(t *testing.T) {
 func TestGrowAheadWriteFailureOnlyStopsTheGrowth(t *testing.T) {
 	w, tf := newAheadWriter(t)
 	tf.failWritesFrom.Store(InitialSize)
-	var lsn uint64
-	write := func() error {
-		lsn++
-		return w.WriteBatch([]Record{{LSN: lsn, Payload: payloadFor(lsn, 4000)}})
-	}
+	write, _ := bigBatches(w)
 	for float64(w.Size()) < growAheadAt*InitialSize {
 		require.NoError(t, write())
 	}
