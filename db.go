@@ -173,10 +173,10 @@ func (db *DB) open() (err error) {
 		return err
 	}
 	if w.NeedsReset() {
-		// A version 1 WAL cannot be appended to, and a segment holding records the page file
-		// lacks cannot become the spare: make what the WAL holds durable in the page file and
+		// A version 1 or 2 WAL is not a pair of segments, and a segment holding records the page
+		// file lacks cannot become the spare: make what the WAL holds durable in the page file
+		// (a meta page only for a newer version: recovery's damaged-meta rule relies on it) and
 		// start both segments afresh.
-		// A meta page only for a newer version (recovery's damaged-meta rule relies on it).
 		if v.lsn != db.pager.Durable().LSN {
 			if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
 				return err

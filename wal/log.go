@@ -156,7 +156,7 @@ func (l *Log) prepareSpareLocked() error {
 }
 
 // Reset drops every record of both segments: it starts a new generation in the current segment
-// (rewriting a version 1 file as version 2) and then prepares the spare. REQUIRES: everything
+// (rewriting a version 1 or 2 file in the current version) and then prepares the spare. REQUIRES: everything
 // the Log holds is durable in the page file (see NeedsReset), and no batch runs. Errors are those
 // of Writer.Reset; the current segment's make the Log failed.
 func (l *Log) Reset() error {

@@ -91,7 +91,7 @@ func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 // at end, and every record beyond end that would pass its check in this generation with a newer
 // LSN (an intact record of the torn last batch) is overwritten with zeros and synced first, so
 // that it can never be read as the continuation of records written later. A version 1 file is
-// recreated as version 2 if it holds nothing newer than after; otherwise it must be reset by the
+// recreated in the current version if it holds nothing newer than after; otherwise it must be reset by the
 // caller before writing (NeedsReset). Records of the current generation beyond end whose LSN is
 // at most last stay: LSNs only grow, so they can never continue the log nor pass for a later
 // batch.

@@ -81,7 +81,7 @@ func createGen(f vfs.File, dbID uint64, gen uint32) (*Writer, error) {
 	return w, nil
 }
 
-// initialize writes a new, empty version 2 file of generation gen over w's file.
+// initialize writes a new, empty file of the current version and generation gen over w's file.
 func (w *Writer) initialize(gen uint32) error {
 	w.waitGrowth() // a growAhead still running on this file ends first (none starts meanwhile)
 	w.grown.Store(0)
@@ -164,8 +164,8 @@ func (w *Writer) Size() int64 { return w.size }
 // keeps its size (it is recycled, not truncated). Call it only when every record written so far is
 // durable elsewhere (after a checkpoint covering the last LSN written). LSNs are not reset: the
 // next batch continues after the last record dropped. A version 1 file is rewritten as a new
-// version 2 file. Errors are "wal: reset: ..." wrapping the vfs error; after an error the Writer
-// is dead.
+// file of the current version. Errors are "wal: reset: ..." wrapping the vfs error; after an
+// error the Writer is dead.
 func (w *Writer) Reset() error { return w.restart(w.gen + 1) }
 
 // restart is Reset with the new generation gen, which must be above every generation this file
