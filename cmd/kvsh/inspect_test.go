@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cairndb/cairn/wal"
 )
 
 // inspectDB builds a database for the inspection tests and closes it (Close checkpoints): 400
@@ -359,17 +361,21 @@ LSN 4  batch 4  offset 1128  11 bytes
 file     {db}-wal, 262144 bytes, format version 3, generation 1, database id {id} (the page file's)
 records  4 after the checkpoint at LSN 0 (LSN 1..4)
 free     260976 bytes after offset 1168: preallocated (zeros, or records of earlier generations)
+role     current: commits are appended here
 file     {db}-wal2, 262144 bytes, format version 3, generation 2, database id {id} (the page file's)
 records  0 after the checkpoint at LSN 0
 free     261120 bytes after offset 1024: preallocated (zeros, or records of earlier generations)
+role     spare: the next checkpoint switches to it
 LSN 5  batch 5  offset 1024  6 bytes
   put key=d, value 1 bytes
 file     {db}-wal, 262144 bytes, format version 3, generation 3, database id {id} (the page file's)
 records  0 after the checkpoint at LSN 4
 free     261120 bytes after offset 1024: preallocated (zeros, or records of earlier generations)
+role     spare: the next checkpoint switches to it
 file     {db}-wal2, 262144 bytes, format version 3, generation 2, database id {id} (the page file's)
 records  1 after the checkpoint at LSN 4 (LSN 5..5)
 free     261088 bytes after offset 1056: preallocated (zeros, or records of earlier generations)
+role     current: commits are appended here
 `
 	want = strings.NewReplacer("{db}", db, "{id}", id[1]).Replace(want)
 	if r.stdout != want {
@@ -549,4 +555,32 @@ func reseal(t *testing.T, path string, id uint64) {
 	page := b[id*4096 : (id+1)*4096]
 	sum := crc32.Update(uint32(id)^uint32(id>>32), crc32.MakeTable(crc32.Castagnoli), page[4:])
 	writeFileAt(t, path, int64(id)*4096, binary.LittleEndian.AppendUint32(nil, sum))
+}
+
+// TestSegmentRoles checks the role line of .wal for each state of the two segments, including
+// the one a live shell rarely catches: a checkpoint in progress, after its switch.
+func TestSegmentRoles(t *testing.T) {
+	seg := func(gen uint32, records int) wal.ScanInfo {
+		return wal.ScanInfo{Version: 3, Generation: gen, Records: records}
+	}
+	cases := []struct {
+		name string
+		info [2]wal.ScanInfo
+		want [2]string
+	}{
+		{"new database", [2]wal.ScanInfo{seg(1, 0), seg(2, 0)}, [2]string{"current", "spare"}},
+		{"commits in the first", [2]wal.ScanInfo{seg(1, 4), seg(2, 0)}, [2]string{"current", "spare"}},
+		{"checkpoint in progress", [2]wal.ScanInfo{seg(1, 4), seg(2, 1)}, [2]string{"previous", "current"}},
+		{"after the checkpoint", [2]wal.ScanInfo{seg(3, 0), seg(2, 1)}, [2]string{"spare", "current"}},
+		{"one-file layout", [2]wal.ScanInfo{seg(5, 2), {Fresh: true}}, [2]string{"current", ""}},
+		{"no WAL yet", [2]wal.ScanInfo{{Fresh: true}, {Fresh: true}}, [2]string{"", ""}},
+	}
+	for _, c := range cases {
+		got := segmentRoles(c.info)
+		for i := range got {
+			if !strings.HasPrefix(got[i], c.want[i]) || (c.want[i] == "") != (got[i] == "") {
+				t.Errorf("%s: segment %d is %q, want %q", c.name, i, got[i], c.want[i])
+			}
+		}
+	}
 }

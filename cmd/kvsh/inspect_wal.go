@@ -58,11 +58,50 @@ func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 		if errors.Is(err, errInterrupted) {
 			return err
 		}
+		roles := segmentRoles(info)
 		for i, path := range paths {
 			printWALSummary(sh.out, path, info[i], pf.meta.DBID, after)
+			if roles[i] != "" {
+				fmt.Fprintf(sh.out, "role     %s\n", roles[i])
+			}
 		}
 		return err
 	})
+}
+
+// segmentRoles names what each segment is for, from what ScanLog read (DESIGN.md, "The WAL"):
+// a newer segment without records is the spare, and the older one receives the commits; a newer
+// segment with records receives them, and the older one is what a checkpoint in progress
+// switched away from, recycled when it ends. Empty for a file without a header.
+func segmentRoles(info [2]wal.ScanInfo) (roles [2]string) {
+	rank := func(i int) int64 {
+		if info[i].Fresh {
+			return -1
+		}
+		return int64(info[i].Generation)
+	}
+	older, newer := 0, 1
+	if rank(1) < rank(0) {
+		older, newer = 1, 0
+	}
+	const (
+		current  = "current: commits are appended here"
+		spare    = "spare: the next checkpoint switches to it"
+		previous = "previous: recycled when the checkpoint in progress ends"
+	)
+	switch {
+	case info[newer].Fresh: // no WAL yet
+	case info[newer].Records > 0:
+		roles[newer] = current
+		if !info[older].Fresh {
+			roles[older] = previous
+		}
+	case info[older].Fresh:
+		roles[newer] = current
+	default:
+		roles[older], roles[newer] = current, spare
+	}
+	return roles
 }
 
 // printRecord prints one WAL record: its header line, then one line per operation.
