@@ -51,8 +51,13 @@ func (r *reader) copyB() (fileHeader, error) {
 }
 
 // fresh reports whether the file holds no WAL yet: it is empty, or it is at most HeaderSize
-// bytes that are all zero (a Create interrupted by a crash: Create syncs the header region before
-// it extends the file). A longer file without a valid header is damage.
+// bytes that are all zero, or exactly HeaderSize bytes of which no header copy is valid. The last
+// two are a creation (Create, or a spare segment started in an empty file) interrupted by a
+// crash: creation writes the header region at once into an empty file and syncs it before it
+// extends the file, so a torn header write leaves exactly HeaderSize bytes, possibly garbage in
+// both copies' sectors, and nothing was ever written after them. A longer file without a valid
+// header is damage. (A version 1 file of exactly HeaderSize bytes whose header is damaged would
+// read as fresh too: version 1 is read only, and such a file has never been seen.)
 func (r *reader) fresh() (bool, error) {
 	if r.size == 0 {
 		return true, nil
@@ -64,10 +69,21 @@ func (r *reader) fresh() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if r.size == HeaderSize && !anyValidHeaderCopy(b) {
+		return true, nil
+	}
 	for _, c := range b {
 		if c != 0 {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// anyValidHeaderCopy reports whether the header region b holds a valid header copy (either copy
+// of version 2 or 3, or a version 1 header).
+func anyValidHeaderCopy(b []byte) bool {
+	_, errA := decodeHeaderCopy(b[:headerCopySize])
+	_, errB := decodeHeaderCopy(b[headerCopyB : headerCopyB+headerCopySize])
+	return errA == nil || errB == nil
 }

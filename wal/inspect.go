@@ -20,8 +20,9 @@ type RecordInfo struct {
 
 // ScanInfo describes the WAL file that Scan read.
 type ScanInfo struct {
-	// Fresh is set when the file holds no WAL yet (size 0, or at most HeaderSize zero bytes):
-	// there is no header and no record, and the other fields are zero but Size.
+	// Fresh is set when the file holds no WAL yet (see Recover: size 0, at most HeaderSize zero
+	// bytes, or a torn creation): there is no header and no record, and the other fields are
+	// zero but Size.
 	Fresh bool
 	// Version, DBID and Generation are the format version, database id and generation of the
 	// header (of its current copy, in version 2; generation 0 in version 1).

@@ -294,7 +294,7 @@ type segScan struct {
 	r     *reader
 	dbID  uint64
 	h     fileHeader // zero for a fresh file
-	fresh bool       // size 0, or at most HeaderSize zero bytes: no header, no record
+	fresh bool       // no header, no record (reader.fresh)
 	end   int64      // end of the valid prefix of records
 	have  bool       // the valid prefix holds a record
 	first uint64     // LSN of the first record of the valid prefix, if have

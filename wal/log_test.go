@@ -334,3 +334,29 @@ func TestGrowAheadWriteFailureOnlyStopsTheGrowth(t *testing.T) {
 	}
 	require.ErrorIs(t, write(), syscall.ENOSPC)
 }
+
+// TestLogTornCreation recovers a log whose second segment's creation was cut short in its header
+// write (HeaderSize bytes, both copies garbage): nothing was ever written after them, so it is an
+// empty segment, started afresh, and the records of the other are replayed.
+func TestLogTornCreation(t *testing.T) {
+	l, fs := newTestLog(t)
+	writeBatches(t, l, makeBatches(1, [][]int{{10}, {20}}))
+	require.NoError(t, fs[1].Truncate(0))
+	garbage := make([]byte, HeaderSize)
+	for i := range garbage {
+		garbage[i] = byte(i*13 + 5)
+	}
+	_, err := fs[1].WriteAt(garbage, 0)
+	require.NoError(t, err)
+	got, rl, last, err := recoverLogAll(fs, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), last)
+	require.Len(t, got, 2)
+	require.False(t, rl.NeedsReset())
+	// The same garbage in a file longer than the header region is damage, not a torn creation.
+	require.NoError(t, fs[1].Truncate(HeaderSize+8))
+	_, err = fs[1].WriteAt(garbage, 0)
+	require.NoError(t, err)
+	_, _, _, err = recoverLogAll(fs, 0)
+	require.ErrorIs(t, err, errs.ErrCorrupt)
+}

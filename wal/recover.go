@@ -25,8 +25,9 @@ import (
 // mistaken for durable data later, nor read as the continuation of records written next. The
 // returned Writer expects LSN last+1 next.
 //
-// A file of size 0, or of at most HeaderSize zero bytes (a Create interrupted by a crash), holds
-// no records: Recover creates the log as Create does and returns last = after.
+// A file of size 0, of at most HeaderSize zero bytes, or of exactly HeaderSize bytes without a
+// valid header copy (a Create interrupted by a crash, see reader.fresh), holds no records:
+// Recover creates the log as Create does and returns last = after.
 //
 // Errors wrapping errs.ErrCorrupt, returned without changing the file:
 //   - "wal: header: ...": a file shorter than the header, or a bad magic, checksum or version;
