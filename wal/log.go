@@ -197,8 +197,8 @@ func (l *Log) WaitGrowth() {
 // file, and returns a Log that appends after the last valid record, with last, the LSN of that
 // record, or after if no record is newer than after.
 //
-// The segments are ordered by their header's generation (a file of size 0, or of at most
-// HeaderSize zero bytes, counts as an empty segment older than any other); the valid prefix of
+// The segments are ordered by their header's generation (a file that holds no WAL yet, as
+// Recover defines it, counts as an empty segment older than any other); the valid prefix of
 // the older one is checked with after, that of the newer one with the older's last LSN (or
 // after, if larger), as Recover checks one file, and both are validated before apply sees a
 // record. The newer segment is current if it holds a record, else the older one is. The other
