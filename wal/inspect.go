@@ -155,10 +155,7 @@ func ScanLog(segs [2]Segment, after uint64, fn func(RecordInfo) error) ([2]ScanI
 		if err != nil {
 			return info, fmt.Errorf("segment %d: %w", i, err)
 		}
-		rank[i] = int64(h.gen)
-		if fresh {
-			rank[i] = -1
-		}
+		rank[i] = segmentRank(fresh, h.gen)
 	}
 	o, n := 0, 1
 	if rank[1] < rank[0] {

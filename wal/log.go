@@ -321,12 +321,25 @@ func openSegment(f vfs.File, dbID uint64) (*segScan, error) {
 	return s, nil
 }
 
-// rank orders segments: a fresh file first, then by generation.
-func (s *segScan) rank() int64 {
-	if s.fresh {
+// rank orders segments (segmentRank).
+func (s *segScan) rank() int64 { return segmentRank(s.fresh, s.h.gen) }
+
+// segmentRank is the order in which recovery reads segments: a file without a WAL yet first,
+// then by generation, the older first.
+func segmentRank(fresh bool, gen uint32) int64 {
+	if fresh {
 		return -1
 	}
-	return int64(s.h.gen)
+	return int64(gen)
+}
+
+// OlderNewer returns the indexes of the older and the newer of two segments as Scan described
+// them, in the order RecoverLog and ScanLog read them (a file without a WAL yet is the older).
+func OlderNewer(info [2]ScanInfo) (older, newer int) {
+	if segmentRank(info[1].Fresh, info[1].Generation) < segmentRank(info[0].Fresh, info[0].Generation) {
+		return 1, 0
+	}
+	return 0, 1
 }
 
 // validate walks the valid prefix of the segment's records for a page file durable up to LSN

@@ -74,16 +74,7 @@ func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 // segment with records receives them, and the older one is what a checkpoint in progress
 // switched away from, recycled when it ends. Empty for a file without a header.
 func segmentRoles(info [2]wal.ScanInfo) (roles [2]string) {
-	rank := func(i int) int64 {
-		if info[i].Fresh {
-			return -1
-		}
-		return int64(info[i].Generation)
-	}
-	older, newer := 0, 1
-	if rank(1) < rank(0) {
-		older, newer = 1, 0
-	}
+	older, newer := wal.OlderNewer(info)
 	const (
 		current  = "current: commits are appended here"
 		spare    = "spare: the next checkpoint switches to it"
