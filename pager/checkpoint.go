@@ -32,9 +32,6 @@ type CheckpointPlan struct {
 	prevFreelist, prevFreelistPages uint64
 }
 
-// LSN is the LSN of the version the plan makes durable.
-func (c *CheckpointPlan) LSN() uint64 { return c.meta.LSN }
-
 // PrepareCheckpoint plans the checkpoint of the version (root, catalog, lsn), where every extent
 // of that version is either clean or dirty in this pager and lsn is the newest version: no
 // commit may run during the call (REQUIRES: the caller holds the writer slot and all commits are
@@ -65,7 +62,7 @@ func (p *Pager) PrepareCheckpoint(root, catalog, lsn uint64) *CheckpointPlan {
 // caller keeps pinned, and the ids commits allocate are free in both the durable meta page and
 // c's. An extent of c freed by a commit meanwhile is in the file and referenced by the new meta
 // page, so it then waits for the next checkpoint (rule 2), as Flush does. REQUIRES: the caller
-// pins version c.LSN() and no Flush, Shrink or other checkpoint runs. On error the durable state
+// pins the version the plan is for and no Flush, Shrink or other checkpoint runs. On error the durable state
 // is unchanged and the free-list extent is given back.
 func (p *Pager) WriteCheckpoint(c *CheckpointPlan) error {
 	p.mu.Lock()
@@ -86,14 +83,7 @@ func (p *Pager) WriteCheckpoint(c *CheckpointPlan) error {
 	p.durable = c.meta
 	p.shrunk = false
 	p.stats.Checkpoints++
-	for _, id := range c.extent {
-		if _, ok := p.dirty[id]; ok {
-			p.clearDirty(id)
-			p.table.load(id).dirty.Store(false)
-			continue
-		}
-		p.free.moveToDurable(id) // freed while it was written
-	}
+	p.markWritten(c.extent)
 	if c.prevFreelist != 0 {
 		p.free.add(extentIDs(c.prevFreelist, c.prevFreelistPages))
 	}
@@ -125,18 +115,11 @@ func (p *Pager) freelistExtent(freeIDs []uint64, lsn uint64) (uint64, []byte) {
 // writeOut writes the dirty extents ids and the free-list extent flBuf at flID, and fdatasyncs.
 // The caller grew the file.
 func (p *Pager) writeOut(ids []uint64, flID uint64, flBuf []byte) error {
-	ps := int64(p.pageSize)
-	for _, id := range ids {
-		fr := p.table.load(id)
-		if fr == nil {
-			return fmt.Errorf("pager: dirty page %d is not cached (internal error)", id)
-		}
-		if _, err := p.f.WriteAt(fr.data, int64(id)*ps); err != nil {
-			return fmt.Errorf("pager: checkpoint write page %d: %w", id, err)
-		}
+	if _, err := p.writeExtents(ids); err != nil {
+		return fmt.Errorf("pager: checkpoint: %w", err)
 	}
 	if flID != 0 {
-		if _, err := p.f.WriteAt(flBuf, int64(flID)*ps); err != nil {
+		if _, err := p.f.WriteAt(flBuf, int64(flID)*int64(p.pageSize)); err != nil {
 			return fmt.Errorf("pager: checkpoint write free list: %w", err)
 		}
 	}

@@ -26,30 +26,45 @@ func (p *Pager) Flush(upTo uint64) (pages int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	ps := int64(p.pageSize)
-	for _, id := range ids {
-		fr := p.table.load(id)
-		if fr == nil {
-			return 0, fmt.Errorf("pager: dirty page %d is not cached (internal error)", id)
-		}
-		if _, err := p.f.WriteAt(fr.data, int64(id)*ps); err != nil {
-			return 0, fmt.Errorf("pager: flush write page %d: %w", id, err)
-		}
-		pages += len(fr.data) / p.pageSize
+	if pages, err = p.writeExtents(ids); err != nil {
+		return 0, fmt.Errorf("pager: flush: %w", err)
 	}
 	if err := p.f.Sync(); err != nil {
 		return 0, fmt.Errorf("pager: flush sync: %w", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.markWritten(ids)
+	return pages, nil
+}
+
+// writeExtents writes the dirty extents ids at their ids, without syncing, and returns the pages
+// written. The caller grew the file and keeps their version pinned.
+func (p *Pager) writeExtents(ids []uint64) (pages int, err error) {
+	ps := int64(p.pageSize)
+	for _, id := range ids {
+		fr := p.table.load(id)
+		if fr == nil {
+			return 0, fmt.Errorf("dirty page %d is not cached (internal error)", id)
+		}
+		if _, err := p.f.WriteAt(fr.data, int64(id)*ps); err != nil {
+			return 0, fmt.Errorf("write page %d: %w", id, err)
+		}
+		pages += len(fr.data) / p.pageSize
+	}
+	return pages, nil
+}
+
+// markWritten records that the extents ids are in the file now: one still dirty becomes clean
+// (evictable); one freed while it was written waits for a checkpoint like any written page
+// (rule 2). REQUIRES: p.mu.
+func (p *Pager) markWritten(ids []uint64) {
 	for _, id := range ids {
 		if _, ok := p.dirty[id]; ok {
 			p.clearDirty(id)
 			p.table.load(id).dirty.Store(false)
 			continue
 		}
-		// Freed while Flush ran: it is in the file now, so it waits for a checkpoint (rule 2).
 		p.free.moveToDurable(id)
 	}
-	return pages, nil
 }

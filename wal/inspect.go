@@ -157,25 +157,17 @@ func ScanLog(segs [2]Segment, after uint64, fn func(RecordInfo) error) ([2]ScanI
 		}
 		rank[i] = segmentRank(fresh, h.gen)
 	}
-	o, n := 0, 1
-	if rank[1] < rank[0] {
-		o, n = 1, 0
+	o, n, err := orderSegments(rank)
+	if err != nil {
+		return info, err
 	}
-	if rank[o] == rank[n] && rank[o] >= 0 {
-		return info, fmt.Errorf("wal: both segments have generation %d: %w", rank[o], errs.ErrCorrupt)
-	}
-	var err error
 	if info[o], err = Scan(segs[o].R, segs[o].Size, after, fn); err != nil {
 		return info, fmt.Errorf("segment %d: %w", o, err)
 	}
 	if info[n], err = Scan(segs[n].R, segs[n].Size, max(after, info[o].Last), fn); err != nil {
 		return info, fmt.Errorf("segment %d: %w", n, err)
 	}
-	if info[o].Records > 0 && info[n].Records > 0 && info[n].First != info[o].Last+1 {
-		return info, fmt.Errorf("wal: segment %d ends at LSN %d but the newer segment %d starts at LSN %d: %w",
-			o, info[o].Last, n, info[n].First, errs.ErrCorrupt)
-	}
-	return info, nil
+	return info, checkContinues(o, n, info[o].Records > 0 && info[n].Records > 0, info[o].Last, info[n].First)
 }
 
 // peekHeader reads the header of segment s: fresh is set for a file that holds no WAL yet.

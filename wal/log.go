@@ -105,14 +105,6 @@ func (l *Log) NeedsReset() bool {
 	return l.segs[l.cur].v1 || l.legacy || !l.spareReady
 }
 
-// SpareReady reports whether Rotate can run now: PrepareSpare (or CreateLog, RecoverLog, Reset)
-// made the spare ready and no Rotate has used it since.
-func (l *Log) SpareReady() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.spareReady
-}
-
 // Rotate makes the ready spare the current segment, at no I/O cost: later batches go to it, with
 // LSNs continuing those of the old segment, which keeps its records until PrepareSpare. It
 // returns an error if the spare is not ready (a caller's bug: call PrepareSpare after each
@@ -227,12 +219,9 @@ func RecoverLog(f0, f1 vfs.File, dbID, after uint64,
 		l.segs[0].next, l.segs[0].known = after+1, true
 		return l, after, nil
 	}
-	o, n := 0, 1
-	if s[1].rank() < s[0].rank() {
-		o, n = 1, 0
-	}
-	if s[o].rank() == s[n].rank() {
-		return nil, 0, fmt.Errorf("wal: both segments have generation %d: %w", s[o].h.gen, errs.ErrCorrupt)
+	o, n, err := orderSegments([2]int64{s[0].rank(), s[1].rank()})
+	if err != nil {
+		return nil, 0, err
 	}
 	last, err = validateSegments(s[o], s[n], o, n, after)
 	if err != nil {
@@ -260,11 +249,35 @@ func validateSegments(o, n *segScan, io, in int, after uint64) (uint64, error) {
 	if err := n.validate(max(after, o.last)); err != nil {
 		return 0, fmt.Errorf("segment %d: %w", in, err)
 	}
-	if o.have && n.have && n.first != o.last+1 {
-		return 0, fmt.Errorf("wal: segment %d ends at LSN %d but the newer segment %d starts at LSN %d: %w",
-			io, o.last, in, n.first, errs.ErrCorrupt)
+	if err := checkContinues(io, in, o.have && n.have, o.last, n.first); err != nil {
+		return 0, err
 	}
 	return max(after, o.last, n.last), nil
+}
+
+// orderSegments returns the indexes of the older and the newer segment from their ranks
+// (segmentRank). Two segments with a header and the same generation are damage (ErrCorrupt):
+// their order is unknown.
+func orderSegments(rank [2]int64) (older, newer int, err error) {
+	older, newer = 0, 1
+	if rank[1] < rank[0] {
+		older, newer = 1, 0
+	}
+	if rank[0] == rank[1] && rank[0] >= 0 {
+		return older, newer, fmt.Errorf("wal: both segments have generation %d: %w", rank[0], errs.ErrCorrupt)
+	}
+	return older, newer, nil
+}
+
+// checkContinues reports damage (ErrCorrupt) when two segments that both hold records (both) do
+// not continue each other: the newer one's first LSN must be the older one's last + 1, else
+// records of the older one, which the newer ones prove durable, are lost.
+func checkContinues(older, newer int, both bool, olderLast, newerFirst uint64) error {
+	if both && newerFirst != olderLast+1 {
+		return fmt.Errorf("wal: segment %d ends at LSN %d but the newer segment %d starts at LSN %d: %w",
+			older, olderLast, newer, newerFirst, errs.ErrCorrupt)
+	}
+	return nil
 }
 
 // finishLog finishes segment cur for appending after last and makes the other one a ready spare,
@@ -336,10 +349,9 @@ func segmentRank(fresh bool, gen uint32) int64 {
 // OlderNewer returns the indexes of the older and the newer of two segments as Scan described
 // them, in the order RecoverLog and ScanLog read them (a file without a WAL yet is the older).
 func OlderNewer(info [2]ScanInfo) (older, newer int) {
-	if segmentRank(info[1].Fresh, info[1].Generation) < segmentRank(info[0].Fresh, info[0].Generation) {
-		return 1, 0
-	}
-	return 0, 1
+	older, newer, _ = orderSegments([2]int64{
+		segmentRank(info[0].Fresh, info[0].Generation), segmentRank(info[1].Fresh, info[1].Generation)})
+	return older, newer
 }
 
 // validate walks the valid prefix of the segment's records for a page file durable up to LSN

@@ -50,9 +50,9 @@ func TestLogRotation(t *testing.T) {
 	first := makeBatches(1, [][]int{{10, 20}, {30}, {40, 50}}) // LSN 1..5 in segment 0
 	second := makeBatches(6, [][]int{{60}, {70, 80}})          // LSN 6..8 in segment 1
 	writeBatches(t, l, first)
-	require.True(t, l.SpareReady())
+	require.True(t, l.spareReady)
 	require.NoError(t, l.Rotate())
-	require.False(t, l.SpareReady())
+	require.False(t, l.spareReady)
 	require.Error(t, l.Rotate(), "a second rotation before PrepareSpare")
 	writeBatches(t, l, second)
 	all := append(flatten(first), flatten(second)...)

@@ -32,25 +32,37 @@ type pageFile struct {
 	limit uint64
 }
 
+// openSized opens the file at path for reading and returns it with its size in bytes.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
 // inspect opens the database file read-only and runs fn on it. Unless the shell's own
 // transaction holds it already, it holds the database's writer slot meanwhile (an empty write
-// transaction, rolled back), so that no checkpoint rewrites the file while fn reads it.
+// transaction, rolled back), so that no checkpoint starts while fn reads the files. A background
+// checkpoint that began before may still be writing its pages, meta page and WAL header (that
+// part runs beside writers since the WAL has two segments): fn may then see them half written.
 func (sh *shell) inspect(fn func(pf *pageFile) error) error {
 	if sh.tx == nil || !sh.tx.Writable() {
 		if tx, err := sh.db.Begin(true); err == nil { // if it fails (a failed database), read anyway
 			defer tx.Rollback()
 		}
 	}
-	f, err := os.Open(sh.db.Path())
+	f, size, err := openSized(sh.db.Path())
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf := &pageFile{f: f, size: st.Size()}
+	pf := &pageFile{f: f, size: size}
 	if pf.metas, err = pager.ReadMetaPages(f, pf.size); err != nil {
 		return err
 	}

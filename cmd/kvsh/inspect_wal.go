@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"text/tabwriter"
 
@@ -33,7 +32,7 @@ func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 		paths := [2]string{sh.db.Path() + "-wal", sh.db.Path() + "-wal2"}
 		var segs [2]wal.Segment
 		for i, path := range paths {
-			f, err := os.Open(path)
+			f, size, err := openSized(path)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // read as an empty segment
 			}
@@ -41,11 +40,7 @@ func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 				return err
 			}
 			defer f.Close()
-			st, err := f.Stat()
-			if err != nil {
-				return err
-			}
-			segs[i] = wal.Segment{R: f, Size: st.Size()}
+			segs[i] = wal.Segment{R: f, Size: size}
 		}
 		after := pf.meta.LSN // 0 without a valid meta page: every record is shown
 		info, err := wal.ScanLog(segs, after, func(r wal.RecordInfo) error {
