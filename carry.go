@@ -23,6 +23,7 @@ package cairn
 //     default key space alone.
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cairndb/cairn/btree"
@@ -30,16 +31,66 @@ import (
 )
 
 // carry is the state of the commits after latest. Its fields are guarded by DB.stateMu; the
-// decoded nodes of tree are used by whoever holds DB.carryMu.
+// decoded nodes of trees are used by whoever holds DB.carryMu.
 type carry struct {
-	// tree is the default key space at the newest commit, decoded nodes included; meaningful only
-	// while records is not empty.
-	tree btree.Tree
-	// records are the WAL records (redo payloads) of the carried commits, in LSN order; the tree
-	// keeps slices of them.
+	// trees are the trees at the newest commit, decoded nodes included; meaningful only while
+	// records is not empty.
+	trees carriedTrees
+	// records are the WAL records (redo payloads) of the carried commits, in LSN order; the trees
+	// keep slices of them.
 	records [][]byte
 	// bytes is the sum of the records' lengths.
 	bytes int
+}
+
+// carriedTrees are the trees of the carried commits: the default key space, the catalog if a
+// carried commit opened it, and every bucket a carried commit changed (the catalog holds those
+// buckets' roots at latest: a carried bucket tree supersedes its catalog entry until the spill
+// writes the new root).
+type carriedTrees struct {
+	main        btree.Tree
+	catalog     btree.Tree
+	catalogOpen bool
+	buckets     []carriedBucket
+}
+
+// carriedBucket is the tree of bucket name as the carried commits left it.
+type carriedBucket struct {
+	name []byte
+	tree btree.Tree
+}
+
+// takeFrom makes tx's trees the carried ones: the default key space, the catalog, and the
+// buckets it changed that still exist. Buckets it did not change are on pages at latest.
+func (c *carriedTrees) takeFrom(tx *Tx) {
+	c.reset()
+	c.main, c.catalog, c.catalogOpen = tx.main.tree, tx.catalog, tx.catalogOpen
+	for _, name := range tx.bucketNamesSorted() {
+		if b := tx.buckets[name]; !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
+			c.buckets = append(c.buckets, carriedBucket{name: b.name, tree: b.tree})
+		}
+	}
+}
+
+// giveTo makes the carried trees tx's, tx having just begun on latest: each carried bucket gets
+// a handle, which Bucket returns instead of loading the catalog's root.
+func (c *carriedTrees) giveTo(tx *Tx) {
+	tx.main.tree = c.main
+	if c.catalogOpen {
+		tx.catalog, tx.catalogOpen = c.catalog, true
+	}
+	for _, cb := range c.buckets {
+		tx.addHandle(&Bucket{tx: tx, name: bytes.Clone(cb.name), tree: cb.tree, gen: tx.gen})
+	}
+}
+
+// reset forgets the carried trees (their decoded nodes stay in the workspace until its reset).
+func (c *carriedTrees) reset() {
+	c.main.Reset(nil, 0, false)
+	c.catalog.Reset(nil, 0, false)
+	c.catalogOpen = false
+	clear(c.buckets)
+	c.buckets = c.buckets[:0]
 }
 
 // Bounds of what is carried between spills: they bound the memory of the decoded nodes and the
@@ -58,7 +109,7 @@ func (db *DB) clearCarry() {
 	clear(db.carry.records) // drop the references to the records
 	db.carry.records = db.carry.records[:0]
 	db.carry.bytes = 0
-	db.carry.tree.Reset(nil, 0, false)
+	db.carry.trees.reset()
 }
 
 // lockWriter takes the writer slot and the write state, for a caller that neither commits nor
@@ -80,19 +131,19 @@ func (db *DB) setLatest(v *version) {
 	db.latest.Store(v)
 }
 
-// mayCarry reports whether tx's commit may be carried instead of spilled: it changed only the
-// default key space (its record holds an operation: a compaction step's changes are pages alone),
-// no deleted bucket's pages wait to be freed, and the carried commits stay within their bounds.
+// mayCarry reports whether tx's commit may be carried instead of spilled: its record holds an
+// operation (a compaction step's changes are pages alone), no deleted bucket's pages wait to be
+// freed (the drop stack's steps run in a spilling commit only), and the carried commits stay
+// within their bounds.
 func (tx *Tx) mayCarry() bool {
 	db := tx.db
-	return len(tx.redo) > 1 && !tx.catalogOpen && len(tx.buckets) == 0 && !tx.dropPending &&
-		!db.latest.Load().dropping && len(db.carry.records) < maxCarriedCommits &&
-		db.carry.bytes+len(tx.redo) <= maxCarriedBytes
+	return len(tx.redo) > 1 && !tx.dropPending && !db.latest.Load().dropping &&
+		len(db.carry.records) < maxCarriedCommits && db.carry.bytes+len(tx.redo) <= maxCarriedBytes
 }
 
 // carryCommit carries tx's commit at lsn and submits its record (carryMu and stateMu held).
 func (db *DB) carryCommit(tx *Tx, lsn uint64) *wal.Ticket {
-	db.carry.tree = tx.main.tree
+	db.carry.trees.takeFrom(tx)
 	db.carry.records = append(db.carry.records, tx.redo)
 	db.carry.bytes += len(tx.redo)
 	db.headLSN.Store(lsn) // before Submit: see setLatest
@@ -123,7 +174,10 @@ func (db *DB) spillCarried() error {
 	if !db.carrying() {
 		return nil
 	}
-	err := db.spillTree(&db.carry.tree)
+	tx := db.newReplayTx(&db.workspace)
+	db.carry.trees.giveTo(tx)
+	err := db.spillTrees(tx)
+	tx.dropTrees()
 	db.workspace.Reset()
 	return err
 }
@@ -139,6 +193,7 @@ func (tx *Tx) spillCarried() error {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
 	tx.base = db.latest.Load()
+	tx.dropTrees()
 	tx.resetTree(&tx.main.tree, tx.base.root)
 	return nil
 }
@@ -158,7 +213,7 @@ func (db *DB) settleLatest() error {
 }
 
 // spillCopy is spillCarried for the batch writer while a write transaction holds carryMu: it
-// replays the carried records into a tree of its own, on a workspace of its own, and spills that.
+// replays the carried records into trees of its own, on a workspace of its own, and spills them.
 func (db *DB) spillCopy() error {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
@@ -166,46 +221,51 @@ func (db *DB) spillCopy() error {
 		return nil // spilled by the transaction's commit meanwhile
 	}
 	db.counters.copySpills.Add(1)
-	t, err := db.replayCarriedTree(&db.copyWorkspace)
+	tx, err := db.replayCarriedTrees(&db.copyWorkspace)
 	if err == nil {
-		err = db.spillTree(t)
+		err = db.spillTrees(tx)
 	}
-	t.Reset(nil, 0, false)
+	tx.dropTrees()
 	db.copyWorkspace.Reset()
 	return err
 }
 
-// replayCarriedTree replays the carried records onto latest in db.replayTx, decoding into ws, and
-// returns the default key space's tree (stateMu held). A read error of the database file fails
-// the database and drops the carried commits: they could not be written any more.
-func (db *DB) replayCarriedTree(ws *btree.Workspace) (*btree.Tree, error) {
+// newReplayTx returns db.replayTx reset to a write transaction on latest whose trees decode into
+// ws (stateMu held): the transaction that replays or spills the carried commits.
+func (db *DB) newReplayTx(ws *btree.Workspace) *Tx {
 	tx := &db.replayTx
-	*tx = Tx{db: db, writable: true, base: db.latest.Load(), replaying: true}
+	*tx = Tx{db: db, writable: true, base: db.latest.Load(), replaying: true, ws: ws}
 	tx.main.tx = tx
-	tx.main.tree.Reset(db.pager, tx.base.root, true)
-	tx.main.tree.UseWorkspace(ws)
-	if err := tx.replayCarried(); err != nil {
-		db.clearCarry()
-		return &tx.main.tree, db.fail(fmt.Errorf("cairn: replay of the carried commits: %w", err))
-	}
-	return &tx.main.tree, nil
+	tx.resetTree(&tx.main.tree, tx.base.root)
+	return tx
 }
 
-// spillTree writes t, the default key space with every carried commit, as the version at
-// headLSN and makes it latest (stateMu held). A failed spill fails the database, and the carried
-// commits are dropped: their records are never written (no batch takes them).
-func (db *DB) spillTree(t *btree.Tree) error {
+// replayCarriedTrees replays the carried records onto latest in db.replayTx, decoding into ws,
+// and returns it (stateMu held). A read error of the database file fails the database and drops
+// the carried commits: they could not be written any more.
+func (db *DB) replayCarriedTrees(ws *btree.Workspace) (*Tx, error) {
+	tx := db.newReplayTx(ws)
+	if err := tx.replayCarried(); err != nil {
+		db.clearCarry()
+		return tx, db.fail(fmt.Errorf("cairn: replay of the carried commits: %w", err))
+	}
+	return tx, nil
+}
+
+// spillTrees writes the trees of tx, which hold every carried commit, as the version at headLSN
+// and makes it latest (stateMu held). A failed spill fails the database, and the carried commits
+// are dropped: their records are never written (no batch takes them).
+func (db *DB) spillTrees(tx *Tx) error {
 	if err := db.failed(); err != nil {
 		db.clearCarry()
 		return err
 	}
-	lsn := db.headLSN.Load()
-	root, err := t.Commit(lsn)
+	v, err := tx.commitTrees(db.headLSN.Load())
 	if err != nil {
 		db.clearCarry()
 		return db.fail(fmt.Errorf("cairn: spill of the carried commits: %w", err))
 	}
-	v := &version{root: root, catalog: db.latest.Load().catalog, lsn: lsn, ticket: db.lastTicket}
+	v.ticket = db.lastTicket
 	db.counters.spills.Add(1)
 	db.pendingMu.Lock()
 	db.pending = append(db.pending, v)
@@ -303,16 +363,18 @@ func (tx *Tx) rebase(record []byte) error {
 	return err
 }
 
-// rebuildCarried rebuilds carry.tree after a write transaction that changed it ended without
-// committing (carryMu and stateMu held).
+// rebuildCarried rebuilds the carried trees after a write transaction that changed them ended
+// without committing (carryMu and stateMu held).
 func (db *DB) rebuildCarried() {
 	db.workspace.Reset()
-	t, err := db.replayCarriedTree(&db.workspace)
+	tx, err := db.replayCarriedTrees(&db.workspace)
 	if err != nil {
+		tx.dropTrees()
 		db.workspace.Reset()
 		return
 	}
-	db.carry.tree = *t
+	db.carry.trees.takeFrom(tx)
+	tx.dropTrees()
 }
 
 // endWrite ends a write transaction that did not commit (rolled back, failed, or committed
@@ -326,7 +388,7 @@ func (tx *Tx) endWrite() {
 	case !db.carrying():
 		db.workspace.Reset()
 	case len(tx.redo) == 0 && tx.err == nil && tx.base == db.latest.Load():
-		db.carry.tree = tx.main.tree
+		db.carry.trees.takeFrom(tx)
 	default:
 		db.rebuildCarried()
 	}
@@ -337,7 +399,14 @@ func (tx *Tx) endWrite() {
 // releaseWriter ends a write transaction's hold on its trees, carryMu and the writer slot (no
 // tree of an ended transaction is used: every call checks that the transaction is open).
 func (tx *Tx) releaseWriter() {
-	tx.main.tree.Reset(nil, 0, false)
-	tx.buckets = nil
+	tx.dropTrees()
 	tx.db.unlockWriter()
+}
+
+// dropTrees forgets tx's trees: the default key space's, the catalog's and the bucket handles'.
+func (tx *Tx) dropTrees() {
+	tx.main.tree.Reset(nil, 0, false)
+	tx.catalog.Reset(nil, 0, false)
+	tx.catalogOpen = false
+	tx.buckets = nil
 }

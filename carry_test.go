@@ -160,3 +160,149 @@ func TestCarriedCommitsRollback(t *testing.T) {
 	}
 	require.NoError(t, db.Check())
 }
+
+// TestCarriedBucketCommits checks that commits that change buckets are carried like those of
+// the default key space (fewer spills than commits) and stay exact through what a carried bucket
+// tree must survive: creation and deletion of buckets in carried commits, a rollback and a
+// RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a spilling commit:
+// the drop stack), a copy spill while a write transaction holds the trees, Check, and a reopen.
+func TestCarriedBucketCommits(t *testing.T) {
+	db, path := openSlowSync(t, 20*time.Millisecond, Options{})
+	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for name, kv := range want {
+			b, err := tx.CreateBucket([]byte(name))
+			require.NoError(t, err)
+			for k, v := range kv {
+				require.NoError(t, b.Put([]byte(k), []byte(v)))
+			}
+		}
+		return nil
+	}))
+	bucketPut := func(name, key, value string, create bool) func(tx *Tx) error {
+		return func(tx *Tx) error {
+			b, err := tx.Bucket([]byte(name))
+			if create {
+				b, err = tx.CreateBucketIfNotExists([]byte(name))
+			}
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte(key), []byte(value))
+		}
+	}
+	// carried runs fn in an Update that commits while the previous one's batch syncs, so that it
+	// is carried, and returns its result channel.
+	carried := func(fn func(tx *Tx) error) chan error {
+		base := db.headLSN.Load()
+		done := make(chan error, 1)
+		go func() { done <- db.Update(fn) }()
+		waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
+		return done
+	}
+	start0 := db.Stats()
+	for round := range 6 {
+		r := fmt.Sprint(round)
+		var pending []chan error
+		pending = append(pending, carried(bucketPut("a", "sync"+r, "s", false))) // its batch syncs
+		time.Sleep(2 * time.Millisecond)
+		pending = append(pending, carried(bucketPut("n"+r, "k", "created", true)))
+		pending = append(pending, carried(bucketPut("a", "a"+r, "v"+r, false)))
+		pending = append(pending, carried(bucketPut("tmp"+r, "k", "v", true)))
+		pending = append(pending, carried(func(tx *Tx) error { return tx.DeleteBucket([]byte("tmp" + r)) }))
+		require.Greater(t, db.headLSN.Load(), db.latest.Load().lsn, "round %d: nothing carried", round)
+
+		// A rollback and a failed Update with a RollbackTo, on top of the carried bucket trees.
+		tx, err := db.Begin(true)
+		require.NoError(t, err)
+		require.NoError(t, bucketPut("a", "a"+r, "rolled back", false)(tx))
+		require.NoError(t, bucketPut("n"+r, "x", "rolled back", false)(tx))
+		require.NoError(t, tx.DeleteBucket([]byte("n"+r)))
+		_, err = tx.CreateBucket([]byte("never"))
+		require.NoError(t, err)
+		require.NoError(t, tx.Rollback())
+		err = db.Update(func(tx *Tx) error {
+			sp, err := tx.Savepoint()
+			require.NoError(t, err)
+			require.NoError(t, bucketPut("n"+r, "k", "rolled back", false)(tx))
+			require.NoError(t, tx.RollbackTo(sp))
+			b, err := tx.Bucket([]byte("n" + r))
+			require.NoError(t, err)
+			v, err := b.Get([]byte("k"))
+			require.NoError(t, err)
+			require.Equal(t, "created", string(v), "RollbackTo over carried bucket commits")
+			require.NoError(t, b.Put([]byte("kept"), []byte("no")))
+			return fmt.Errorf("fn failed")
+		})
+		require.EqualError(t, err, "fn failed")
+
+		// A copy spill: B holds the trees until A's Update returns, so the batch writer must
+		// spill A (a carried bucket commit) without them.
+		pending = append(pending, carried(bucketPut("a", "pre"+r, "p", false))) // its batch syncs
+		time.Sleep(2 * time.Millisecond)
+		aDone := make(chan struct{})
+		aErr := make(chan error, 1)
+		base := db.headLSN.Load()
+		go func() {
+			aErr <- db.Update(bucketPut("a", "copy"+r, "c", false))
+			close(aDone)
+		}()
+		waitFor(t, func() bool { return db.headLSN.Load() == base+1 }) // A is carried
+		bErr := make(chan error, 1)
+		bIn := make(chan struct{})
+		go func() {
+			bErr <- db.Update(func(tx *Tx) error {
+				close(bIn)
+				<-aDone
+				return bucketPut("n"+r, "b", "after copy", false)(tx)
+			})
+		}()
+		<-bIn
+		for _, ch := range append(pending, aErr, bErr) {
+			select {
+			case err := <-ch:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("an Update did not return")
+			}
+		}
+		want["a"]["sync"+r], want["a"]["a"+r], want["a"]["pre"+r], want["a"]["copy"+r] = "s", "v"+r, "p", "c"
+		want["n"+r] = map[string]string{"k": "created", "b": "after copy"}
+	}
+	// Deleting a bucket whose pages are on disk fills the drop stack: that commit spills.
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.DeleteBucket([]byte("gone")) }))
+	delete(want, "gone")
+	st := db.Stats()
+	commits, spills := st.Commits-start0.Commits, st.Spills-start0.Spills
+	require.Less(t, spills, commits, "bucket commits are not carried")
+	t.Logf("%d commits, %d spills, %d copy spills", commits, spills, st.CopySpills-start0.CopySpills)
+	requireBuckets(t, db, want)
+	require.NoError(t, db.Check())
+	fs := db.opts.fs
+	require.NoError(t, db.Close())
+	db, err := Open(path, &Options{fs: fs})
+	require.NoError(t, err)
+	defer db.Close()
+	requireBuckets(t, db, want)
+	require.NoError(t, db.Check())
+}
+
+// requireBuckets checks that db holds exactly the buckets and keys of want.
+func requireBuckets(t *testing.T, db *DB, want map[string]map[string]string) {
+	t.Helper()
+	require.NoError(t, db.View(func(tx *Tx) error {
+		got := map[string]map[string]string{}
+		require.NoError(t, tx.ForEachBucket(func(name []byte) error {
+			b, err := tx.Bucket(name)
+			require.NoError(t, err)
+			kv := map[string]string{}
+			for k, v := range b.Range(nil, nil) {
+				kv[string(k)] = string(v)
+			}
+			got[string(name)] = kv
+			return nil
+		}))
+		require.Equal(t, want, got)
+		return tx.Err()
+	}))
+}

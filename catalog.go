@@ -300,7 +300,7 @@ func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
 			return abort(err)
 		}
 		spilled = append(spilled, &b.tree)
-		if err := tx.catalog.Put(bucketKey(b.name), bucketEntry(root)); err != nil {
+		if err := tx.openCatalog().Put(bucketKey(b.name), bucketEntry(root)); err != nil {
 			return abort(err)
 		}
 	}

@@ -40,9 +40,10 @@ type Stats struct {
 	Batches       uint64 // WAL batches written (each one write and one fdatasync)
 	// MeanBatch is Commits / Batches: how many commits shared an fdatasync on average.
 	MeanBatch float64
-	// Spills counts the versions written to pages: once per commit that changes a bucket, else
-	// about once per batch (DESIGN.md, "Spilling once per batch"). CopySpills counts those of them
-	// rebuilt from WAL records because a write transaction was running at the time.
+	// Spills counts the versions written to pages: about once per batch (DESIGN.md, "Spilling
+	// once per batch"), and once per commit that deletes a bucket holding pages or that runs while
+	// such pages are being freed. CopySpills counts those of them rebuilt from WAL records because
+	// a write transaction was running at the time.
 	Spills, CopySpills uint64
 	// Syncs counts the fdatasync calls of WAL batches (0 with SyncNone) and SyncTime their
 	// summed latency.

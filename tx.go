@@ -42,7 +42,10 @@ type Tx struct {
 	dropPending bool
 	// replaying is set while RollbackTo or recovery apply redo operations: they are not logged.
 	replaying bool
-	err       error
+	// ws is the workspace a writable transaction's trees decode into (nil: the DB's; the copy
+	// spill's replay has its own).
+	ws  *btree.Workspace
+	err error
 }
 
 // maxTxSize is MaxTxSize; tests lower it.
@@ -116,7 +119,7 @@ func (db *DB) beginWrite() (*Tx, error) {
 	db.pager.Release(db.readerSet())
 	tx := newWriteTx(db, db.latest.Load())
 	if db.carrying() {
-		tx.main.tree = db.carry.tree
+		db.carry.trees.giveTo(tx)
 	}
 	return tx, nil
 }
@@ -138,7 +141,11 @@ func newWriteTx(db *DB, v *version) *Tx {
 func (tx *Tx) resetTree(t *btree.Tree, root uint64) {
 	t.Reset(tx.db.pager, root, tx.writable)
 	if tx.writable {
-		t.UseWorkspace(&tx.db.workspace)
+		ws := tx.ws
+		if ws == nil {
+			ws = &tx.db.workspace
+		}
+		t.UseWorkspace(ws)
 	}
 }
 
