@@ -119,6 +119,48 @@ func BenchmarkCommit(b *testing.B) {
 	}
 }
 
+// BenchmarkBucketCommit is BenchmarkCommit's SyncFull rows for single-put Updates into a bucket
+// of 10,000 keys instead of the default key space.
+func BenchmarkBucketCommit(b *testing.B) {
+	for _, writers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			db := benchDB(b, 0, nil)
+			name, value := []byte("bucket"), make([]byte, 100)
+			err := db.Update(func(tx *Tx) error {
+				bk, err := tx.CreateBucket(name)
+				for i := 0; i < 10_000 && err == nil; i++ {
+					err = bk.Put(benchKey(i), value)
+				}
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetParallelism(writers)
+			var n uint64
+			b.RunParallel(func(pb *testing.PB) {
+				rng := rand.New(rand.NewPCG(n, 7))
+				for pb.Next() {
+					err := db.Update(func(tx *Tx) error {
+						bk, err := tx.Bucket(name)
+						if err != nil {
+							return err
+						}
+						return bk.Put(benchKey(rng.IntN(1<<30)), value)
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			st := db.Stats()
+			b.ReportMetric(float64(st.Commits)/float64(st.Batches), "commits/batch")
+			b.ReportMetric(float64(st.Spills)/float64(st.Commits), "spills/commit")
+		})
+	}
+}
+
 func BenchmarkScan(b *testing.B) {
 	const keys = 200_000
 	db := benchDB(b, keys, nil)

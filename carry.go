@@ -2,9 +2,9 @@ package cairn
 
 // Spilling once per batch (DESIGN.md, "Spilling once per batch"). Invariants:
 //   - Every commit after latest is carried: its record is in carry.records and its changes are in
-//     carry.tree, the decoded default key space at headLSN, until one spill writes them all to
-//     pages as one version at headLSN (the batch writer's prepareBatch, a commit that cannot be
-//     carried, or a caller of spillCarried that needs latest on pages).
+//     carry.trees, the decoded trees at headLSN, until one spill writes them all to pages as one
+//     version at headLSN (the batch writer's prepareBatch, a commit that cannot be carried, or a
+//     caller of spillCarried that needs latest on pages).
 //   - The batch writer never waits for a write transaction: if one holds carryMu (it may run for
 //     long, its function may even wait for a commit of this very batch), the batch writer spills
 //     a copy of the carried commits rebuilt from their records (spillCopy). The transaction's
@@ -16,11 +16,12 @@ package cairn
 //     the batch's write or beside its fdatasync), so every acknowledged record belongs to a
 //     pending or published version, and Update returns only once a version holding its commit
 //     is published (awaitPublished).
-//   - A write transaction that does not commit may have changed carry.tree in place: its end
-//     rebuilds the tree from latest by replaying the carried records, as recovery would.
-//   - Only commits that change nothing but the default key space are carried (mayCarry), so the
-//     catalog and every bucket are on pages at latest, and a carried record replays in the
-//     default key space alone.
+//   - A write transaction that does not commit may have changed carry.trees in place: its end
+//     rebuilds them from latest by replaying the carried records, as recovery would.
+//   - The catalog holds every bucket's root at latest; a bucket a carried commit changed has its
+//     tree in carry.trees, which supersedes that entry until the spill writes its new root.
+//   - No carried commit deletes a bucket holding pages or runs while the drop stack frees one
+//     (mayCarry): the drop stack's steps run in spilling commits only.
 
 import (
 	"bytes"

@@ -25,6 +25,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,10 +121,34 @@ type crashImage struct {
 	acked uint64
 }
 
-// crashOp is one put or delete of a logged commit.
+// crashOp is one put or delete of a logged commit, or the deletion of a bucket (drop). The
+// model keeps bucket keys under bucketModelKey, and a bucket's existence under its marker.
 type crashOp struct {
 	key, value []byte
-	del        bool
+	del, drop  bool
+}
+
+// bucketModelKey is the model's key for key of bucket name; key nil is the bucket's marker.
+func bucketModelKey(name string, key []byte) []byte {
+	return append([]byte("\x01"+name+"\x00"), key...)
+}
+
+// applyCrashOps applies ops to the model state m.
+func applyCrashOps(m map[string][]byte, ops []crashOp) {
+	for _, op := range ops {
+		switch {
+		case op.drop:
+			for k := range m {
+				if strings.HasPrefix(k, string(op.key)) {
+					delete(m, k)
+				}
+			}
+		case op.del:
+			delete(m, string(op.key))
+		default:
+			m[string(op.key)] = op.value
+		}
+	}
 }
 
 // seqKey holds, in every commit, the commit's number: the recovered state names its own prefix.
@@ -199,7 +224,17 @@ func (cr *crashRun) verify(db *DB, point int) *DB {
 		for k, v := range tx.Range(nil, nil) {
 			got[string(k)] = bytes.Clone(v)
 		}
-		return nil
+		return tx.ForEachBucket(func(name []byte) error {
+			got[string(bucketModelKey(string(name), nil))] = []byte{}
+			b, err := tx.Bucket(name)
+			if err != nil {
+				return err
+			}
+			for k, v := range b.Range(nil, nil) {
+				got[string(bucketModelKey(string(name), k))] = bytes.Clone(v)
+			}
+			return tx.Err()
+		})
 	}))
 	k := uint64(0)
 	if v, ok := got[string(seqKey)]; ok {
@@ -211,13 +246,7 @@ func (cr *crashRun) verify(db *DB, point int) *DB {
 	require.LessOrEqual(cr.t, k, logged, "point %d: recovered commit %d was never made", point, k)
 	want := maps.Clone(cr.base)
 	for _, ops := range cr.log[:k-cr.baseK] {
-		for _, op := range ops {
-			if op.del {
-				delete(want, string(op.key))
-			} else {
-				want[string(op.key)] = op.value
-			}
-		}
+		applyCrashOps(want, ops)
 	}
 	cr.requireState(want, got, point, k)
 	require.NoError(cr.t, db.Check(), "point %d: Check after recovery to commit %d", point, k)
@@ -309,6 +338,14 @@ func (cr *crashRun) commit(db *DB, rng *rand.Rand) error {
 		var ops []crashOp
 		for range 1 + rng.IntN(8) {
 			key := fmt.Appendf(nil, "k%03d", rng.IntN(200))
+			if r := rng.IntN(10); r < 3 {
+				op, err := crashBucketOp(tx, rng, []string{"b1", "b2", "b3"}[r], key)
+				if err != nil {
+					return err
+				}
+				ops = append(ops, op...)
+				continue
+			}
 			if rng.IntN(10) < 3 {
 				ops = append(ops, crashOp{key: key, del: true})
 				if err := tx.Delete(key); err != nil {
@@ -341,6 +378,34 @@ func (cr *crashRun) commit(db *DB, rng *rand.Rand) error {
 	for a := cr.acked.Load(); a < k && !cr.acked.CompareAndSwap(a, k); a = cr.acked.Load() {
 	}
 	return nil
+}
+
+// crashBucketOp puts (creating the bucket if needed), deletes key in bucket name, or now and
+// then deletes the whole bucket, and returns the model's operations for it.
+func crashBucketOp(tx *Tx, rng *rand.Rand, name string, key []byte) ([]crashOp, error) {
+	switch r := rng.IntN(50); {
+	case r == 0:
+		err := tx.DeleteBucket([]byte(name))
+		if errors.Is(err, ErrBucketNotFound) {
+			return nil, nil
+		}
+		return []crashOp{{key: bucketModelKey(name, nil), drop: true}}, err
+	case r < 15:
+		b, err := tx.Bucket([]byte(name))
+		if errors.Is(err, ErrBucketNotFound) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+		return []crashOp{{key: bucketModelKey(name, key), del: true}}, b.Delete(key)
+	}
+	b, err := tx.CreateBucketIfNotExists([]byte(name))
+	if err != nil {
+		return nil, err
+	}
+	v := crashValue(rng)
+	ops := []crashOp{{key: bucketModelKey(name, nil), value: []byte{}}, {key: bucketModelKey(name, key), value: v}}
+	return ops, b.Put(key, v)
 }
 
 // crashValue returns a random value: mostly small, some of a few KiB (overflow extents at
