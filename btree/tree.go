@@ -257,12 +257,25 @@ func (t *Tree) Put(key, value []byte) error {
 		t.freeOverflow(&n.inodes[i])
 		n.inodes[i] = inode{key: n.inodes[i].key, value: value}
 	} else {
-		n.inodes = append(n.inodes, inode{})
+		n.inodes = t.grown(n.inodes)
 		copy(n.inodes[i+1:], n.inodes[i:])
 		n.inodes[i] = inode{key: key, value: value}
 	}
 	t.mods++
 	return nil
+}
+
+// grown returns inodes one element longer. When they are full it moves them to a slice of the
+// workspace with room for half as many more, not to the heap as append would: a leaf that carried
+// commits insert into again and again fills up its decoded slice (decodeNode leaves room for one
+// insert), and each append's new array was an allocation and a copy with write barriers.
+func (t *Tree) grown(inodes []inode) []inode {
+	if len(inodes) < cap(inodes) {
+		return inodes[:len(inodes)+1]
+	}
+	s := t.ws.inodeSlice(len(inodes)+1, len(inodes)+len(inodes)/2+2)
+	copy(s, inodes)
+	return s
 }
 
 // Delete removes key and reports whether it was present.
