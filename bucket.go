@@ -25,7 +25,7 @@ type Bucket struct {
 }
 
 // Name returns the bucket's name (nil for the default key space of Tx), valid until the
-// transaction ends.
+// transaction ends; it must not be modified.
 func (b *Bucket) Name() []byte { return b.name }
 
 // usable reports whether b can be used: ErrTxClosed, ErrBucketNotFound, or nil. After a
