@@ -2,7 +2,9 @@ package cairn
 
 // The bucket catalog is a B+tree of its own whose root the meta page holds (FORMAT.md). Invariant:
 // during a write transaction a bucket's catalog entry holds its root at the start of the
-// transaction (0 if created in it); Commit writes the new roots of the buckets it changed. Every
+// transaction (0 if created in it), or at latest for a bucket whose tree carried commits changed
+// (its handle then holds the carried tree: carry.go); the spill that writes a bucket's tree
+// writes its new root. Every
 // page of a deleted bucket stays reachable from the catalog's drop stack until a commit frees it,
 // so a page is never both free and referenced, and Check can account for all of them. The
 // catalog's keys and values are specified in package internal/ondisk.
