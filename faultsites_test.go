@@ -310,11 +310,14 @@ func (r *faultRun) commit(changes ...fsChange) error {
 	err := r.db.Update(func(tx *Tx) error {
 		for _, ch := range changes {
 			for _, s := range fsSuffixes {
-				var err error
+				space, err := fsSpace(tx, s)
+				if err != nil {
+					return err
+				}
 				if ch.v == 0 {
-					err = tx.Delete(fsKey(ch.g, s))
+					err = space.Delete(fsKey(ch.g, s))
 				} else {
-					err = tx.Put(fsKey(ch.g, s), fsValue(ch.g, s, ch.v))
+					err = space.Put(fsKey(ch.g, s), fsValue(ch.g, s, ch.v))
 				}
 				if err != nil {
 					return err
@@ -489,9 +492,34 @@ func (r *faultRun) scan(db *DB) (map[string][]byte, error) {
 		for k, v := range tx.Range(nil, nil) {
 			got[string(k)] = bytes.Clone(v)
 		}
-		return nil
+		b, err := tx.Bucket(fsBucket)
+		if errors.Is(err, ErrBucketNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for k, v := range b.Range(nil, nil) {
+			got[string(k)] = bytes.Clone(v)
+		}
+		return tx.Err()
 	})
 	return got, err
+}
+
+// fsBucket holds the keys with suffix 'c': every commit changes a bucket and the default key
+// space together, so a state with one and not the other shows as a partial group.
+var fsBucket = []byte("fs")
+
+// fsSpace returns where the key with suffix s lives: bucket fsBucket (created on first use) for
+// 'c', else the default key space.
+func fsSpace(tx *Tx, s byte) (interface {
+	Put(key, value []byte) error
+	Delete(key []byte) error
+}, error) {
+	if s == 'c' {
+		return tx.CreateBucketIfNotExists(fsBucket)
+	}
+	return tx, nil
 }
 
 // groupState returns the version every key of group g has in got (0: none of them), or an error
