@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,8 +39,23 @@ var (
 // killChildEnv carries "path seed firstID" to the child process.
 const killChildEnv = "CAIRN_KILL_CHILD"
 
-// killKey is key j (0..2) of commit id: every commit writes three keys, all or none visible.
+// killKey is key j (0..2) of commit id: every commit writes three keys, all or none visible;
+// keys 0 and 1 go to the default key space, key 2 to bucket killBucket (killSpace).
 func killKey(id uint64, j int) []byte { return fmt.Appendf(nil, "p/%010d/%d", id, j) }
+
+var killBucket = []byte("p")
+
+// killSpace returns where key j of a commit lives: bucket killBucket (created on first use) for
+// j 2, else the default key space. A commit thus changes two trees, which must stay atomic.
+func killSpace(tx *Tx, j int) (interface {
+	Put(key, value []byte) error
+	Delete(key []byte) error
+}, error) {
+	if j == 2 {
+		return tx.CreateBucketIfNotExists(killBucket)
+	}
+	return tx, nil
+}
 
 // killValue is the value of key j of commit id: its size depends on the id (one commit in 20 has
 // values of 10 to 50 KB, one in 5 of a few KB), its bytes on the id and j.
@@ -174,16 +190,28 @@ func verifyKilled(t *testing.T, path string, l *killLedger, round int) (int, uin
 	require.NoError(t, err, "round %d: reopen after SIGKILL", round)
 	defer func() { require.NoError(t, db.Close()) }()
 	keys := map[uint64]int{}
+	count := func(k, v []byte) {
+		var id uint64
+		var j int
+		_, err := fmt.Sscanf(string(k), "p/%010d/%d", &id, &j)
+		require.NoError(t, err, "key %q", k)
+		require.True(t, bytes.Equal(killValue(id, j), v), "round %d: commit %d key %d: wrong value", round, id, j)
+		keys[id]++
+	}
 	require.NoError(t, db.View(func(tx *Tx) error {
 		for k, v := range tx.Prefix([]byte("p/")) {
-			var id uint64
-			var j int
-			_, err := fmt.Sscanf(string(k), "p/%010d/%d", &id, &j)
-			require.NoError(t, err, "key %q", k)
-			require.True(t, bytes.Equal(killValue(id, j), v), "round %d: commit %d key %d: wrong value", round, id, j)
-			keys[id]++
+			count(k, v)
 		}
-		return nil
+		b, err := tx.Bucket(killBucket)
+		if errors.Is(err, ErrBucketNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for k, v := range b.Prefix([]byte("p/")) {
+			count(k, v)
+		}
+		return tx.Err()
 	}))
 	unreported, highest := 0, uint64(0)
 	for id, n := range keys {
@@ -292,11 +320,14 @@ func killChildWriter(db *DB, rng *rand.Rand, nextID *atomic.Uint64, pool *killPo
 	keys := func(id uint64, put bool) func(tx *Tx) error {
 		return func(tx *Tx) error {
 			for j := range 3 {
-				var err error
+				space, err := killSpace(tx, j)
+				if err != nil {
+					return err
+				}
 				if put {
-					err = tx.Put(killKey(id, j), killValue(id, j))
+					err = space.Put(killKey(id, j), killValue(id, j))
 				} else {
-					err = tx.Delete(killKey(id, j))
+					err = space.Delete(killKey(id, j))
 				}
 				if err != nil {
 					return err

@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"bytes"
 	"errors"
 	"sync"
 	"syscall"
@@ -359,4 +360,48 @@ func TestLogTornCreation(t *testing.T) {
 	require.NoError(t, err)
 	_, _, _, err = recoverLogAll(fs, 0)
 	require.ErrorIs(t, err, errs.ErrCorrupt)
+}
+
+// tearingFile writes garbage instead of the bytes of its next write, then fails it (a crash
+// during that write).
+type tearingFile struct {
+	vfs.File
+	armed bool
+}
+
+func (f *tearingFile) WriteAt(p []byte, off int64) (int, error) {
+	if !f.armed {
+		return f.File.WriteAt(p, off)
+	}
+	f.armed = false
+	garbage := make([]byte, len(p))
+	for i := range garbage {
+		garbage[i] = byte(i*13 + 5)
+	}
+	if _, err := f.File.WriteAt(garbage, off); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("crash")
+}
+
+// TestResetKeepsAValidHeaderCopy tears, during a Reset, the first header copy written, in a
+// segment whose copy A is garbage already (torn by an earlier crash): a valid copy must remain,
+// so the first write must go to copy A, not to B, the only valid one.
+func TestResetKeepsAValidHeaderCopy(t *testing.T) {
+	f, _ := openFile(t)
+	tf := &tearingFile{File: f}
+	w, err := Create(tf, testDB)
+	require.NoError(t, err)
+	for _, b := range makeBatches(1, [][]int{{10}, {20, 30}}) {
+		require.NoError(t, w.WriteBatch(b))
+	}
+	_, err = f.WriteAt(bytes.Repeat([]byte{0xa5}, headerCopySize), 0) // copy A torn long ago
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	tf.armed = true
+	require.Error(t, w.Reset())
+	region := make([]byte, HeaderSize)
+	_, err = f.ReadAt(region, 0)
+	require.NoError(t, err)
+	require.True(t, anyValidHeaderCopy(region), "a torn Reset left no valid header copy")
 }
