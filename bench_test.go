@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -98,25 +99,32 @@ func BenchmarkCommit(b *testing.B) {
 		for _, writers := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("sync=%d/writers=%d", sync, writers), func(b *testing.B) {
 				db := benchDB(b, 10_000, &Options{Sync: sync})
-				value := make([]byte, 100)
-				b.ReportAllocs()
-				b.SetParallelism(writers)
-				var n uint64
-				b.RunParallel(func(pb *testing.PB) {
-					rng := rand.New(rand.NewPCG(n, 7))
-					for pb.Next() {
-						err := db.Update(func(tx *Tx) error { return tx.Put(benchKey(rng.IntN(1<<30)), value) })
-						if err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
+				parallelPuts(b, db, writers, func(tx *Tx) *Bucket { return &tx.main })
 				st := db.Stats()
 				b.ReportMetric(float64(st.Commits)/float64(st.Batches), "commits/batch")
 				b.ReportMetric(float64(st.CopySpills)/float64(st.Spills), "copies/spill")
 			})
 		}
 	}
+}
+
+// parallelPuts runs b.N single-put Updates of a random key and a 100-byte value on writers
+// goroutines per GOMAXPROCS, each with a key sequence of its own, into the key space space
+// returns.
+func parallelPuts(b *testing.B, db *DB, writers int, space func(tx *Tx) *Bucket) {
+	value := make([]byte, 100)
+	b.ReportAllocs()
+	b.SetParallelism(writers)
+	var seed atomic.Uint64
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(seed.Add(1), 7))
+		for pb.Next() {
+			err := db.Update(func(tx *Tx) error { return space(tx).Put(benchKey(rng.IntN(1<<30)), value) })
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkBucketCommit is BenchmarkCommit's SyncFull rows for single-put Updates into a bucket
@@ -136,23 +144,12 @@ func BenchmarkBucketCommit(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			b.SetParallelism(writers)
-			var n uint64
-			b.RunParallel(func(pb *testing.PB) {
-				rng := rand.New(rand.NewPCG(n, 7))
-				for pb.Next() {
-					err := db.Update(func(tx *Tx) error {
-						bk, err := tx.Bucket(name)
-						if err != nil {
-							return err
-						}
-						return bk.Put(benchKey(rng.IntN(1<<30)), value)
-					})
-					if err != nil {
-						b.Fatal(err)
-					}
+			parallelPuts(b, db, writers, func(tx *Tx) *Bucket {
+				bk, err := tx.Bucket(name)
+				if err != nil {
+					b.Fatal(err)
 				}
+				return bk
 			})
 			st := db.Stats()
 			b.ReportMetric(float64(st.Commits)/float64(st.Batches), "commits/batch")

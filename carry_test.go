@@ -69,11 +69,7 @@ func TestCarriedCommitDoesNotWaitForNextWriter(t *testing.T) {
 		}))
 	}
 	require.NoError(t, db.Check())
-	fs := db.opts.fs
-	require.NoError(t, db.Close())
-	db, err := Open(path, &Options{fs: fs})
-	require.NoError(t, err)
-	defer db.Close()
+	db = reopenMem(t, db, path)
 	require.NoError(t, db.View(func(tx *Tx) error {
 		n := 0
 		for range tx.Range(nil, nil) {
@@ -278,13 +274,21 @@ func TestCarriedBucketCommits(t *testing.T) {
 	t.Logf("%d commits, %d spills, %d copy spills", commits, spills, st.CopySpills-start0.CopySpills)
 	requireBuckets(t, db, want)
 	require.NoError(t, db.Check())
+	db = reopenMem(t, db, path)
+	requireBuckets(t, db, want)
+	require.NoError(t, db.Check())
+}
+
+// reopenMem closes db, opened on a memory file system (openSlowSync), and opens its files again
+// with the default options; the test's cleanup closes the new DB.
+func reopenMem(t *testing.T, db *DB, path string) *DB {
+	t.Helper()
 	fs := db.opts.fs
 	require.NoError(t, db.Close())
 	db, err := Open(path, &Options{fs: fs})
 	require.NoError(t, err)
-	defer db.Close()
-	requireBuckets(t, db, want)
-	require.NoError(t, db.Check())
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // requireBuckets checks that db holds exactly the buckets and keys of want.

@@ -19,6 +19,7 @@ func (r *reader) readHeader() (fileHeader, error) {
 		return fileHeader{}, err
 	}
 	a, errA := decodeHeaderCopy(b)
+	r.copyAValid = errA == nil
 	if errA == nil && a.version == formatVersion1 {
 		r.seed, r.start = a.seed(), a.start
 		return a, nil

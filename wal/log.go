@@ -387,5 +387,5 @@ func (s *segScan) replay(after uint64, apply func(lsn uint64, payload []byte) er
 // spare: PrepareSpare or Log.Reset start a new generation in it first).
 func (s *segScan) writer() *Writer {
 	return &Writer{f: s.r.f, dbID: s.dbID, gen: s.h.gen, seed: s.h.seed(), size: s.end,
-		allocated: s.r.size, v1: s.h.version == formatVersion1}
+		allocated: s.r.size, v1: s.h.version == formatVersion1, copyAValid: s.r.copyAValid}
 }

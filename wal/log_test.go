@@ -384,13 +384,12 @@ func (f *tearingFile) WriteAt(p []byte, off int64) (int, error) {
 	return 0, errors.New("crash")
 }
 
-// TestResetKeepsAValidHeaderCopy tears, during a Reset, the first header copy written, in a
-// segment whose copy A is garbage already (torn by an earlier crash): a valid copy must remain,
-// so the first write must go to copy A, not to B, the only valid one.
+// TestResetKeepsAValidHeaderCopy recovers a segment whose copy A is garbage (torn by an earlier
+// crash) and tears, during the Reset that follows, the first header copy written: a valid copy
+// must remain, so the first write must go to copy A, not to B, the only valid one.
 func TestResetKeepsAValidHeaderCopy(t *testing.T) {
 	f, _ := openFile(t)
-	tf := &tearingFile{File: f}
-	w, err := Create(tf, testDB)
+	w, err := Create(f, testDB)
 	require.NoError(t, err)
 	for _, b := range makeBatches(1, [][]int{{10}, {20, 30}}) {
 		require.NoError(t, w.WriteBatch(b))
@@ -398,6 +397,10 @@ func TestResetKeepsAValidHeaderCopy(t *testing.T) {
 	_, err = f.WriteAt(bytes.Repeat([]byte{0xa5}, headerCopySize), 0) // copy A torn long ago
 	require.NoError(t, err)
 	require.NoError(t, f.Sync())
+	tf := &tearingFile{File: f}
+	w, last, err := Recover(tf, testDB, 0, func(uint64, []byte) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), last)
 	tf.armed = true
 	require.Error(t, w.Reset())
 	region := make([]byte, HeaderSize)

@@ -100,7 +100,7 @@ func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 // A file that starts a new generation (or is recreated) takes generation gen.
 func finish(r *reader, h fileHeader, end int64, last, after uint64, gen uint32) (*Writer, uint64, error) {
 	w := &Writer{f: r.f, dbID: h.dbID, gen: h.gen, seed: h.seed(), size: end, allocated: r.size,
-		next: last + 1, known: true}
+		next: last + 1, known: true, copyAValid: r.copyAValid}
 	if last <= after {
 		last, w.next = after, after+1
 	}

@@ -27,11 +27,14 @@ type Writer struct {
 	allocated int64
 	// v1 is set for a version 1 file replayed by Recover: it must be Reset (after a checkpoint)
 	// before a batch is written.
-	v1    bool
-	next  uint64 // LSN the next record must carry, if known
-	known bool   // next is known (false after Create until the first batch)
-	buf   []byte // encode buffer, reused across batches
-	err   error  // sticky failure
+	v1 bool
+	// copyAValid is set when the header copy at offset 0 is valid (restart writes an invalid
+	// copy first, see headerWriteOrder).
+	copyAValid bool
+	next       uint64 // LSN the next record must carry, if known
+	known      bool   // next is known (false after Create until the first batch)
+	buf        []byte // encode buffer, reused across batches
+	err        error  // sticky failure
 	// noSync skips the fdatasync of WriteBatch (cairn.SyncNone).
 	noSync bool
 	syncs  syncCounters
@@ -100,6 +103,7 @@ func (w *Writer) initialize(gen uint32) error {
 		return fmt.Errorf("sync: %w", err)
 	}
 	w.gen, w.seed, w.size, w.allocated, w.v1 = gen, recordSeed(w.dbID, gen), HeaderSize, HeaderSize, false
+	w.copyAValid = true
 	if err := w.grow(InitialSize); err != nil {
 		return err
 	}
@@ -184,12 +188,8 @@ func (w *Writer) restart(gen uint32) error {
 		}
 		return nil
 	}
-	order, err := w.headerWriteOrder()
-	if err != nil {
-		return w.fail(fmt.Errorf("wal: reset: read header: %w", err))
-	}
 	h := encodeHeaderCopy(w.dbID, gen)
-	for _, off := range order {
+	for _, off := range w.headerWriteOrder() {
 		if _, err := w.f.WriteAt(h, off); err != nil {
 			return w.fail(fmt.Errorf("wal: reset: write header: %w", err))
 		}
@@ -197,7 +197,7 @@ func (w *Writer) restart(gen uint32) error {
 			return w.fail(fmt.Errorf("wal: reset: sync: %w", err))
 		}
 	}
-	w.gen, w.seed, w.size = gen, recordSeed(w.dbID, gen), HeaderSize
+	w.gen, w.seed, w.size, w.copyAValid = gen, recordSeed(w.dbID, gen), HeaderSize, true
 	return nil
 }
 
@@ -206,16 +206,13 @@ func (w *Writer) restart(gen uint32) error {
 // one copy, and the other must then be valid: copy A may be torn garbage since an earlier crash
 // (nothing rewrites it until a restart), and overwriting copy B first, the only valid one, would
 // let one more crash leave none (the crash simulation found it, seed 1795492294333111714 with
-// -crash.points=25). Both valid: copy B first, then A.
-func (w *Writer) headerWriteOrder() ([]int64, error) {
-	b := make([]byte, headerCopySize)
-	if _, err := w.f.ReadAt(b, 0); err != nil {
-		return nil, err
+// -crash.points=25). Copy B is valid whenever copy A is not: the Writer knows A's state from the
+// recovery's read (copyAValid) or its own writes, so finding the order takes no I/O.
+func (w *Writer) headerWriteOrder() []int64 {
+	if !w.copyAValid {
+		return []int64{0, headerCopyB}
 	}
-	if _, err := decodeHeaderCopy(b); err != nil {
-		return []int64{0, headerCopyB}, nil
-	}
-	return []int64{headerCopyB, 0}, nil
+	return []int64{headerCopyB, 0}
 }
 
 // Shrink cuts an empty log (nothing written since Create or Reset) back to InitialSize bytes and
