@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/internal/vfs"
 )
 
 var roundTripSizes = [][]int{
@@ -510,4 +512,47 @@ func TestResetLeavesOldGenerationInert(t *testing.T) {
 	end, err := r.dirtyEnd(HeaderSize, 0)
 	require.NoError(t, err)
 	require.Greater(t, end, int64(HeaderSize+recordSpan(3)), "old records are still in the file")
+}
+
+// syncCrashFile takes a crash clone of its MemFS before its first Sync (then runs it).
+type syncCrashFile struct {
+	vfs.File
+	mem   *vfs.MemFS
+	opt   vfs.CrashOptions
+	clone *vfs.MemFS
+}
+
+func (f *syncCrashFile) Sync() error {
+	if f.clone == nil {
+		f.clone = f.mem.CrashClone(f.opt)
+	}
+	return f.File.Sync()
+}
+
+// TestVersion1ResetSurvivesACrash crashes the conversion of a version 1 log (its Reset after the
+// checkpoint) before the first fdatasync, with every unsynced write or truncate kept, dropped or
+// torn at random: the log must reopen, whatever survived. The truncate that starts the
+// conversion must be durable before the header is written over the old file: otherwise a torn
+// header over the long old file reads as damage.
+func TestVersion1ResetSurvivesACrash(t *testing.T) {
+	recs := makeBatches(1, [][]int{{500, 600, 700}})[0] // the old file is longer than the header region
+	for seed := range uint64(64) {
+		mem := vfs.NewMem()
+		f, err := mem.OpenFile("/wal", os.O_RDWR|os.O_CREATE, 0o600)
+		require.NoError(t, err)
+		_, err = f.WriteAt(v1File(recs), 0)
+		require.NoError(t, err)
+		require.NoError(t, f.Sync())
+		require.NoError(t, mem.SyncDir("/"))
+		cf := &syncCrashFile{File: f, mem: mem,
+			opt: vfs.CrashOptions{Rand: rand.New(rand.NewPCG(seed, 1)), KeepProb: 0.3, Garble: true}}
+		_, w, _, err := recoverAll(cf, 1) // records newer than the checkpoint: a Reset comes later
+		require.NoError(t, err)
+		require.NoError(t, w.Reset()) // after the caller's checkpoint
+		require.NotNil(t, cf.clone)
+		g, err := cf.clone.OpenFile("/wal", os.O_RDWR, 0o600)
+		require.NoError(t, err)
+		_, _, _, err = recoverAll(g, 3)
+		require.NoError(t, err, "seed %d: the log does not reopen after a crash in its conversion", seed)
+	}
 }

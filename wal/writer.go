@@ -91,8 +91,13 @@ func (w *Writer) initialize(gen uint32) error {
 	if err := w.f.Truncate(0); err != nil {
 		return fmt.Errorf("truncate: %w", err)
 	}
-	// The header region first, synced: a crash leaves either a short file of zeros (fresh) or a
-	// valid header. Then the zeros ahead of the writer.
+	// The truncate durable first: a torn header written over an old file still at its length
+	// would read as damage (TestVersion1ResetSurvivesACrash). Then the header region, synced: a
+	// crash leaves either a short file of zeros or garbage (fresh) or a valid header. Then the
+	// zeros ahead of the writer.
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
 	b := make([]byte, HeaderSize)
 	copy(b, encodeHeaderCopy(w.dbID, gen))
 	copy(b[headerCopyB:], encodeHeaderCopy(w.dbID, gen))
