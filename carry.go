@@ -66,8 +66,8 @@ type carriedBucket struct {
 func (c *carriedTrees) takeFrom(tx *Tx) {
 	c.reset()
 	c.main, c.catalog, c.catalogOpen = tx.main.tree, tx.catalog, tx.catalogOpen
-	for _, name := range tx.bucketNamesSorted() {
-		if b := tx.buckets[name]; !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
+	for _, b := range tx.buckets { // in any order: giveTo makes handles of them, commitTrees sorts
+		if !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
 			c.buckets = append(c.buckets, carriedBucket{name: b.name, tree: b.tree})
 		}
 	}

@@ -45,16 +45,28 @@ func killKey(id uint64, j int) []byte { return fmt.Appendf(nil, "p/%010d/%d", id
 
 var killBucket = []byte("p")
 
-// killSpace returns where key j of a commit lives: bucket killBucket (created on first use) for
-// j 2, else the default key space. A commit thus changes two trees, which must stay atomic.
-func killSpace(tx *Tx, j int) (interface {
+// killSpace returns where key j of a commit lives: bucket killBucket for j 2, else the default
+// key space. A commit thus changes two trees, which must stay atomic.
+func killSpace(tx *Tx, j int) (keySpace, error) {
+	if j == 2 {
+		return spaceOf(tx, killBucket)
+	}
+	return spaceOf(tx, nil)
+}
+
+// keySpace is what the durability tests write keys into: a Tx (its default key space) or a
+// Bucket.
+type keySpace interface {
 	Put(key, value []byte) error
 	Delete(key []byte) error
-}, error) {
-	if j == 2 {
-		return tx.CreateBucketIfNotExists(killBucket)
+}
+
+// spaceOf returns tx's default key space for a nil name, else bucket name, created on first use.
+func spaceOf(tx *Tx, name []byte) (keySpace, error) {
+	if name == nil {
+		return tx, nil
 	}
-	return tx, nil
+	return tx.CreateBucketIfNotExists(name)
 }
 
 // killValue is the value of key j of commit id: its size depends on the id (one commit in 20 has

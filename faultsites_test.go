@@ -510,16 +510,13 @@ func (r *faultRun) scan(db *DB) (map[string][]byte, error) {
 // space together, so a state with one and not the other shows as a partial group.
 var fsBucket = []byte("fs")
 
-// fsSpace returns where the key with suffix s lives: bucket fsBucket (created on first use) for
-// 'c', else the default key space.
-func fsSpace(tx *Tx, s byte) (interface {
-	Put(key, value []byte) error
-	Delete(key []byte) error
-}, error) {
+// fsSpace returns where the key with suffix s lives: bucket fsBucket for 'c', else the default
+// key space.
+func fsSpace(tx *Tx, s byte) (keySpace, error) {
 	if s == 'c' {
-		return tx.CreateBucketIfNotExists(fsBucket)
+		return spaceOf(tx, fsBucket)
 	}
-	return tx, nil
+	return spaceOf(tx, nil)
 }
 
 // groupState returns the version every key of group g has in got (0: none of them), or an error
