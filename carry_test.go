@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
@@ -309,4 +310,81 @@ func requireBuckets(t *testing.T, db *DB, want map[string]map[string]string) {
 		require.Equal(t, want, got)
 		return tx.Err()
 	}))
+}
+
+// TestCopySpillBesideDecodingWriter runs a copy spill while the write transaction that holds the
+// carried trees keeps changing them and decoding pages into the workspace (puts across a tree of
+// many leaves until the carried commit's Update returns), then checks every put of both and the
+// whole file. The other copy-spill tests hold the transaction still during the copy. Note: the
+// race detector does not flag a copy that would decode into the transaction's workspace instead
+// of its own: the page table's atomics order the two goroutines for it (tried on 2026-11-24).
+func TestCopySpillBesideDecodingWriter(t *testing.T) {
+	db, _ := openSlowSync(t, 20*time.Millisecond, Options{})
+	value := bytes.Repeat([]byte("v"), 100)
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for i := range 20_000 {
+			if err := tx.Put(fmt.Appendf(nil, "k%08d", i*7919%20_000), value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	var put []string
+	copies := db.Stats().CopySpills
+	for round := 0; db.Stats().CopySpills == copies; round++ { // a copy needs the timing below
+		require.Less(t, round, 5, "no copy spill ran")
+		put = append(put, putBesideCopySpill(t, db, round, value)...)
+	}
+	require.NoError(t, db.View(func(tx *Tx) error {
+		for _, k := range put {
+			_, err := tx.Get([]byte(k))
+			require.NoError(t, err, "key %s", k)
+		}
+		return nil
+	}))
+	require.NoError(t, db.Check())
+	t.Logf("%d puts beside the copy spill", len(put))
+}
+
+// putBesideCopySpill commits C (its batch syncs), then A (carried while C's batch runs), then B,
+// which puts keys until A's Update has returned: A's batch finds B holding the carried trees and
+// spills a copy. It returns the keys committed.
+func putBesideCopySpill(t *testing.T, db *DB, round int, value []byte) []string {
+	put := []string{fmt.Sprint("c", round), fmt.Sprint("a", round)}
+	base := db.headLSN.Load()
+	errs := make(chan error, 3)
+	go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put([]byte(put[0]), value) }) }()
+	waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
+	time.Sleep(5 * time.Millisecond) // C's batch is syncing
+	aDone := make(chan struct{})
+	go func() {
+		errs <- db.Update(func(tx *Tx) error { return tx.Put([]byte(put[1]), value) })
+		close(aDone)
+	}()
+	waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // A is carried
+	var bPut []string
+	go func() {
+		errs <- db.Update(func(tx *Tx) error {
+			for i := 0; ; i++ {
+				select {
+				case <-aDone:
+					return nil
+				default:
+				}
+				if i == 5_000 { // enough to decode most leaves; bounds the record on a fast machine
+					<-aDone
+					return nil
+				}
+				k := fmt.Sprintf("k%08d-b%d-%d", i*104729%20_000, round, i)
+				if err := tx.Put([]byte(k), value); err != nil {
+					return err
+				}
+				bPut = append(bPut, k)
+			}
+		})
+	}()
+	for range 3 {
+		require.NoError(t, <-errs)
+	}
+	return append(put, bPut...)
 }
