@@ -371,9 +371,12 @@ func putBesideCopySpill(t *testing.T, db *DB, round int, value []byte) []string 
 					return nil
 				default:
 				}
-				if i == 5_000 { // enough to decode most leaves; bounds the record on a fast machine
+				switch {
+				case i == 20_000: // bounds the record
 					<-aDone
 					return nil
+				case i%50 == 49:
+					time.Sleep(50 * time.Microsecond) // paced, so that it lasts until the copy
 				}
 				k := fmt.Sprintf("k%08d-b%d-%d", i*104729%20_000, round, i)
 				if err := tx.Put([]byte(k), value); err != nil {
