@@ -369,13 +369,13 @@ func (tx *Tx) rebase(record []byte) error {
 func (db *DB) rebuildCarried() {
 	db.workspace.Reset()
 	tx, err := db.replayCarriedTrees(&db.workspace)
-	if err != nil {
-		tx.dropTrees()
-		db.workspace.Reset()
-		return
+	if err == nil {
+		db.carry.trees.takeFrom(tx)
 	}
-	db.carry.trees.takeFrom(tx)
 	tx.dropTrees()
+	if err != nil {
+		db.workspace.Reset() // the half-replayed nodes: nothing is carried any more
+	}
 }
 
 // endWrite ends a write transaction that did not commit (rolled back, failed, or committed

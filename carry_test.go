@@ -31,35 +31,11 @@ func TestCarriedCommitDoesNotWaitForNextWriter(t *testing.T) {
 		return func(tx *Tx) error { return tx.Put([]byte(key), []byte("v-"+key)) }
 	}
 	for round := range 3 {
-		base := db.headLSN.Load()
-		errs := make(chan error, 3)
-		go func() { errs <- db.Update(put(fmt.Sprint("c", round))) }() // its batch syncs 30 ms
-		waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
-		time.Sleep(5 * time.Millisecond) // C's batch is running now
-		aDone := make(chan struct{})
-		go func() {
-			err := db.Update(put(fmt.Sprint("a", round)))
-			close(aDone)
-			errs <- err
-		}()
-		waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // A is carried
-		bIn := make(chan struct{})
-		go func() {
-			errs <- db.Update(func(tx *Tx) error {
-				close(bIn)
+		copySpillScene(t, db, put(fmt.Sprint("c", round)), put(fmt.Sprint("a", round)),
+			func(tx *Tx, aDone <-chan struct{}) error {
 				<-aDone // waits for A's Update to return, holding the writer slot
 				return put(fmt.Sprint("b", round))(tx)
 			})
-		}()
-		<-bIn
-		for range 3 {
-			select {
-			case err := <-errs:
-				require.NoError(t, err)
-			case <-time.After(10 * time.Second):
-				t.Fatal("deadlock: the carried commit waits for the write transaction that waits for it")
-			}
-		}
 		require.NoError(t, db.View(func(tx *Tx) error {
 			for _, k := range []string{"c", "a", "b"} {
 				v, err := tx.Get(fmt.Append(nil, k, round))
@@ -79,6 +55,43 @@ func TestCarriedCommitDoesNotWaitForNextWriter(t *testing.T) {
 		require.Equal(t, 9, n)
 		return nil
 	}))
+}
+
+// copySpillScene commits c, whose batch syncs slowly, then a, carried while c's batch runs, then
+// runs b in a write transaction that holds the carried trees until a's Update has returned (b
+// gets a channel closed then): a's batch must spill a copy of the carried commits instead of
+// waiting for b, which then commits on top of a. It fails the test if an Update fails or the
+// three do not all return (the deadlock that waiting for b would be).
+func copySpillScene(t *testing.T, db *DB, c, a func(tx *Tx) error, b func(tx *Tx, aDone <-chan struct{}) error) {
+	t.Helper()
+	base := db.headLSN.Load()
+	errs := make(chan error, 3)
+	go func() { errs <- db.Update(c) }()
+	waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
+	time.Sleep(5 * time.Millisecond) // c's batch is syncing now
+	aDone := make(chan struct{})
+	go func() {
+		err := db.Update(a)
+		close(aDone)
+		errs <- err
+	}()
+	waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // a is carried
+	bIn := make(chan struct{})
+	go func() {
+		errs <- db.Update(func(tx *Tx) error {
+			close(bIn)
+			return b(tx, aDone)
+		})
+	}()
+	<-bIn
+	for range 3 {
+		select {
+		case err := <-errs:
+			require.NoError(t, err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("deadlock: the carried commit waits for the write transaction that waits for it")
+		}
+	}
 }
 
 func waitFor(t *testing.T, cond func() bool) {
@@ -346,48 +359,34 @@ func TestCopySpillBesideDecodingWriter(t *testing.T) {
 	t.Logf("%d puts beside the copy spill", len(put))
 }
 
-// putBesideCopySpill commits C (its batch syncs), then A (carried while C's batch runs), then B,
-// which puts keys until A's Update has returned: A's batch finds B holding the carried trees and
-// spills a copy. It returns the keys committed.
+// putBesideCopySpill runs copySpillScene with b putting keys until a's Update has returned, so
+// that it is still decoding leaves when a's batch spills a copy. It returns the keys committed.
 func putBesideCopySpill(t *testing.T, db *DB, round int, value []byte) []string {
 	put := []string{fmt.Sprint("c", round), fmt.Sprint("a", round)}
-	base := db.headLSN.Load()
-	errs := make(chan error, 3)
-	go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put([]byte(put[0]), value) }) }()
-	waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
-	time.Sleep(5 * time.Millisecond) // C's batch is syncing
-	aDone := make(chan struct{})
-	go func() {
-		errs <- db.Update(func(tx *Tx) error { return tx.Put([]byte(put[1]), value) })
-		close(aDone)
-	}()
-	waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // A is carried
-	var bPut []string
-	go func() {
-		errs <- db.Update(func(tx *Tx) error {
-			for i := 0; ; i++ {
-				select {
-				case <-aDone:
-					return nil
-				default:
-				}
-				switch {
-				case i == 20_000: // bounds the record
-					<-aDone
-					return nil
-				case i%50 == 49:
-					time.Sleep(50 * time.Microsecond) // paced, so that it lasts until the copy
-				}
-				k := fmt.Sprintf("k%08d-b%d-%d", i*104729%20_000, round, i)
-				if err := tx.Put([]byte(k), value); err != nil {
-					return err
-				}
-				bPut = append(bPut, k)
-			}
-		})
-	}()
-	for range 3 {
-		require.NoError(t, <-errs)
+	putKey := func(k string) func(tx *Tx) error {
+		return func(tx *Tx) error { return tx.Put([]byte(k), value) }
 	}
+	var bPut []string
+	copySpillScene(t, db, putKey(put[0]), putKey(put[1]), func(tx *Tx, aDone <-chan struct{}) error {
+		for i := 0; ; i++ {
+			select {
+			case <-aDone:
+				return nil
+			default:
+			}
+			switch {
+			case i == 20_000: // bounds the record
+				<-aDone
+				return nil
+			case i%50 == 49:
+				time.Sleep(50 * time.Microsecond) // paced, so that it lasts until the copy
+			}
+			k := fmt.Sprintf("k%08d-b%d-%d", i*104729%20_000, round, i)
+			if err := tx.Put([]byte(k), value); err != nil {
+				return err
+			}
+			bPut = append(bPut, k)
+		}
+	})
 	return append(put, bPut...)
 }
