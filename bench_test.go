@@ -177,6 +177,27 @@ func BenchmarkScan(b *testing.B) {
 	b.ReportMetric(float64(keys)*float64(b.N)/b.Elapsed().Seconds(), "keys/s")
 }
 
+// BenchmarkScanReverse is BenchmarkScan backwards, with a cursor: Last, then Prev to the first
+// key.
+func BenchmarkScanReverse(b *testing.B) {
+	const keys = 200_000
+	db := benchDB(b, keys, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		db.View(func(tx *Tx) error {
+			n, c := 0, tx.Cursor()
+			for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
+				n++
+			}
+			if n != keys {
+				b.Fatalf("scanned %d keys", n)
+			}
+			return nil
+		})
+	}
+	b.ReportMetric(float64(keys)*float64(b.N)/b.Elapsed().Seconds(), "keys/s")
+}
+
 // BenchmarkSavepoint measures savepoints in one write transaction (rolled back at the end: no
 // fdatasync), on a 10,000-key tree. fanout=50: 50 savepoints in a row, each followed by a put and
 // then, alternately, a RollbackTo or a Release. chain=5: five nested savepoints with 10 puts
