@@ -238,9 +238,7 @@ func (c *Cursor) descend(first bool) ([]byte, []byte) {
 			top.index = top.count() - 1
 		}
 		if top.leaf() {
-			if first {
-				c.prefetchNextLeaf()
-			}
+			c.prefetchSiblingLeaf(first)
 			return c.current()
 		}
 		if !c.push(c.childFrame(top.child(top.index))) {
@@ -249,21 +247,25 @@ func (c *Cursor) descend(first bool) ([]byte, []byte) {
 	}
 }
 
-// prefetchNextLeaf starts loading the first lines of the leaf page after the top one (its
-// parent's next child), so that a forward scan finds that page arriving while it walks this one:
-// leaves are separate allocations, scattered in memory, and the first touch of each was a
-// quarter of a full scan's time. Only a next leaf under the same parent page, and cached, is
-// prefetched.
-func (c *Cursor) prefetchNextLeaf() {
+// prefetchSiblingLeaf starts loading the first lines of the leaf page after the top one (its
+// parent's next child; with forward false, the one before it), so that a scan finds that page
+// arriving while it walks this one: leaves are separate allocations, scattered in memory, and the
+// first touch of each was a quarter of a full scan's time. Only a sibling under the same parent
+// page, and cached, is prefetched.
+func (c *Cursor) prefetchSiblingLeaf(forward bool) {
 	n := len(c.stack)
 	if n < 2 {
 		return
 	}
 	parent := &c.stack[n-2]
-	if parent.node != nil || parent.index+1 >= pager.Count(parent.page) {
+	i := parent.index - 1
+	if forward {
+		i = parent.index + 1
+	}
+	if parent.node != nil || i < 0 || i >= pager.Count(parent.page) {
 		return
 	}
-	if addr := c.t.pg.CachedAddr(branchChild(parent.page, parent.index+1)); addr != nil {
+	if addr := c.t.pg.CachedAddr(branchChild(parent.page, i)); addr != nil {
 		prefetch(addr)
 	}
 }
