@@ -2,7 +2,9 @@ package btree
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"unsafe"
 
 	"github.com/cairndb/cairn/internal/errs"
 	"github.com/cairndb/cairn/pager"
@@ -143,17 +145,31 @@ func searchBranch(p []byte, key []byte) int {
 
 // searchPage returns the first index of tree page p whose key is > key (branch) or >= key
 // (leaf). On a page with key prefixes a probe loads the element's key only when its prefix
-// equals key's.
+// equals key's, and reads the prefix without a bounds check: Validate proved the element table
+// inside the page (and the encoder writes only such pages).
 func searchPage(p []byte, key []byte, branch bool) int {
-	prefixes := prefixed(p)
-	var kp uint64
-	if prefixes {
-		kp = keyPrefix(key)
-	}
 	lo, hi := 0, pager.Count(p)
+	if !prefixed(p) {
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if keySortsBefore(elemKey(p, m, branch), key, branch) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	kp := keyPrefix(key)
+	table := unsafe.Pointer(&p[pager.HeaderSize])
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if sortsBefore(p, m, key, kp, prefixes, branch) {
+		ep := binary.BigEndian.Uint64((*[prefixSize]byte)(unsafe.Add(table, m*prefixedElemSize))[:])
+		before := ep < kp
+		if ep == kp {
+			before = keySortsBefore(elemKey(p, m, branch), key, branch)
+		}
+		if before {
 			lo = m + 1
 		} else {
 			hi = m
@@ -162,15 +178,10 @@ func searchPage(p []byte, key []byte, branch bool) int {
 	return lo
 }
 
-// sortsBefore reports whether element m of p lies before the position searchPage seeks: its key
-// is < key, or <= key in a branch. kp is key's prefix when the page has prefixes.
-func sortsBefore(p []byte, m int, key []byte, kp uint64, prefixes, branch bool) bool {
-	if prefixes {
-		if ep := elemPrefix(p, m); ep != kp {
-			return ep < kp
-		}
-	}
-	c := bytes.Compare(elemKey(p, m, branch), key)
+// keySortsBefore reports whether an element with key k lies before the position searchPage
+// seeks: k < key, or k <= key in a branch.
+func keySortsBefore(k, key []byte, branch bool) bool {
+	c := bytes.Compare(k, key)
 	return c < 0 || branch && c == 0
 }
 
