@@ -1,12 +1,12 @@
 package btree
 
-// Invariant of Next's fast path: while leafN > 0, the top frame is the leaf page that current
-// last landed on, leafElems is the address of its element 0's fields and leafStride the distance
-// between elements. Every move that changes the top frame ends in current (which opens the window
-// again, or closes it on a decoded node) or in end (which closes it). The fast path reads the
-// element and slices key and value without bounds checks: a page read from the file passed
-// Validate, which proves that every element's key and value lie inside the page, and the encoder
-// writes only such pages.
+// Invariant of the fast paths of Next and Prev (the leaf window): while leafN > 0, the top frame
+// is the leaf page that current last landed on, leafElems is the address of its element 0's
+// fields and leafStride the distance between elements. Every move that changes the top frame ends
+// in current (which opens the window again, or closes it on a decoded node) or in end (which
+// closes it). The fast paths read an element and slice its key and value without bounds checks:
+// a page read from the file passed Validate, which proves that every element's key and value lie
+// inside the page, and the encoder writes only such pages.
 
 import (
 	"bytes"
@@ -53,9 +53,9 @@ type Cursor struct {
 	mods    uint64
 	lastKey []byte
 	err     error
-	// The leaf window, for Next's fast path (see the invariant at the top of the file): the
-	// element count of the top frame's leaf page, the address of element 0's fields and the
-	// distance between elements. leafN is 0 when there is no window.
+	// The leaf window, for the fast paths of Next and Prev (see the invariant at the top of the
+	// file): the element count of the top frame's leaf page, the address of element 0's fields
+	// and the distance between elements. leafN is 0 when there is no window.
 	leafN      int
 	leafElems  unsafe.Pointer
 	leafStride uintptr
