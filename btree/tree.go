@@ -42,7 +42,9 @@ type extent struct {
 	alloc uint64 // LSN of the commit that allocated it, 0 if unknown
 }
 
-// Open returns the tree whose root page is root (0: the empty tree) on pg.
+// Open returns the tree whose root page is root (0: the empty tree) on pg. pg must check every
+// extent it reads from the file with Validate (pager.Options.Validate): the page search and the
+// cursor's leaf window read validated pages without bounds checks.
 func Open(pg *pager.Pager, root uint64, writable bool) *Tree {
 	t := &Tree{}
 	t.Reset(pg, root, writable)
@@ -50,7 +52,8 @@ func Open(pg *pager.Pager, root uint64, writable bool) *Tree {
 }
 
 // Reset makes t the tree at root, dropping any uncommitted change and its workspace, so a Tree
-// value can be reused without allocation (t.nodes is made when the first node is decoded).
+// value can be reused without allocation (t.nodes is made when the first node is decoded). pg
+// must validate extents as Open says.
 func (t *Tree) Reset(pg *pager.Pager, root uint64, writable bool) {
 	*t = Tree{pg: pg, root: root, writable: writable}
 }
