@@ -331,8 +331,7 @@ func (c *Cursor) searchLeaf(f *frame, key []byte) int {
 		i, _ := f.node.search(key)
 		return i
 	}
-	i, _ := c.t.searchLeafPage(f.page, key)
-	return i
+	return c.t.searchLeafPage(f.page, key)
 }
 
 func (c *Cursor) searchBranch(f *frame, key []byte) int {
@@ -353,8 +352,7 @@ func (c *Cursor) current() ([]byte, []byte) {
 		in := &f.node.inodes[f.index]
 		k, v, ovf, size = in.key, in.value, in.ovf, in.size
 	} else {
-		k = leafKey(f.page, f.index)
-		v, ovf, size = leafValue(f.page, f.index)
+		k, v, ovf, size = leafFields(f.page, elem(f.page, f.index))
 	}
 	if ovf != 0 {
 		var err error

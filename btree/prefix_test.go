@@ -39,6 +39,13 @@ func prefixTestKeys(rng *rand.Rand, n int) [][]byte {
 	return keys
 }
 
+// searchLeaf returns the index of the first key >= key in leaf page p and whether it is equal,
+// as Get finds it.
+func searchLeaf(p []byte, key []byte) (int, bool) {
+	i := searchPage(p, key, false)
+	return i, i < pager.Count(p) && bytes.Equal(leafKey(p, i), key)
+}
+
 // TestSearchPrefixedAgreesWithPlain encodes the same sorted keys in both page layouts and
 // checks that searching either for present and absent keys gives the answer of a plain sorted
 // search: keyPrefix must order keys exactly where prefixes differ.

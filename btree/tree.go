@@ -91,11 +91,14 @@ func (t *Tree) getFromPage(id uint64, key []byte) ([]byte, bool, error) {
 			id = branchChild(p, searchBranch(p, key))
 			continue
 		}
-		i, exact := t.searchLeafPage(p, key)
-		if !exact {
+		i := t.searchLeafPage(p, key)
+		if i >= pager.Count(p) {
 			return nil, false, nil
 		}
-		v, ovf, size := leafValue(p, i)
+		k, v, ovf, size := leafFields(p, elem(p, i)) // the element decoded once: key and value
+		if !bytes.Equal(k, key) {
+			return nil, false, nil
+		}
 		if ovf != 0 {
 			v, err = t.overflowValue(ovf, size)
 		}
@@ -126,19 +129,15 @@ func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 	return in.value, true, nil
 }
 
-// searchLeaf returns the index of the first key >= key in leaf page p and whether it is equal.
-func searchLeaf(p []byte, key []byte) (int, bool) {
-	lo := searchPage(p, key, false)
-	return lo, lo < pager.Count(p) && bytes.Equal(leafKey(p, lo), key)
-}
-
-// searchLeafPage is searchLeaf after warming the element table of leaf page p (warmElements),
-// for the leaf searches of reads: Get and Cursor.Seek. Branch pages are not warmed: on a cached
-// 1,000,000-key tree the branches a search passes are mostly in the CPU's caches, and warming
-// them too measured no different (docs/DESIGN.md).
-func (t *Tree) searchLeafPage(p []byte, key []byte) (int, bool) {
+// searchLeafPage returns the index of the first key >= key in leaf page p after warming its
+// element table (warmElements), for the leaf searches of reads: Get and Cursor.Seek. Whether
+// the key there equals key is the caller's question (Get reads that element anyway, Seek does
+// not ask). Branch pages are not warmed: on a cached 1,000,000-key tree the branches a search
+// passes are mostly in the CPU's caches, and warming them too measured no different
+// (docs/DESIGN.md).
+func (t *Tree) searchLeafPage(p []byte, key []byte) int {
 	t.warmed += warmElements(p)
-	return searchLeaf(p, key)
+	return searchPage(p, key, false)
 }
 
 // searchBranch returns the index of the child of branch page p that covers key.
