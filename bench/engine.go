@@ -67,7 +67,8 @@ const DefaultCacheBytes = 1 << 30
 // Engines lists the engines of the comparison, in table order.
 var Engines = []string{"cairn", "sqlite", "sqlite-cgo", "bbolt", "pebble"}
 
-// FloorName is the engine name of the reference rows: the cost of the bare writes and fdatasyncs.
+// FloorName is the engine name of the reference rows: the cost of the bare writes and fdatasyncs,
+// and of dependent memory loads (BenchmarkMemoryLatency).
 const FloorName = "floor"
 
 // Open opens engine name in the empty directory dir with durable settings.

@@ -12,7 +12,8 @@ const lineSize = 64
 // BenchmarkMemoryLatency is the read rows' reference, as the floor is the write rows': the time
 // of one load that depends on the one before, at a random line of a working set of each size
 // (set=2MiB fits the L2 cache of the machines we measure on, set=256MiB fits no cache). An op
-// is one load. The links form one random cycle through every line of the set, so neither the
+// is one load. Its rows are the floor engine's, so that the suite's tables show them in the
+// floor column. The links form one random cycle through every line of the set, so neither the
 // prefetchers nor the TLB can guess the next one, as with the leaves of a large tree: each is a
 // separate 4 KiB allocation in the heap. A point get on a tree much larger than the caches pays
 // at least two such misses in its leaf (the page's header with its element table, then the
@@ -20,7 +21,7 @@ const lineSize = 64
 // ("The read rows' floor") turns this into a floor for BenchmarkGet.
 func BenchmarkMemoryLatency(b *testing.B) {
 	for _, size := range []int{2 << 20, 256 << 20} {
-		b.Run(fmt.Sprintf("set=%dMiB", size>>20), func(b *testing.B) {
+		b.Run(fmt.Sprintf("engine=%s/set=%dMiB", FloorName, size>>20), func(b *testing.B) {
 			links := randomCycle(size / lineSize)
 			i := links[0]
 			for b.Loop() {
