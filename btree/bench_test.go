@@ -24,7 +24,7 @@ func BenchmarkPutCommit(b *testing.B) {
 		if root, err = tr.Commit(lsn); err != nil {
 			b.Fatal(err)
 		}
-		pg.Release(pager.Readers{Published: lsn})
+		pg.Reclaim(pager.Readers{Published: lsn})
 	}
 	for start := uint64(0); start < 100_000; start += 10_000 {
 		tr := Open(pg, root, true)

@@ -63,7 +63,7 @@ func TestRandomInsertsFillPages(t *testing.T) {
 		var err error
 		root, err = tr.Commit(lsn)
 		require.NoError(t, err)
-		pg.Release(pager.Readers{Published: lsn})
+		pg.Reclaim(pager.Readers{Published: lsn})
 	}
 	leaves, used := 0, 0
 	require.NoError(t, Check(pg, root, func(id uint64, pages int) {
@@ -150,7 +150,7 @@ func TestPatchedBranchesMatchEncoding(t *testing.T) {
 		var err error
 		root, err = tr.Commit(lsn)
 		require.NoError(t, err)
-		pg.Release(pager.Readers{Published: lsn})
+		pg.Reclaim(pager.Readers{Published: lsn})
 		require.NoError(t, Check(pg, root, func(id uint64, pages int) {
 			p, err := pg.Page(id)
 			require.NoError(t, err)

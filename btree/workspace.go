@@ -1,10 +1,10 @@
 package btree
 
 // Invariant: a Workspace hands out memory to the writable trees of one write transaction at a
-// time (or of a chain of them that carry decoded trees from one to the next); Reset recycles
+// time (or of a chain of them that hand decoded trees from one to the next); Reset recycles
 // everything it handed out, so it may run only once no tree holds a decoded node from it that
 // will be used again (the root package resets it when a write transaction ends with nothing
-// carried, when carried trees are spilled, and after recovery).
+// held, when held commits are materialized as pages, and after recovery).
 
 // Chunk sizes of a Workspace, in elements. A single-put transaction on a three-level tree decodes
 // about 300 elements, a transaction of 1,000 random puts on a 100,000-key tree about 35,000.

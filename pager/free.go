@@ -44,7 +44,7 @@ func (p pendingFree) appendIDs(dst []uint64) []uint64 {
 //   - held: taken off the front of fresh or durable once the published version and the durable
 //     checkpoint had passed them, but still reachable by a pinned version (rule 1 alone).
 //
-// Commits free in LSN order, so a release pops the fronts of fresh and durable only while their
+// Commits free in LSN order, so a reclaim pops the fronts of fresh and durable only while their
 // LSN is published (and checkpointed): the extents of versions not yet published, which pile up
 // behind a batch of concurrent commits, are never looked at until then. Only held is scanned
 // whole, and it is empty unless readers pin old versions.
@@ -80,7 +80,7 @@ func (l *freeList) take(n uint64) uint64 {
 }
 
 // add makes ids reusable (it sorts ids in place: the caller gives them up). It merges them into
-// the list from the back, so a release costs O(new log new + list) and allocates only to grow.
+// the list from the back, so a reclaim costs O(new log new + list) and allocates only to grow.
 func (l *freeList) add(ids []uint64) {
 	if len(ids) == 0 {
 		return
@@ -124,9 +124,9 @@ func (r Readers) holds(alloc, lsn uint64) bool {
 	return i < len(r.Pinned) && r.Pinned[i] < lsn
 }
 
-// release moves to ids every pending extent whose rules hold for the readers and the durable
+// reclaim moves to ids every pending extent whose rules hold for the readers and the durable
 // checkpoint LSN, and returns the ids it moved appended to ready (a buffer the caller reuses).
-func (l *freeList) release(ready []uint64, r Readers, durable uint64) []uint64 {
+func (l *freeList) reclaim(ready []uint64, r Readers, durable uint64) []uint64 {
 	keep := l.held[:0]
 	for _, p := range l.held {
 		if r.holds(p.alloc, p.lsn) {

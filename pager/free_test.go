@@ -44,7 +44,7 @@ func TestFreedPagesWaitForReadersAndCheckpoint(t *testing.T) {
 			} else {
 				l.durable = pushPending(l.durable, 10, 0, 42, 1)
 			}
-			ready := l.release(nil, Readers{Published: tc.published, Pinned: tc.pinned}, tc.durable)
+			ready := l.reclaim(nil, Readers{Published: tc.published, Pinned: tc.pinned}, tc.durable)
 			require.Equal(t, tc.reusable, len(ready) == 1)
 			require.Equal(t, tc.reusable, l.take(1) == 42)
 		})
@@ -86,7 +86,7 @@ func TestFreeListQueues(t *testing.T) {
 	l.durable = pushPending(l.durable, 7, 0, 20, 1)
 	require.Equal(t, 5, l.pendingCount())
 
-	ready := l.release(nil, Readers{Published: 7, Pinned: []uint64{3}}, 7)
+	ready := l.reclaim(nil, Readers{Published: 7, Pinned: []uint64{3}}, 7)
 	require.ElementsMatch(t, []uint64{11}, ready, "20 is held by the reader too (allocation unknown)")
 	require.Equal(t, []pendingFree{{lsn: 8, alloc: 1, id: 12, n: 2}}, l.fresh, "unpublished: untouched")
 	require.Len(t, l.held, 2)
@@ -96,9 +96,9 @@ func TestFreeListQueues(t *testing.T) {
 	require.Len(t, l.held, 1)
 	require.Equal(t, uint64(10), l.durable[0].id)
 
-	ready = l.release(nil, Readers{Published: 9}, 4)
+	ready = l.reclaim(nil, Readers{Published: 9}, 4)
 	require.ElementsMatch(t, []uint64{12, 13, 20}, ready, "10 waits for a checkpoint at or after LSN 5")
-	ready = l.release(nil, Readers{Published: 9}, 5)
+	ready = l.reclaim(nil, Readers{Published: 9}, 5)
 	require.Equal(t, []uint64{10}, ready)
 	require.Zero(t, l.pendingCount())
 	require.Empty(t, l.held)

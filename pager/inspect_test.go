@@ -45,7 +45,7 @@ func newInspectFixture(t *testing.T) inspectFixture {
 	fx.big = alloc(3, PageOverflow, 2)
 	require.NoError(t, p.Checkpoint(fx.root, 0, 2))
 	p.Free(fx.freed, 1, 3, 1)
-	p.Release(Readers{Published: 3})
+	p.Reclaim(Readers{Published: 3})
 	require.NoError(t, p.Checkpoint(fx.root, 0, 3))
 	return fx
 }

@@ -24,7 +24,7 @@ const (
 
 // Pager gives page-id access to the database file.
 //
-// Concurrency: Page may be called from any goroutine at any time. Allocate, Free, Release and
+// Concurrency: Page may be called from any goroutine at any time. Allocate, Free, Reclaim and
 // Checkpoint are called by one goroutine at a time (the holder of the database's writer slot).
 type Pager struct {
 	f        vfs.File
@@ -54,15 +54,15 @@ type Pager struct {
 	// metaDamaged is set when Open found a meta page that failed its checks.
 	metaDamaged bool
 	stats       Stats
-	// releaseBuf is Release's reused list of ready ids (Release runs on one goroutine at a time).
-	releaseBuf []uint64
-	// spare holds single-page buffers of frames that Release dropped, for Allocate to reuse, at
-	// most maxSpareBytes of them. They are not counted as cached.
-	spare [][]byte
+	// reclaimBuf is Reclaim's reused list of ready ids (Reclaim runs on one goroutine at a time).
+	reclaimBuf []uint64
+	// pool holds single-page buffers of frames that Reclaim dropped, for Allocate to reuse, at
+	// most maxPoolBytes of them. They are not counted as cached.
+	pool [][]byte
 }
 
-// maxSpareBytes bounds the page buffers kept for reuse (Pager.spare).
-const maxSpareBytes = 8 << 20
+// maxPoolBytes bounds the page buffers kept for reuse (Pager.pool).
+const maxPoolBytes = 8 << 20
 
 // dirtyExtent is an extent allocated since the last checkpoint: its length in pages and the LSN
 // of the commit that allocated it.
@@ -309,7 +309,7 @@ func (p *Pager) allocate(n int, lsn uint64, zero bool) (uint64, []byte) {
 		p.pageCount.Store(id + uint64(n))
 	}
 	p.setDirty(id, dirtyExtent{pages: uint64(n), alloc: lsn})
-	data := p.takeSpare(n, zero)
+	data := p.takePooled(n, zero)
 	p.mu.Unlock()
 	fr := &frame{data: data}
 	fr.dirty.Store(true)
@@ -348,46 +348,46 @@ func (p *Pager) Unallocate(id uint64, n int) {
 	p.free.add(ids)
 }
 
-// Release makes reusable every freed id whose rules (free.go) hold for readers. REQUIRES:
+// Reclaim makes reusable every freed id whose rules (free.go) hold for readers. REQUIRES:
 // readers.Published was loaded before readers.Pinned was collected (see package txn).
 //
 // The cached content of those ids is dropped and its single-page buffers kept for Allocate: no
 // version can reach them, so only a caller that kept a page's bytes (a value, a key) past the end
 // of its transaction could see them change, which the API's lifetimes forbid (as bbolt's do).
-func (p *Pager) Release(readers Readers) {
+func (p *Pager) Reclaim(readers Readers) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ready := p.free.release(p.releaseBuf[:0], readers, p.durable.LSN)
-	p.releaseBuf = ready[:0]
+	ready := p.free.reclaim(p.reclaimBuf[:0], readers, p.durable.LSN)
+	p.reclaimBuf = ready[:0]
 	for _, id := range ready {
 		s := p.table.slot(id)
 		if fr := s.fr.Load(); fr != nil && s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
-			p.keepSpare(fr.data)
+			p.keepPooled(fr.data)
 		}
 	}
 }
 
-// takeSpare returns a buffer for an extent of n pages, a spare one if it can; a spare one is
+// takePooled returns a buffer for an extent of n pages, a pooled one if it can; a pooled one is
 // zeroed if zero is set. REQUIRES: p.mu.
-func (p *Pager) takeSpare(n int, zero bool) []byte {
-	if n != 1 || len(p.spare) == 0 {
+func (p *Pager) takePooled(n int, zero bool) []byte {
+	if n != 1 || len(p.pool) == 0 {
 		return make([]byte, n*p.pageSize)
 	}
-	b := p.spare[len(p.spare)-1]
-	p.spare[len(p.spare)-1] = nil
-	p.spare = p.spare[:len(p.spare)-1]
+	b := p.pool[len(p.pool)-1]
+	p.pool[len(p.pool)-1] = nil
+	p.pool = p.pool[:len(p.pool)-1]
 	if zero {
 		clear(b) // no stale bytes of another page reach the file
 	}
 	return b
 }
 
-// keepSpare keeps the buffer of a dropped frame for reuse if it is one whole page and the pool
+// keepPooled keeps the buffer of a dropped frame for reuse if it is one whole page and the pool
 // has room. REQUIRES: p.mu, and that no version can reach the frame.
-func (p *Pager) keepSpare(b []byte) {
-	if len(b) == p.pageSize && cap(b) == p.pageSize && (len(p.spare)+1)*p.pageSize <= maxSpareBytes {
-		p.spare = append(p.spare, b)
+func (p *Pager) keepPooled(b []byte) {
+	if len(b) == p.pageSize && cap(b) == p.pageSize && (len(p.pool)+1)*p.pageSize <= maxPoolBytes {
+		p.pool = append(p.pool, b)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 // slotsPerP is the number of slots of each P's group: readers that stay open across goroutine
-// switches can fill a P's group, after which Pin tries the other groups and then a spill list.
+// switches can fill a P's group, after which Pin tries the other groups and then a overflow list.
 const slotsPerP = 8
 
 // Slot is one reader registration: the pinned LSN, and a value of type T that its current owner
@@ -38,8 +38,8 @@ func (s *Slot[T]) LSN() uint64 { return s.pinned.Load() - 1 }
 // usable: call NewRegistry.
 type Registry[T any] struct {
 	groups  []group[T]
-	spillMu sync.Mutex
-	spill   atomic.Pointer[[]*Slot[T]]
+	overflowMu sync.Mutex
+	overflow   atomic.Pointer[[]*Slot[T]]
 }
 
 type group[T any] struct {
@@ -82,7 +82,7 @@ func (r *Registry[T]) claim(val uint64) *Slot[T] {
 	return r.claimSlow(val)
 }
 
-// claimSlow searches every group and then the spill list, adding a slot to it if all are taken.
+// claimSlow searches every group and then the overflow list, adding a slot to it if all are taken.
 func (r *Registry[T]) claimSlow(val uint64) *Slot[T] {
 	for gi := range r.groups {
 		for i := range r.groups[gi].slots {
@@ -91,10 +91,10 @@ func (r *Registry[T]) claimSlow(val uint64) *Slot[T] {
 			}
 		}
 	}
-	r.spillMu.Lock()
-	defer r.spillMu.Unlock()
+	r.overflowMu.Lock()
+	defer r.overflowMu.Unlock()
 	var list []*Slot[T]
-	if p := r.spill.Load(); p != nil {
+	if p := r.overflow.Load(); p != nil {
 		list = *p
 	}
 	for _, s := range list {
@@ -105,7 +105,7 @@ func (r *Registry[T]) claimSlow(val uint64) *Slot[T] {
 	s := new(Slot[T])
 	s.pinned.Store(val)
 	grown := append(list[:len(list):len(list)], s)
-	r.spill.Store(&grown)
+	r.overflow.Store(&grown)
 	return s
 }
 
@@ -143,7 +143,7 @@ func (r *Registry[T]) each(fn func(lsn uint64)) {
 			}
 		}
 	}
-	if list := r.spill.Load(); list != nil {
+	if list := r.overflow.Load(); list != nil {
 		for _, s := range *list {
 			if p := s.pinned.Load(); p != 0 {
 				fn(p - 1)

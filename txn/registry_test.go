@@ -27,7 +27,7 @@ func TestOldestIsTheSmallestPinnedOrPublished(t *testing.T) {
 	require.Zero(t, r.Active())
 }
 
-func TestManyLongReadersSpillBeyondThePerPSlots(t *testing.T) {
+func TestManyLongReadersOverflowBeyondThePerPSlots(t *testing.T) {
 	r := NewRegistry[int]()
 	var slots []*Slot[int]
 	for i := range 100 {

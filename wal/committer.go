@@ -54,13 +54,13 @@ type Committer struct {
 	preparedDone chan error
 	wmu          sync.Mutex // exclusive use of w: held for a batch's write, and by Do
 
-	mu     sync.Mutex
-	wake   sync.Cond // signalled when a batch ends with records queued, or closed is set
-	queue  []*Ticket // submitted, not yet taken by a batch
-	spare  []*Ticket // a finished batch's slice, reused as the next queue
-	busy   bool      // a batch is being written (by a leader or the goroutine)
-	err    error     // sticky failure, wraps errs.ErrFailed
-	closed bool
+	mu       sync.Mutex
+	wake     sync.Cond // signalled when a batch ends with records queued, or closed is set
+	queue    []*Ticket // submitted, not yet taken by a batch
+	recycled []*Ticket // a finished batch's slice, reused as the next queue
+	busy     bool      // a batch is being written (by a leader or the goroutine)
+	err      error     // sticky failure, wraps errs.ErrFailed
+	closed   bool
 
 	recs    []Record      // batch being written; used only while busy
 	stopped chan struct{} // closed when the goroutine returns
@@ -79,7 +79,7 @@ type Committer struct {
 // (onDurable, the tickets) only after both ended, and an error of either fails the batch and the
 // Committer (records already written stay in the file: they were never acknowledged). The root
 // package uses it to materialize, once per batch, the versions of the records it writes, in
-// parallel with the fdatasync (DESIGN.md, "Spilling once per batch").
+// parallel with the fdatasync (DESIGN.md, "Held commits").
 func NewCommitter(w *Log, maxBatchBytes int64, onDurable func(lastLSN uint64), prepare func() (func() error, error)) *Committer {
 	if maxBatchBytes <= 0 {
 		maxBatchBytes = DefaultMaxBatchBytes
@@ -156,13 +156,13 @@ func (c *Committer) takeLocked() []*Ticket {
 	n := c.batchLen()
 	if n == len(c.queue) { // the common case: everything queued, no copy
 		batch := c.queue
-		c.queue, c.spare = c.spare, nil
+		c.queue, c.recycled = c.recycled, nil
 		return batch
 	}
-	batch := append(c.spare[:0], c.queue[:n]...)
+	batch := append(c.recycled[:0], c.queue[:n]...)
 	rest := copy(c.queue, c.queue[n:])
 	clear(c.queue[rest:])
-	c.queue, c.spare = c.queue[:rest], nil
+	c.queue, c.recycled = c.queue[:rest], nil
 	return batch
 }
 
@@ -188,7 +188,7 @@ func (c *Committer) finish(batch []*Ticket) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.busy = false
-	c.spare = batch[:0]
+	c.recycled = batch[:0]
 	if len(c.queue) > 0 || c.closed {
 		c.wake.Signal()
 	}

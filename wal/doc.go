@@ -2,6 +2,9 @@
 // records (Log), appended in group-committed batches (one write and one fdatasync per batch) and
 // replayed by RecoverLog after a crash.
 //
+// It is an internal layer of cairn without a compatibility promise: only the root package,
+// github.com/cairndb/cairn, is a public API.
+//
 // # Segments
 //
 // A Log writes to one segment (a Writer over one file) until a checkpoint switches it to the
