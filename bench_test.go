@@ -102,7 +102,7 @@ func BenchmarkCommit(b *testing.B) {
 				parallelPuts(b, db, writers, func(tx *Tx) *Bucket { return &tx.main })
 				st := db.Stats()
 				b.ReportMetric(float64(st.Commits)/float64(st.Batches), "commits/batch")
-				b.ReportMetric(float64(st.CopySpills)/float64(st.Spills), "copies/spill")
+				b.ReportMetric(float64(st.CopyMaterializations)/float64(st.Materializations), "copies/materialization")
 			})
 		}
 	}
@@ -153,7 +153,7 @@ func BenchmarkBucketCommit(b *testing.B) {
 			})
 			st := db.Stats()
 			b.ReportMetric(float64(st.Commits)/float64(st.Batches), "commits/batch")
-			b.ReportMetric(float64(st.Spills)/float64(st.Commits), "spills/commit")
+			b.ReportMetric(float64(st.Materializations)/float64(st.Commits), "materializations/commit")
 		})
 	}
 }

@@ -2,10 +2,9 @@ package cairn
 
 // The bucket catalog is a B+tree of its own whose root the meta page holds (FORMAT.md). Invariant:
 // during a write transaction a bucket's catalog entry holds its root at the start of the
-// transaction (0 if created in it), or at latest for a bucket whose tree carried commits changed
-// (its handle then holds the carried tree: carry.go); the spill that writes a bucket's tree
-// writes its new root. Every
-// page of a deleted bucket stays reachable from the catalog's drop stack until a commit frees it,
+// transaction (0 if created in it), or at latest for a bucket whose tree held commits changed
+// (its handle then holds the held tree: commit.go); the materialization that writes a bucket's
+// tree writes its new root. Every page of a deleted bucket stays reachable from the catalog's drop stack until a commit frees it,
 // so a page is never both free and referenced, and Check can account for all of them. The
 // catalog's keys and values are specified in package internal/ondisk.
 
@@ -14,8 +13,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/internal/ondisk"
@@ -236,7 +233,7 @@ func (tx *Tx) setDropStack(stack []uint64) error {
 	return tx.catalog.Put(dropStackKey, v)
 }
 
-// freedExtent is an extent a commit frees once every tree spilled.
+// freedExtent is an extent a commit frees once every tree is written as pages.
 type freedExtent struct {
 	id, alloc uint64
 	pages     int
@@ -267,74 +264,4 @@ func (tx *Tx) dropStep(freed []freedExtent) ([]freedExtent, bool, error) {
 		freed = append(freed, freedExtent{id: id, alloc: pager.AllocLSN(p), pages: len(p) / pg.PageSize()})
 	}
 	return freed, len(stack) > 0, tx.setDropStack(stack)
-}
-
-// bucketNamesSorted returns the names of the transaction's bucket handles in order (none, without
-// allocating, when it used no bucket), so that page layout does not depend on map order.
-func (tx *Tx) bucketNamesSorted() []string {
-	if len(tx.buckets) == 0 {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(tx.buckets))
-}
-
-// commitTrees writes the transaction's changed trees (buckets, drop-stack progress, catalog,
-// default key space) for the commit at lsn and returns the version they make. Either every tree
-// is written and the pages they replace are freed, or nothing is: on error every page allocated
-// is returned.
-func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
-	v := &version{lsn: lsn, root: tx.base.root, catalog: tx.base.catalog}
-	var spilledBuf [8]*btree.Tree
-	spilled := spilledBuf[:0]
-	abort := func(err error) (*version, error) {
-		for _, t := range spilled {
-			t.Abort()
-		}
-		return nil, err
-	}
-	for _, name := range tx.bucketNamesSorted() {
-		b := tx.buckets[name]
-		if b.deleted || b.gen != tx.gen || !b.tree.Dirty() {
-			continue
-		}
-		root, err := b.tree.Spill(lsn)
-		if err != nil {
-			return abort(err)
-		}
-		spilled = append(spilled, &b.tree)
-		if err := tx.openCatalog().Put(bucketKey(b.name), bucketEntry(root)); err != nil {
-			return abort(err)
-		}
-	}
-	var freed []freedExtent
-	switch {
-	case tx.replaying:
-		// Recovery: the version may end at the checkpoint's LSN, which must stay as the meta page
-		// has it; the next commit frees.
-		v.dropping = tx.base.dropping || tx.dropPending
-	case tx.base.dropping || tx.dropPending:
-		var err error
-		if freed, v.dropping, err = tx.dropStep(nil); err != nil {
-			return abort(err)
-		}
-	}
-	if tx.catalogOpen {
-		root, err := tx.catalog.Spill(lsn)
-		if err != nil {
-			return abort(err)
-		}
-		spilled, v.catalog = append(spilled, &tx.catalog), root
-	}
-	root, err := tx.main.tree.Spill(lsn)
-	if err != nil {
-		return abort(err)
-	}
-	spilled, v.root = append(spilled, &tx.main.tree), root
-	for _, t := range spilled {
-		t.Finish(lsn)
-	}
-	for _, e := range freed {
-		tx.db.pager.Free(e.id, e.pages, lsn, e.alloc)
-	}
-	return v, nil
 }

@@ -27,11 +27,11 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
-	return db.checkpointHeld(ctx)
+	return db.checkpointLocked(ctx)
 }
 
-// checkpointHeld is Checkpoint for a caller that holds checkpointMu.
-func (db *DB) checkpointHeld(ctx context.Context) error {
+// checkpointLocked is Checkpoint for a caller that holds checkpointMu.
+func (db *DB) checkpointLocked(ctx context.Context) error {
 	// Pre-flush until little is left, so that the part after the switch writes little.
 	for round := 0; round < maxPreflushRounds; round++ {
 		pages, err := db.preflush()
@@ -86,9 +86,9 @@ func (db *DB) preflush() (int, error) {
 	return pages, nil
 }
 
-// checkpointLocked is Checkpoint without the pre-flush for a caller that holds checkpointMu, the
-// writer slot and carryMu (Close).
-func (db *DB) checkpointLocked(ctx context.Context) error {
+// checkpointNoPreflush is Checkpoint without the pre-flush for a caller that holds checkpointMu, the
+// writer slot and treeMu (Close).
+func (db *DB) checkpointNoPreflush(ctx context.Context) error {
 	cp, err := db.beginCheckpoint(ctx)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ type pendingCheckpoint struct {
 }
 
 // beginCheckpoint is the step of a checkpoint that holds the writer slot (REQUIRES: checkpointMu,
-// the writer slot and carryMu): it makes the newest version durable in the WAL, switches the WAL
+// the writer slot and treeMu): it makes the newest version durable in the WAL, switches the WAL
 // to its spare segment, so that the current one holds nothing newer than that version, and plans
 // the pager's checkpoint of it (no I/O but the wait for the newest batch).
 func (db *DB) beginCheckpoint(ctx context.Context) (*pendingCheckpoint, error) {

@@ -1,162 +1,192 @@
 package cairn
 
-// Spilling once per batch (DESIGN.md, "Spilling once per batch"). Invariants:
-//   - Every commit after latest is carried: its record is in carry.records and its changes are in
-//     carry.trees, the decoded trees at headLSN, until one spill writes them all to pages as one
-//     version at headLSN (the batch writer's prepareBatch, a commit that cannot be carried, or a
-//     caller of spillCarried that needs latest on pages).
-//   - The batch writer never waits for a write transaction: if one holds carryMu (it may run for
-//     long, its function may even wait for a commit of this very batch), the batch writer spills
-//     a copy of the carried commits rebuilt from their records (spillCopy). The transaction's
-//     trees are then built on a version older than latest: before it commits, or rolls back to a
-//     savepoint, it rebases (replays its own record onto latest). The pages the copy's spill
-//     freed stay untouched meanwhile: freed pages become reusable only in Release, which runs
-//     under the writer slot.
-//   - No batch is reported durable before a spill covers its records (prepareBatch spills, before
-//     the batch's write or beside its fdatasync), so every acknowledged record belongs to a
-//     pending or published version, and Update returns only once a version holding its commit
-//     is published (awaitPublished).
-//   - A write transaction that does not commit may have changed carry.trees in place: its end
-//     rebuilds them from latest by replaying the carried records, as recovery would.
-//   - The catalog holds every bucket's root at latest; a bucket a carried commit changed has its
-//     tree in carry.trees, which supersedes that entry until the spill writes its new root.
-//   - No carried commit deletes a bucket holding pages or runs while the drop stack frees one
-//     (mayCarry): the drop stack's steps run in spilling commits only.
+// The write path: from Tx.Commit to the durable acknowledgement. A commit is a logical redo
+// record (redo.go) appended to the WAL by group commit (wal.Committer), and a new version of the
+// trees that readers see once the record's batch is durable. The version markers and the lock
+// order are described on DB (db.go); "REQUIRES:" names the locks a function's caller holds.
+//
+// Data flow of a commit (DESIGN.md, "Data flow of a commit"):
+//
+//	goroutine of Update                       the batch writer (wal.Committer): this goroutine
+//	                                          if no batch runs (it leads), else the committer's
+//	                                          goroutine once the running batch ends
+//	------------------------------------      ------------------------------------------------
+//	Begin(true): writer.Lock, treeMu.Lock
+//	  pager.Reclaim(readers)
+//	  trees = the held trees (held.trees),
+//	  or copy-on-write views of latest
+//	Put/Delete: append to tx.redo, change
+//	  the decoded leaf (btree)
+//	Commit: lsn = headLSN+1 (commitLocked)
+//	  mayHold: holdCommit   (usual case)
+//	    held.records += redo; headLSN = lsn
+//	  else: commitTrees -> version (pages);
+//	    latest = version; pending += version
+//	  committer.Submit(lsn, redo)  ------->   queue
+//	releaseWriter: treeMu, writer unlocked
+//	  (the next writer starts on held.trees)
+//	ticket.Wait()                             take the queue as one batch
+//	                                          prepareBatch: materialize every held commit as
+//	                                          ONE version at headLSN (pending += version);
+//	                                          a copy rebuilt from held.records if a writer holds
+//	                                          treeMu; beside the fdatasync if more than two
+//	                                          one WriteAt + one fdatasync for the batch
+//	                                          onDurable(last LSN): published = newest pending
+//	                               <-------   wake every ticket of the batch
+//	awaitPublished(lsn): only when MaxBatchBytes split the queue after lsn
+//	return nil: durable, and visible to new readers
+//
+// Held commits. Readers only ever see the last version of each durable batch, so writing every
+// commit's trees as pages would be wasted for all but one commit of a batch. A commit is held
+// instead: its record joins held.records and its trees stay decoded in held.trees, until one
+// materialization writes them all as pages, as one version at headLSN. Invariants:
+//   - Every commit after latest is held: its record is in held.records and its changes in
+//     held.trees, the decoded trees at headLSN, until a materialization covers it (the batch
+//     writer's prepareBatch, a commit that may not be held, or a caller of materializeHeld that
+//     needs latest on pages). held.records is in LSN order and held.bytes is the sum of their
+//     lengths.
+//   - The batch writer never waits for a write transaction: if one holds treeMu (it may run for
+//     long, its function may even wait for a commit of this very batch), the batch writer
+//     materializes a copy of the held commits rebuilt from their records (materializeCopy). The
+//     transaction's trees are then built on a version older than latest: before it commits, or
+//     rolls back to a savepoint, it rebases (replays its own record onto latest). The pages the
+//     copy's materialization freed stay untouched meanwhile: freed pages become reusable only in
+//     pager.Reclaim, which runs under the writer slot.
+//   - No batch is reported durable before a materialization covers its records (prepareBatch
+//     runs before the batch's write or beside its fdatasync), so every acknowledged record
+//     belongs to a pending or published version, and Update returns only once a version holding
+//     its commit is published (awaitPublished).
+//   - A write transaction that does not commit may have changed held.trees in place: its end
+//     rebuilds them from latest by replaying the held records, as recovery would (endWrite).
+//   - The catalog holds every bucket's root at latest; a bucket a held commit changed has its
+//     tree in held.trees, which supersedes that entry until a materialization writes its root.
+//   - No held commit deletes a bucket holding pages or runs while the drop stack frees one
+//     (mayHold): the drop stack's steps run only in commits that materialize.
 
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
+	"time"
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/wal"
 )
 
-// carry is the state of the commits after latest. Its fields are guarded by DB.stateMu; the
-// decoded nodes of trees are used by whoever holds DB.carryMu.
-type carry struct {
-	// trees are the trees at the newest commit, decoded nodes included; meaningful only while
-	// records is not empty.
-	trees carriedTrees
-	// records are the WAL records (redo payloads) of the carried commits, in LSN order; the trees
-	// keep slices of them.
-	records [][]byte
-	// bytes is the sum of the records' lengths.
-	bytes int
+// Commit ends a read-write transaction, writing its changes. It returns once they are durable
+// (SyncFull) and visible to new read transactions. On error nothing of the transaction is
+// visible: ErrTxTooLarge (more than MaxTxSize bytes of changes), or an error wrapping ErrFailed
+// when the database failed (see ErrFailed), or the error of an earlier Put, Delete or iterator
+// of the transaction (Err), which rolls it back. Committing a read-only transaction ends it like
+// Rollback.
+func (tx *Tx) Commit() error {
+	switch {
+	case tx.closed:
+		return ErrTxClosed
+	case tx.managed:
+		return ErrTxManaged
+	}
+	if !tx.writable {
+		return tx.Rollback()
+	}
+	if tx.err != nil {
+		tx.end()
+		return fmt.Errorf("cairn: commit refused, the transaction failed earlier: %w", tx.err)
+	}
+	switch {
+	case len(tx.redo) == 0:
+		tx.closed = true
+		tx.endWrite() // nothing changed: the held commits stay as they are
+		return nil
+	case len(tx.redo) > maxTxSize:
+		tx.closed = true
+		tx.endWrite()
+		return ErrTxTooLarge
+	}
+	db := tx.db
+	db.stateMu.Lock()
+	ticket, lsn, err := tx.commitLocked() // may replay the record through the open transaction
+	db.stateMu.Unlock()
+	tx.closed = true
+	if err != nil {
+		tx.endWrite()
+		return fmt.Errorf("cairn: commit: %w", err)
+	}
+	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
+	tx.releaseWriter()
+	db.counters.commits.Add(1)
+	if db.checkpointDue(walBytes) {
+		db.wakeCheckpoint()
+	}
+	if err := ticket.Wait(); err != nil {
+		return fmt.Errorf("cairn: commit: %w", err)
+	}
+	if err := db.awaitPublished(lsn); err != nil {
+		return fmt.Errorf("cairn: commit: %w", err)
+	}
+	return nil
 }
 
-// carriedTrees are the trees of the carried commits: the default key space, the catalog if a
-// carried commit opened it, and every bucket a carried commit changed (the catalog holds those
-// buckets' roots at latest: a carried bucket tree supersedes its catalog entry until the spill
-// writes the new root).
-type carriedTrees struct {
-	main        btree.Tree
-	catalog     btree.Tree
-	catalogOpen bool
-	buckets     []carriedBucket
-}
-
-// carriedBucket is the tree of bucket name as the carried commits left it.
-type carriedBucket struct {
-	name []byte
-	tree btree.Tree
-}
-
-// takeFrom makes tx's trees the carried ones: the default key space, the catalog, and the
-// buckets it changed that still exist. Buckets it did not change are on pages at latest.
-func (c *carriedTrees) takeFrom(tx *Tx) {
-	c.reset()
-	c.main, c.catalog, c.catalogOpen = tx.main.tree, tx.catalog, tx.catalogOpen
-	for _, b := range tx.buckets { // in any order: giveTo makes handles of them, commitTrees sorts
-		if !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
-			c.buckets = append(c.buckets, carriedBucket{name: b.name, tree: b.tree})
+// commitLocked commits tx, holding it or materializing it with the held commits, and submits its
+// record; it returns the record's ticket and LSN. A transaction whose base a copy materialization
+// replaced first rebases. A materializing commit leaves nothing held, so the workspace is emptied
+// here; a held one keeps it. REQUIRES: treeMu, stateMu.
+func (tx *Tx) commitLocked() (*wal.Ticket, uint64, error) {
+	db := tx.db
+	if tx.base != db.latest.Load() {
+		if err := tx.rebase(tx.redo); err != nil {
+			return nil, 0, err
 		}
 	}
-}
-
-// giveTo makes the carried trees tx's, tx having just begun on latest: each carried bucket gets
-// a handle, which Bucket returns instead of loading the catalog's root.
-func (c *carriedTrees) giveTo(tx *Tx) {
-	tx.main.tree = c.main
-	if c.catalogOpen {
-		tx.catalog, tx.catalogOpen = c.catalog, true
+	lsn := db.headLSN.Load() + 1
+	var ticket *wal.Ticket
+	if tx.mayHold() {
+		ticket = db.holdCommit(tx, lsn)
+	} else {
+		v, err := tx.commitTrees(lsn) // the held commits' changes included
+		if err != nil {
+			return nil, 0, err
+		}
+		ticket = db.submitVersion(v, tx.redo)
+		db.workspace.Reset()
 	}
-	for _, cb := range c.buckets {
-		tx.addHandle(&Bucket{tx: tx, name: bytes.Clone(cb.name), tree: cb.tree, gen: tx.gen})
-	}
+	db.lastTicket = ticket
+	return ticket, lsn, nil
 }
 
-// reset forgets the carried trees (their decoded nodes stay in the workspace until its reset).
-func (c *carriedTrees) reset() {
-	c.main.Reset(nil, 0, false)
-	c.catalog.Reset(nil, 0, false)
-	c.catalogOpen = false
-	clear(c.buckets)
-	c.buckets = c.buckets[:0]
+// mayHold reports whether tx's commit may be held instead of materialized: its record holds an
+// operation (a compaction step's changes are pages alone), no deleted bucket's pages wait to be
+// freed (the drop stack's steps run only in a commit that materializes), and the held commits
+// stay within their bounds. REQUIRES: stateMu.
+func (tx *Tx) mayHold() bool {
+	db := tx.db
+	return len(tx.redo) > 1 && !tx.dropPending && !db.latest.Load().dropping &&
+		len(db.held.records) < maxHeldCommits && db.held.bytes+len(tx.redo) <= maxHeldBytes
 }
 
-// Bounds of what is carried between spills: they bound the memory of the decoded nodes and the
-// work of a rollback's replay (a few milliseconds at most). A commit past them spills.
-const (
-	maxCarriedCommits = 1024
-	maxCarriedBytes   = 4 << 20
-)
-
-// carrying reports whether commits are carried (stateMu held).
-func (db *DB) carrying() bool { return len(db.carry.records) > 0 }
-
-// clearCarry forgets the carried commits, once a spill covers them (stateMu held). It does not
-// touch the decoded nodes: a running transaction may still use them.
-func (db *DB) clearCarry() {
-	clear(db.carry.records) // drop the references to the records
-	db.carry.records = db.carry.records[:0]
-	db.carry.bytes = 0
-	db.carry.trees.reset()
-}
-
-// lockWriter takes the writer slot and the write state, for a caller that neither commits nor
-// rolls back a transaction (Checkpoint, Check, Close, compaction's steps).
-func (db *DB) lockWriter() {
-	db.writer.Lock()
-	db.carryMu.Lock()
-}
-
-func (db *DB) unlockWriter() {
-	db.carryMu.Unlock()
-	db.writer.Unlock()
-}
-
-// setLatest makes v the newest spilled version with nothing carried after it (stateMu held, or
-// at open). headLSN is stored before any record at v.lsn is submitted, so prepareBatch covers it.
+// setLatest makes v the newest materialized version with nothing held after it (REQUIRES:
+// stateMu, or at open). headLSN is stored before any record at v.lsn is submitted, so prepareBatch covers it.
 func (db *DB) setLatest(v *version) {
 	db.headLSN.Store(v.lsn)
 	db.latest.Store(v)
 }
 
-// mayCarry reports whether tx's commit may be carried instead of spilled: its record holds an
-// operation (a compaction step's changes are pages alone), no deleted bucket's pages wait to be
-// freed (the drop stack's steps run in a spilling commit only), and the carried commits stay
-// within their bounds.
-func (tx *Tx) mayCarry() bool {
-	db := tx.db
-	return len(tx.redo) > 1 && !tx.dropPending && !db.latest.Load().dropping &&
-		len(db.carry.records) < maxCarriedCommits && db.carry.bytes+len(tx.redo) <= maxCarriedBytes
-}
-
-// carryCommit carries tx's commit at lsn and submits its record (carryMu and stateMu held).
-func (db *DB) carryCommit(tx *Tx, lsn uint64) *wal.Ticket {
-	db.carry.trees.takeFrom(tx)
-	db.carry.records = append(db.carry.records, tx.redo)
-	db.carry.bytes += len(tx.redo)
+// holdCommit holds tx's commit at lsn and submits its record. REQUIRES: treeMu, stateMu.
+func (db *DB) holdCommit(tx *Tx, lsn uint64) *wal.Ticket {
+	db.held.trees.takeFrom(tx)
+	db.held.records = append(db.held.records, tx.redo)
+	db.held.bytes += len(tx.redo)
 	db.headLSN.Store(lsn) // before Submit: see setLatest
 	return db.committer.Submit(lsn, tx.redo)
 }
 
-// submitVersion makes v, just spilled by a commit with record redo, the newest version, queues
-// it to be published once its batch is durable, and submits the record (carryMu and stateMu
-// held).
+// submitVersion makes v, just materialized by a commit with record redo, the newest version,
+// queues it to be published once its batch is durable, and submits the record. REQUIRES:
+// treeMu, stateMu.
 func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
-	db.counters.spills.Add(1)
-	db.clearCarry()
+	db.counters.materializations.Add(1)
+	db.clearHeld()
 	db.setLatest(v)
 	db.pendingMu.Lock()
 	defer db.pendingMu.Unlock()
@@ -165,30 +195,133 @@ func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
 	return v.ticket
 }
 
-// spillCarried writes the carried commits to pages as the version at headLSN, queued to be
-// published with the batch that holds its record, and empties the workspace (carryMu held, and
-// no write transaction running but one that changed nothing and resets its trees next, see
-// Tx.spillCarried; it takes stateMu). A failed spill fails the database.
-func (db *DB) spillCarried() error {
+// bucketNamesSorted returns the names of the transaction's bucket handles in order (none, without
+// allocating, when it used no bucket), so that page layout does not depend on map order.
+func (tx *Tx) bucketNamesSorted() []string {
+	if len(tx.buckets) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(tx.buckets))
+}
+
+// commitTrees writes the transaction's changed trees (buckets, drop-stack progress, catalog,
+// default key space) for the commit at lsn and returns the version they make. Either every tree
+// is written and the pages they replace are freed, or nothing is: on error every page allocated
+// is returned.
+func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
+	v := &version{lsn: lsn, root: tx.base.root, catalog: tx.base.catalog}
+	var spilledBuf [8]*btree.Tree
+	spilled := spilledBuf[:0]
+	abort := func(err error) (*version, error) {
+		for _, t := range spilled {
+			t.Abort()
+		}
+		return nil, err
+	}
+	for _, name := range tx.bucketNamesSorted() {
+		b := tx.buckets[name]
+		if b.deleted || b.gen != tx.gen || !b.tree.Dirty() {
+			continue
+		}
+		root, err := b.tree.Spill(lsn)
+		if err != nil {
+			return abort(err)
+		}
+		spilled = append(spilled, &b.tree)
+		if err := tx.openCatalog().Put(bucketKey(b.name), bucketEntry(root)); err != nil {
+			return abort(err)
+		}
+	}
+	var freed []freedExtent
+	switch {
+	case tx.replaying:
+		// Recovery: the version may end at the checkpoint's LSN, which must stay as the meta page
+		// has it; the next commit frees.
+		v.dropping = tx.base.dropping || tx.dropPending
+	case tx.base.dropping || tx.dropPending:
+		var err error
+		if freed, v.dropping, err = tx.dropStep(nil); err != nil {
+			return abort(err)
+		}
+	}
+	if tx.catalogOpen {
+		root, err := tx.catalog.Spill(lsn)
+		if err != nil {
+			return abort(err)
+		}
+		spilled, v.catalog = append(spilled, &tx.catalog), root
+	}
+	root, err := tx.main.tree.Spill(lsn)
+	if err != nil {
+		return abort(err)
+	}
+	spilled, v.root = append(spilled, &tx.main.tree), root
+	for _, t := range spilled {
+		t.Finish(lsn)
+	}
+	for _, e := range freed {
+		tx.db.pager.Free(e.id, e.pages, lsn, e.alloc)
+	}
+	return v, nil
+}
+
+// prepareBatch is the committer's prepare hook (wal.NewCommitter): it runs on the goroutine that
+// writes a batch, once the batch is taken. The batch's records are all held or materialized (each
+// commit stored headLSN before it submitted its record), so materializing everything held now
+// covers them. A materialization of one or two commits runs here; a larger one is returned, to
+// run while the batch is written and synced, so that it does not lengthen the batch. No lock is
+// taken when nothing is held.
+func (db *DB) prepareBatch() (func() error, error) {
+	head := db.headLSN.Load()
+	materialized := db.latest.Load().lsn
+	switch {
+	case materialized == head:
+		return nil, nil
+	case head-materialized > inlineMaterializeCommits:
+		return db.materializeFn, nil
+	}
+	return nil, db.materializeForBatch()
+}
+
+// inlineMaterializeCommits is the most held commits prepareBatch materializes before the batch's
+// write rather than beside its fdatasync, where it costs a hand-over to another goroutine.
+const inlineMaterializeCommits = 2
+
+// materializeForBatch materializes the held commits for the batch writer. It never waits for
+// treeMu (see the invariants above; Close may hold it while the committer closes): if a write
+// transaction holds it, it materializes a copy.
+func (db *DB) materializeForBatch() error {
+	if db.treeMu.TryLock() {
+		defer db.treeMu.Unlock()
+		return db.materializeHeld()
+	}
+	return db.materializeCopy()
+}
+
+// materializeHeld writes the held commits as pages, the version at headLSN, queued to be
+// published with the batch that holds its record, and empties the workspace. A failed
+// materialization fails the database. REQUIRES: treeMu, and no write transaction running but
+// one that changed nothing and resets its trees next (Tx.materializeHeld); it takes stateMu.
+func (db *DB) materializeHeld() error {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
-	if !db.carrying() {
+	if !db.hasHeld() {
 		return nil
 	}
 	tx := db.newReplayTx(&db.workspace)
-	db.carry.trees.giveTo(tx)
-	err := db.spillTrees(tx)
+	db.held.trees.giveTo(tx)
+	err := db.materializeTrees(tx)
 	tx.dropTrees()
 	db.workspace.Reset()
 	return err
 }
 
-// spillCarried spills the carried commits for tx, which has just begun and changed nothing, and
-// moves it onto the version they make: nothing is carried while it runs, so no copy spill can
-// change its base.
-func (tx *Tx) spillCarried() error {
+// materializeHeld materializes the held commits for tx, which has just begun and changed
+// nothing, and moves it onto the version they make: nothing is held while it runs, so no copy
+// materialization can change its base.
+func (tx *Tx) materializeHeld() error {
 	db := tx.db
-	if err := db.spillCarried(); err != nil {
+	if err := db.materializeHeld(); err != nil {
 		return err
 	}
 	db.stateMu.Lock()
@@ -199,12 +332,12 @@ func (tx *Tx) spillCarried() error {
 	return nil
 }
 
-// settleLatest spills the carried commits and waits until the newest commit is durable, for a
-// caller that holds the writer slot and carryMu and needs latest on pages and durable
-// (Checkpoint, Check). It spills first: the batch that makes the newest commit durable must not
-// need carryMu, held here.
+// settleLatest materializes the held commits and waits until the newest commit is durable, for
+// a caller that needs latest on pages and durable (Checkpoint, Check). It materializes first: the
+// batch that makes the newest commit durable must not need treeMu, held here. REQUIRES: the
+// writer slot, treeMu.
 func (db *DB) settleLatest() error {
-	if err := db.spillCarried(); err != nil {
+	if err := db.materializeHeld(); err != nil {
 		return err
 	}
 	if t := db.lastTicket; t != nil {
@@ -213,18 +346,19 @@ func (db *DB) settleLatest() error {
 	return nil
 }
 
-// spillCopy is spillCarried for the batch writer while a write transaction holds carryMu: it
-// replays the carried records into trees of its own, on a workspace of its own, and spills them.
-func (db *DB) spillCopy() error {
+// materializeCopy is materializeHeld for the batch writer while a write transaction holds
+// treeMu: it replays the held records into trees of its own, on a workspace of its own, and
+// materializes them.
+func (db *DB) materializeCopy() error {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
-	if !db.carrying() {
-		return nil // spilled by the transaction's commit meanwhile
+	if !db.hasHeld() {
+		return nil // materialized by the transaction's commit meanwhile
 	}
-	db.counters.copySpills.Add(1)
-	tx, err := db.replayCarriedTrees(&db.copyWorkspace)
+	db.counters.copyMaterializations.Add(1)
+	tx, err := db.replayHeldTrees(&db.copyWorkspace)
 	if err == nil {
-		err = db.spillTrees(tx)
+		err = db.materializeTrees(tx)
 	}
 	tx.dropTrees()
 	db.copyWorkspace.Reset()
@@ -232,7 +366,7 @@ func (db *DB) spillCopy() error {
 }
 
 // newReplayTx returns db.replayTx reset to a write transaction on latest whose trees decode into
-// ws (stateMu held): the transaction that replays or spills the carried commits.
+// ws: the transaction that replays or materializes the held commits. REQUIRES: stateMu.
 func (db *DB) newReplayTx(ws *btree.Workspace) *Tx {
 	tx := &db.replayTx
 	*tx = Tx{db: db, writable: true, base: db.latest.Load(), replaying: true, ws: ws}
@@ -241,76 +375,68 @@ func (db *DB) newReplayTx(ws *btree.Workspace) *Tx {
 	return tx
 }
 
-// replayCarriedTrees replays the carried records onto latest in db.replayTx, decoding into ws,
-// and returns it (stateMu held). A read error of the database file fails the database and drops
-// the carried commits: they could not be written any more.
-func (db *DB) replayCarriedTrees(ws *btree.Workspace) (*Tx, error) {
+// replayHeldTrees replays the held records onto latest in db.replayTx, decoding into ws,
+// and returns it. REQUIRES: stateMu. A read error of the database file fails the database and drops
+// the held commits: they could not be written any more.
+func (db *DB) replayHeldTrees(ws *btree.Workspace) (*Tx, error) {
 	tx := db.newReplayTx(ws)
-	if err := tx.replayCarried(); err != nil {
-		db.clearCarry()
-		return tx, db.fail(fmt.Errorf("cairn: replay of the carried commits: %w", err))
+	if err := tx.replayHeld(); err != nil {
+		db.clearHeld()
+		return tx, db.fail(fmt.Errorf("cairn: replay of the held commits: %w", err))
 	}
 	return tx, nil
 }
 
-// spillTrees writes the trees of tx, which hold every carried commit, as the version at headLSN
-// and makes it latest (stateMu held). A failed spill fails the database, and the carried commits
-// are dropped: their records are never written (no batch takes them).
-func (db *DB) spillTrees(tx *Tx) error {
+// materializeTrees writes the trees of tx, which hold every held commit, as the version at
+// headLSN and makes it latest. A failed materialization fails the database, and the held commits
+// are dropped: their records are never written (no batch takes them). REQUIRES: stateMu.
+func (db *DB) materializeTrees(tx *Tx) error {
 	if err := db.failed(); err != nil {
-		db.clearCarry()
+		db.clearHeld()
 		return err
 	}
 	v, err := tx.commitTrees(db.headLSN.Load())
 	if err != nil {
-		db.clearCarry()
-		return db.fail(fmt.Errorf("cairn: spill of the carried commits: %w", err))
+		db.clearHeld()
+		return db.fail(fmt.Errorf("cairn: materialization of the held commits: %w", err))
 	}
 	v.ticket = db.lastTicket
-	db.counters.spills.Add(1)
+	db.counters.materializations.Add(1)
 	db.pendingMu.Lock()
 	db.pending = append(db.pending, v)
 	db.pendingMu.Unlock()
-	db.clearCarry()
+	db.clearHeld()
 	db.setLatest(v)
 	return nil
 }
 
-// prepareBatch is the committer's prepare hook (wal.NewCommitter): it runs on the goroutine that
-// writes a batch, once the batch is taken. The batch's records are all carried or spilled (each
-// commit stored headLSN before it submitted its record), so a spill of everything carried now
-// covers them. A spill of one or two commits runs here; a larger one is returned, to run while the
-// batch is written and synced, so that it does not lengthen the batch. No lock is taken when
-// nothing is carried.
-func (db *DB) prepareBatch() (func() error, error) {
-	head := db.headLSN.Load()
-	spilled := db.latest.Load().lsn
-	switch {
-	case spilled == head:
-		return nil, nil
-	case head-spilled > inlineSpillCommits:
-		return db.spillFn, nil
+// onDurable runs on the goroutine that wrote the batch (the committer's, or a writer leading it)
+// once the batch ending at lastLSN is durable: it publishes the newest version of the batch to
+// readers.
+func (db *DB) onDurable(lastLSN uint64) {
+	db.pendingMu.Lock()
+	i := 0
+	for i < len(db.pending) && db.pending[i].lsn <= lastLSN {
+		i++
 	}
-	return nil, db.spillForBatch()
-}
-
-// inlineSpillCommits is the most carried commits prepareBatch spills before the batch's write
-// rather than beside its fdatasync, where it costs a hand-over to another goroutine.
-const inlineSpillCommits = 2
-
-// spillForBatch spills the carried commits for the batch writer. It never waits for carryMu (see
-// the invariants above; Close may hold it while the committer closes): if a write transaction
-// holds it, it spills a copy.
-func (db *DB) spillForBatch() error {
-	if db.carryMu.TryLock() {
-		defer db.carryMu.Unlock()
-		return db.spillCarried()
+	var newest *version
+	if i > 0 {
+		newest = db.pending[i-1]
+		n := copy(db.pending, db.pending[i:])
+		clear(db.pending[n:])
+		db.pending = db.pending[:n]
 	}
-	return db.spillCopy()
+	if newest != nil {
+		db.publishLog.add(newest.lsn, time.Now())
+		// Under pendingMu, so that awaitPublished finds a version either pending or published.
+		db.published.Store(newest)
+	}
+	db.pendingMu.Unlock()
+	db.counters.batches.Add(1)
 }
 
 // awaitPublished returns once a version holding the commit at lsn, whose record is durable, is
-// published: the version spilled after it may be in a later batch when MaxBatchBytes split the
+// published: the version materialized after it may be in a later batch when MaxBatchBytes split the
 // queue. It waits on that version's record, and returns its failure.
 func (db *DB) awaitPublished(lsn uint64) error {
 	if db.published.Load().lsn >= lsn {
@@ -331,10 +457,93 @@ func (db *DB) awaitPublished(lsn uint64) error {
 	return t.Wait()
 }
 
-// replayCarried replays the carried records into tx, whose trees are at latest and which has
+// heldCommits is the state of the commits after latest. Its fields are guarded by DB.stateMu;
+// the decoded nodes of trees are used by whoever holds DB.treeMu.
+type heldCommits struct {
+	// trees are the trees at the newest commit, decoded nodes included; meaningful only while
+	// records is not empty.
+	trees heldTrees
+	// records are the WAL records (redo payloads) of the held commits, in LSN order; the trees
+	// keep slices of them.
+	records [][]byte
+	// bytes is the sum of the records' lengths.
+	bytes int
+}
+
+// heldTrees are the trees of the held commits: the default key space, the catalog if a
+// held commit opened it, and every bucket a held commit changed (the catalog holds those
+// buckets' roots at latest: a held bucket tree supersedes its catalog entry until a
+// materialization writes the new root).
+type heldTrees struct {
+	main        btree.Tree
+	catalog     btree.Tree
+	catalogOpen bool
+	buckets     []heldBucket
+}
+
+// heldBucket is the tree of bucket name as the held commits left it.
+type heldBucket struct {
+	name []byte
+	tree btree.Tree
+}
+
+// takeFrom makes tx's trees the held ones: the default key space, the catalog, and the
+// buckets it changed that still exist. Buckets it did not change are on pages at latest.
+func (c *heldTrees) takeFrom(tx *Tx) {
+	c.reset()
+	c.main, c.catalog, c.catalogOpen = tx.main.tree, tx.catalog, tx.catalogOpen
+	for _, b := range tx.buckets { // in any order: giveTo makes handles of them, commitTrees sorts
+		if !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
+			c.buckets = append(c.buckets, heldBucket{name: b.name, tree: b.tree})
+		}
+	}
+}
+
+// giveTo makes the held trees tx's, tx having just begun on latest: each held bucket gets
+// a handle, which Bucket returns instead of loading the catalog's root.
+func (c *heldTrees) giveTo(tx *Tx) {
+	tx.main.tree = c.main
+	if c.catalogOpen {
+		tx.catalog, tx.catalogOpen = c.catalog, true
+	}
+	for _, cb := range c.buckets {
+		tx.addHandle(&Bucket{tx: tx, name: bytes.Clone(cb.name), tree: cb.tree, gen: tx.gen})
+	}
+}
+
+// reset forgets the held trees (their decoded nodes stay in the workspace until its reset).
+func (c *heldTrees) reset() {
+	c.main.Reset(nil, 0, false)
+	c.catalog.Reset(nil, 0, false)
+	c.catalogOpen = false
+	clear(c.buckets)
+	c.buckets = c.buckets[:0]
+}
+
+// Bounds of what is held between materializations: they bound the memory of the decoded nodes
+// and the work of a rollback's replay (a few milliseconds at most). A commit past them
+// materializes.
+const (
+	maxHeldCommits = 1024
+	maxHeldBytes   = 4 << 20
+)
+
+// hasHeld reports whether commits are held. REQUIRES: stateMu.
+func (db *DB) hasHeld() bool { return len(db.held.records) > 0 }
+
+// clearHeld forgets the held commits, once a materialization covers them. It does not touch the
+// decoded nodes: a running transaction may still use them. REQUIRES: stateMu.
+func (db *DB) clearHeld() {
+	clear(db.held.records) // drop the references to the records
+	db.held.records = db.held.records[:0]
+	db.held.bytes = 0
+	db.held.trees.reset()
+}
+
+// replayHeld replays the held records into tx, whose trees are at latest and which has
 // replaying set (a rollback's rebuild, RollbackTo).
-func (tx *Tx) replayCarried() error {
-	for _, rec := range tx.db.carry.records {
+func (tx *Tx) replayHeld() error {
+	for _, rec := range tx.db.held.records {
 		if err := tx.replay(rec); err != nil {
 			return err
 		}
@@ -342,10 +551,11 @@ func (tx *Tx) replayCarried() error {
 	return nil
 }
 
-// rebase rebuilds tx's trees on latest and the carried commits, then replays record (a prefix of
-// its own record, or all of it) without logging it again (stateMu held). It is how RollbackTo
-// undoes, and how a transaction whose base a copy spill replaced catches up before it commits.
-// The replayed trees keep slices of record, which must not be modified afterwards.
+// rebase rebuilds tx's trees on latest and the held commits, then replays record (a prefix of
+// its own record, or all of it) without logging it again. It is how RollbackTo undoes, and how a
+// transaction whose base a copy materialization replaced catches up before it commits. The
+// replayed trees keep slices of record, which must not be modified afterwards. REQUIRES: treeMu,
+// stateMu.
 func (tx *Tx) rebase(record []byte) error {
 	db := tx.db
 	tx.base = db.latest.Load()
@@ -353,51 +563,51 @@ func (tx *Tx) rebase(record []byte) error {
 	tx.resetTree(&tx.main.tree, tx.base.root)
 	tx.catalogOpen, tx.dropPending = false, false
 	tx.replaying = true
-	err := tx.replayCarried()
+	err := tx.replayHeld()
 	if err == nil {
 		err = tx.replay(record)
 	}
 	tx.replaying = false
 	if err != nil {
-		tx.setErr(err) // the trees are half replayed: the carried ones must be rebuilt
+		tx.setErr(err) // the trees are half replayed: the held ones must be rebuilt
 	}
 	return err
 }
 
-// rebuildCarried rebuilds the carried trees after a write transaction that changed them ended
-// without committing (carryMu and stateMu held).
-func (db *DB) rebuildCarried() {
+// rebuildHeld rebuilds the held trees after a write transaction that changed them ended
+// without committing. REQUIRES: treeMu, stateMu.
+func (db *DB) rebuildHeld() {
 	db.workspace.Reset()
-	tx, err := db.replayCarriedTrees(&db.workspace)
+	tx, err := db.replayHeldTrees(&db.workspace)
 	if err == nil {
-		db.carry.trees.takeFrom(tx)
+		db.held.trees.takeFrom(tx)
 	}
 	tx.dropTrees()
 	if err != nil {
-		db.workspace.Reset() // the half-replayed nodes: nothing is carried any more
+		db.workspace.Reset() // the half-replayed nodes: nothing is held any more
 	}
 }
 
 // endWrite ends a write transaction that did not commit (rolled back, failed, or committed
-// nothing). If commits are carried, the tree of the default key space stays the carried one when
-// the transaction changed nothing (and its base is latest); otherwise the carried tree is rebuilt.
-// With nothing carried, the decoded nodes become workspace memory again.
+// nothing). If commits are held, the held trees stay as the transaction leaves them when it
+// changed nothing (and its base is latest); otherwise they are rebuilt.
+// With nothing held, the decoded nodes become workspace memory again.
 func (tx *Tx) endWrite() {
 	db := tx.db
 	db.stateMu.Lock()
 	switch {
-	case !db.carrying():
+	case !db.hasHeld():
 		db.workspace.Reset()
 	case len(tx.redo) == 0 && tx.err == nil && tx.base == db.latest.Load():
-		db.carry.trees.takeFrom(tx)
+		db.held.trees.takeFrom(tx)
 	default:
-		db.rebuildCarried()
+		db.rebuildHeld()
 	}
 	db.stateMu.Unlock()
 	tx.releaseWriter()
 }
 
-// releaseWriter ends a write transaction's hold on its trees, carryMu and the writer slot (no
+// releaseWriter ends a write transaction's hold on its trees, treeMu and the writer slot (no
 // tree of an ended transaction is used: every call checks that the transaction is open).
 func (tx *Tx) releaseWriter() {
 	tx.dropTrees()

@@ -14,24 +14,24 @@ import (
 func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string) {
 	t.Helper()
 	opts.fs = cmSlowSyncFS{FS: vfs.NewMem(), delay: delay}
-	path := "/carry/db"
+	path := "/held/db"
 	db, err := Open(path, &opts)
 	require.NoError(t, err)
 	return db, path
 }
 
-// TestCarriedCommitDoesNotWaitForNextWriter is the deadlock that spilling once per batch could
-// bring: commit A is carried (not yet on pages) while a batch runs; write transaction B begins
-// on A's carried tree and waits, inside Update, until A's Update has returned. The batch writer
-// must then publish A without waiting for B (it spills a copy), and B must still commit on top
+// TestHeldCommitDoesNotWaitForNextWriter is the deadlock that materializing once per batch could
+// bring: commit A is held (not yet pages) while a batch runs; write transaction B begins
+// on A's held tree and waits, inside Update, until A's Update has returned. The batch writer
+// must then publish A without waiting for B (it materializes a copy), and B must still commit on top
 // of A (it rebases).
-func TestCarriedCommitDoesNotWaitForNextWriter(t *testing.T) {
+func TestHeldCommitDoesNotWaitForNextWriter(t *testing.T) {
 	db, path := openSlowSync(t, 30*time.Millisecond, Options{})
 	put := func(key string) func(tx *Tx) error {
 		return func(tx *Tx) error { return tx.Put([]byte(key), []byte("v-"+key)) }
 	}
 	for round := range 3 {
-		copySpillScene(t, db, put(fmt.Sprint("c", round)), put(fmt.Sprint("a", round)),
+		copyMaterializeScene(t, db, put(fmt.Sprint("c", round)), put(fmt.Sprint("a", round)),
 			func(tx *Tx, aDone <-chan struct{}) error {
 				<-aDone // waits for A's Update to return, holding the writer slot
 				return put(fmt.Sprint("b", round))(tx)
@@ -57,12 +57,12 @@ func TestCarriedCommitDoesNotWaitForNextWriter(t *testing.T) {
 	}))
 }
 
-// copySpillScene commits c, whose batch syncs slowly, then a, carried while c's batch runs, then
-// runs b in a write transaction that holds the carried trees until a's Update has returned (b
-// gets a channel closed then): a's batch must spill a copy of the carried commits instead of
+// copyMaterializeScene commits c, whose batch syncs slowly, then a, held while c's batch runs, then
+// runs b in a write transaction that holds the held trees until a's Update has returned (b
+// gets a channel closed then): a's batch must materialize a copy of the held commits instead of
 // waiting for b, which then commits on top of a. It fails the test if an Update fails or the
 // three do not all return (the deadlock that waiting for b would be).
-func copySpillScene(t *testing.T, db *DB, c, a func(tx *Tx) error, b func(tx *Tx, aDone <-chan struct{}) error) {
+func copyMaterializeScene(t *testing.T, db *DB, c, a func(tx *Tx) error, b func(tx *Tx, aDone <-chan struct{}) error) {
 	t.Helper()
 	base := db.headLSN.Load()
 	errs := make(chan error, 3)
@@ -75,7 +75,7 @@ func copySpillScene(t *testing.T, db *DB, c, a func(tx *Tx) error, b func(tx *Tx
 		close(aDone)
 		errs <- err
 	}()
-	waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // a is carried
+	waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // a is held
 	bIn := make(chan struct{})
 	go func() {
 		errs <- db.Update(func(tx *Tx) error {
@@ -89,7 +89,7 @@ func copySpillScene(t *testing.T, db *DB, c, a func(tx *Tx) error, b func(tx *Tx
 		case err := <-errs:
 			require.NoError(t, err)
 		case <-time.After(10 * time.Second):
-			t.Fatal("deadlock: the carried commit waits for the write transaction that waits for it")
+			t.Fatal("deadlock: the held commit waits for the write transaction that waits for it")
 		}
 	}
 }
@@ -103,21 +103,21 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestCarriedCommitsRollback checks that a write transaction that rolls back, fails or rolls
-// back to a savepoint on top of carried commits (a batch running, so none was spilled yet)
-// leaves exactly the carried commits, and that each Update sees its own writes once it returns.
-func TestCarriedCommitsRollback(t *testing.T) {
+// TestHeldCommitsRollback checks that a write transaction that rolls back, fails or rolls
+// back to a savepoint on top of held commits (a batch running, so none was materialized yet)
+// leaves exactly the held commits, and that each Update sees its own writes once it returns.
+func TestHeldCommitsRollback(t *testing.T) {
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{MaxBatchBytes: 1})
 	defer db.Close()
 	errs := make(chan error, 64)
 	update := func(key []byte) {
 		go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put(key, key) }) }()
 	}
-	// Transactions that change the carried tree and do not commit, while commits are carried.
+	// Transactions that change the held tree and do not commit, while commits are held.
 	for i := range 8 {
 		update(fmt.Appendf(nil, "k%02d", 2*i)) // its batch syncs 20 ms
 		time.Sleep(2 * time.Millisecond)
-		update(fmt.Appendf(nil, "k%02d", 2*i+1)) // carried behind it
+		update(fmt.Appendf(nil, "k%02d", 2*i+1)) // held behind it
 		waitFor(t, func() bool { return db.headLSN.Load() > db.latest.Load().lsn })
 		tx, err := db.Begin(true)
 		require.NoError(t, err)
@@ -147,8 +147,8 @@ func TestCarriedCommitsRollback(t *testing.T) {
 		require.Equal(t, 16, n)
 		return nil
 	}))
-	// Read-your-writes with one record per batch (MaxBatchBytes 1): a spilled version may be
-	// published a batch after a carried commit's record is durable.
+	// Read-your-writes with one record per batch (MaxBatchBytes 1): a materialized version may be
+	// published a batch after a held commit's record is durable.
 	for i := range 32 {
 		done := make(chan error, 4)
 		for w := range 4 {
@@ -171,12 +171,12 @@ func TestCarriedCommitsRollback(t *testing.T) {
 	require.NoError(t, db.Check())
 }
 
-// TestCarriedBucketCommits checks that commits that change buckets are carried like those of
-// the default key space (fewer spills than commits) and stay exact through what a carried bucket
-// tree must survive: creation and deletion of buckets in carried commits, a rollback and a
-// RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a spilling commit:
-// the drop stack), a copy spill while a write transaction holds the trees, Check, and a reopen.
-func TestCarriedBucketCommits(t *testing.T) {
+// TestHeldBucketCommits checks that commits that change buckets are held like those of
+// the default key space (fewer materializations than commits) and stay exact through what a held bucket
+// tree must survive: creation and deletion of buckets in held commits, a rollback and a
+// RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a materializing commit:
+// the drop stack), a copy materialization while a write transaction holds the trees, Check, and a reopen.
+func TestHeldBucketCommits(t *testing.T) {
 	db, path := openSlowSync(t, 20*time.Millisecond, Options{})
 	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
 	require.NoError(t, db.Update(func(tx *Tx) error {
@@ -201,9 +201,9 @@ func TestCarriedBucketCommits(t *testing.T) {
 			return b.Put([]byte(key), []byte(value))
 		}
 	}
-	// carried runs fn in an Update that commits while the previous one's batch syncs, so that it
-	// is carried, and returns its result channel.
-	carried := func(fn func(tx *Tx) error) chan error {
+	// held runs fn in an Update that commits while the previous one's batch syncs, so that it
+	// is held, and returns its result channel.
+	held := func(fn func(tx *Tx) error) chan error {
 		base := db.headLSN.Load()
 		done := make(chan error, 1)
 		go func() { done <- db.Update(fn) }()
@@ -214,15 +214,15 @@ func TestCarriedBucketCommits(t *testing.T) {
 	for round := range 6 {
 		r := fmt.Sprint(round)
 		var pending []chan error
-		pending = append(pending, carried(bucketPut("a", "sync"+r, "s", false))) // its batch syncs
+		pending = append(pending, held(bucketPut("a", "sync"+r, "s", false))) // its batch syncs
 		time.Sleep(2 * time.Millisecond)
-		pending = append(pending, carried(bucketPut("n"+r, "k", "created", true)))
-		pending = append(pending, carried(bucketPut("a", "a"+r, "v"+r, false)))
-		pending = append(pending, carried(bucketPut("tmp"+r, "k", "v", true)))
-		pending = append(pending, carried(func(tx *Tx) error { return tx.DeleteBucket([]byte("tmp" + r)) }))
-		require.Greater(t, db.headLSN.Load(), db.latest.Load().lsn, "round %d: nothing carried", round)
+		pending = append(pending, held(bucketPut("n"+r, "k", "created", true)))
+		pending = append(pending, held(bucketPut("a", "a"+r, "v"+r, false)))
+		pending = append(pending, held(bucketPut("tmp"+r, "k", "v", true)))
+		pending = append(pending, held(func(tx *Tx) error { return tx.DeleteBucket([]byte("tmp" + r)) }))
+		require.Greater(t, db.headLSN.Load(), db.latest.Load().lsn, "round %d: nothing held", round)
 
-		// A rollback and a failed Update with a RollbackTo, on top of the carried bucket trees.
+		// A rollback and a failed Update with a RollbackTo, on top of the held bucket trees.
 		tx, err := db.Begin(true)
 		require.NoError(t, err)
 		require.NoError(t, bucketPut("a", "a"+r, "rolled back", false)(tx))
@@ -240,15 +240,15 @@ func TestCarriedBucketCommits(t *testing.T) {
 			require.NoError(t, err)
 			v, err := b.Get([]byte("k"))
 			require.NoError(t, err)
-			require.Equal(t, "created", string(v), "RollbackTo over carried bucket commits")
+			require.Equal(t, "created", string(v), "RollbackTo over held bucket commits")
 			require.NoError(t, b.Put([]byte("kept"), []byte("no")))
 			return fmt.Errorf("fn failed")
 		})
 		require.EqualError(t, err, "fn failed")
 
-		// A copy spill: B holds the trees until A's Update returns, so the batch writer must
-		// spill A (a carried bucket commit) without them.
-		pending = append(pending, carried(bucketPut("a", "pre"+r, "p", false))) // its batch syncs
+		// A copy materialization: B holds the trees until A's Update returns, so the batch writer must
+		// materialize A (a held bucket commit) without them.
+		pending = append(pending, held(bucketPut("a", "pre"+r, "p", false))) // its batch syncs
 		time.Sleep(2 * time.Millisecond)
 		aDone := make(chan struct{})
 		aErr := make(chan error, 1)
@@ -257,7 +257,7 @@ func TestCarriedBucketCommits(t *testing.T) {
 			aErr <- db.Update(bucketPut("a", "copy"+r, "c", false))
 			close(aDone)
 		}()
-		waitFor(t, func() bool { return db.headLSN.Load() == base+1 }) // A is carried
+		waitFor(t, func() bool { return db.headLSN.Load() == base+1 }) // A is held
 		bErr := make(chan error, 1)
 		bIn := make(chan struct{})
 		go func() {
@@ -279,13 +279,13 @@ func TestCarriedBucketCommits(t *testing.T) {
 		want["a"]["sync"+r], want["a"]["a"+r], want["a"]["pre"+r], want["a"]["copy"+r] = "s", "v"+r, "p", "c"
 		want["n"+r] = map[string]string{"k": "created", "b": "after copy"}
 	}
-	// Deleting a bucket whose pages are on disk fills the drop stack: that commit spills.
+	// Deleting a bucket whose pages are on disk fills the drop stack: that commit materializes.
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.DeleteBucket([]byte("gone")) }))
 	delete(want, "gone")
 	st := db.Stats()
-	commits, spills := st.Commits-start0.Commits, st.Spills-start0.Spills
-	require.Less(t, spills, commits, "bucket commits are not carried")
-	t.Logf("%d commits, %d spills, %d copy spills", commits, spills, st.CopySpills-start0.CopySpills)
+	commits, materializations := st.Commits-start0.Commits, st.Materializations-start0.Materializations
+	require.Less(t, materializations, commits, "bucket commits are not held")
+	t.Logf("%d commits, %d materializations, %d copy materializations", commits, materializations, st.CopyMaterializations-start0.CopyMaterializations)
 	requireBuckets(t, db, want)
 	require.NoError(t, db.Check())
 	db = reopenMem(t, db, path)
@@ -325,13 +325,13 @@ func requireBuckets(t *testing.T, db *DB, want map[string]map[string]string) {
 	}))
 }
 
-// TestCopySpillBesideDecodingWriter runs a copy spill while the write transaction that holds the
-// carried trees keeps changing them and decoding pages into the workspace (puts across a tree of
-// many leaves until the carried commit's Update returns), then checks every put of both and the
-// whole file. The other copy-spill tests hold the transaction still during the copy. Note: the
+// TestCopyMaterializeBesideDecodingWriter runs a copy materialization while the write transaction that holds the
+// held trees keeps changing them and decoding pages into the workspace (puts across a tree of
+// many leaves until the held commit's Update returns), then checks every put of both and the
+// whole file. The other copy-materialization tests hold the transaction still during the copy. Note: the
 // race detector does not flag a copy that would decode into the transaction's workspace instead
 // of its own: the page table's atomics order the two goroutines for it (tried on 2026-11-24).
-func TestCopySpillBesideDecodingWriter(t *testing.T) {
+func TestCopyMaterializeBesideDecodingWriter(t *testing.T) {
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{})
 	value := bytes.Repeat([]byte("v"), 100)
 	require.NoError(t, db.Update(func(tx *Tx) error {
@@ -343,10 +343,10 @@ func TestCopySpillBesideDecodingWriter(t *testing.T) {
 		return nil
 	}))
 	var put []string
-	copies := db.Stats().CopySpills
-	for round := 0; db.Stats().CopySpills == copies; round++ { // a copy needs the timing below
-		require.Less(t, round, 5, "no copy spill ran")
-		put = append(put, putBesideCopySpill(t, db, round, value)...)
+	copies := db.Stats().CopyMaterializations
+	for round := 0; db.Stats().CopyMaterializations == copies; round++ { // a copy needs the timing below
+		require.Less(t, round, 5, "no copy materialization ran")
+		put = append(put, putBesideCopyMaterialize(t, db, round, value)...)
 	}
 	require.NoError(t, db.View(func(tx *Tx) error {
 		for _, k := range put {
@@ -356,18 +356,18 @@ func TestCopySpillBesideDecodingWriter(t *testing.T) {
 		return nil
 	}))
 	require.NoError(t, db.Check())
-	t.Logf("%d puts beside the copy spill", len(put))
+	t.Logf("%d puts beside the copy materialization", len(put))
 }
 
-// putBesideCopySpill runs copySpillScene with b putting keys until a's Update has returned, so
-// that it is still decoding leaves when a's batch spills a copy. It returns the keys committed.
-func putBesideCopySpill(t *testing.T, db *DB, round int, value []byte) []string {
+// putBesideCopyMaterialize runs copyMaterializeScene with b putting keys until a's Update has returned, so
+// that it is still decoding leaves when a's batch materializes a copy. It returns the keys committed.
+func putBesideCopyMaterialize(t *testing.T, db *DB, round int, value []byte) []string {
 	put := []string{fmt.Sprint("c", round), fmt.Sprint("a", round)}
 	putKey := func(k string) func(tx *Tx) error {
 		return func(tx *Tx) error { return tx.Put([]byte(k), value) }
 	}
 	var bPut []string
-	copySpillScene(t, db, putKey(put[0]), putKey(put[1]), func(tx *Tx, aDone <-chan struct{}) error {
+	copyMaterializeScene(t, db, putKey(put[0]), putKey(put[1]), func(tx *Tx, aDone <-chan struct{}) error {
 		for i := 0; ; i++ {
 			select {
 			case <-aDone:

@@ -84,7 +84,7 @@ const (
 func (db *DB) dropping() bool {
 	db.lockWriter()
 	defer db.unlockWriter()
-	return db.latest.Load().dropping // carried commits never change it (mayCarry)
+	return db.latest.Load().dropping // held commits never change it (mayHold)
 }
 
 // compactTarget returns the page id from which extents are moved: the live pages plus an eighth
@@ -172,9 +172,9 @@ func (db *DB) commitStep(fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	// Start on pages: a step's changes are not in its record, so a rebase (after a copy spill of
-	// carried commits, carry.go) would lose them.
-	if err := tx.spillCarried(); err != nil {
+	// Start on pages: a step's changes are not in its record, so a rebase (after a copy
+	// materialization of held commits, commit.go) would lose them.
+	if err := tx.materializeHeld(); err != nil {
 		tx.Rollback()
 		return fmt.Errorf("cairn: compact: %w", err)
 	}
@@ -199,7 +199,7 @@ func (db *DB) shrink(ctx context.Context) error {
 	defer db.checkpointMu.Unlock()
 	db.lockWriter()
 	db.stateMu.Lock()
-	db.pager.Release(db.readerSet())
+	db.pager.Reclaim(db.readerSet())
 	dropped := db.pager.Shrink()
 	db.stateMu.Unlock()
 	db.unlockWriter()
@@ -210,7 +210,7 @@ func (db *DB) shrink(ctx context.Context) error {
 	if err := db.commitStep(nil); err != nil {
 		return err
 	}
-	if err := db.checkpointHeld(ctx); err != nil {
+	if err := db.checkpointLocked(ctx); err != nil {
 		return err
 	}
 	_, err := db.pager.Truncate()

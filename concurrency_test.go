@@ -69,7 +69,7 @@ func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 			for ctx.Err() == nil {
 				g, id := uint64(rng.IntN(groups)), ids.Add(1)
 				require.NoError(t, db.Update(func(tx *Tx) error {
-					model.record(tx.db.headLSN.Load()+1, g, id) // the LSN this commit gets (carried commits included)
+					model.record(tx.db.headLSN.Load()+1, g, id) // the LSN this commit gets (held commits included)
 					val := binary.BigEndian.AppendUint64(make([]byte, 0, 200), id)
 					val = append(val, make([]byte, rng.IntN(150))...)
 					for i := range groupKeys {

@@ -48,10 +48,9 @@ var cmBucketNames = []string{"alpha", "beta", "\x00gamma\xff"}
 var errCMRollback = errors.New("cmodel: rolled back on purpose")
 
 // TestConcurrentModel checks that the public API keeps its serial semantics while many writers
-// commit, roll back and use savepoints at once and readers read snapshots. It is the model-test
-// variant that docs/DESIGN.md's "Not yet built" section asks for before "materializing once per
-// batch": write transactions that share decoded trees across commits and spill once per group
-// commit, with rollback (of fn's error, of a failed commit, and RollbackTo) done by replaying
+// commit, roll back and use savepoints at once and readers read snapshots. It checks held
+// commits (commit.go): write transactions that share decoded trees across commits and materialize
+// them once per group commit, with rollback (of fn's error, of a failed commit, and RollbackTo) done by replaying
 // redo records. Such a change can leak a rolled-back change into the next transaction, build on
 // or publish the wrong version, or lose a change of a bucket or a commit that was acknowledged;
 // this test tells each of them from correct behaviour, today and after the change.
@@ -177,18 +176,18 @@ func TestConcurrentModel(t *testing.T) {
 	require.NoError(t, db.check(), "seed %d", seed)
 	st := db.Stats()
 	t.Logf("%d transactions: %d committed, %d rolled back by fn, %d too large; %d RollbackTo, %d DeleteBucket; "+
-		"%d snapshots checked by readers; %d batches (mean %.2f commits), %d spills (%d of copies), %d evictions, %d checkpoints",
+		"%d snapshots checked by readers; %d batches (mean %.2f commits), %d materializations (%d of copies), %d evictions, %d checkpoints",
 		min(issued.Load(), int64(*cmodelTxns)), committed.Load(), stats.rolledBack.Load(), stats.tooLarge.Load(),
 		stats.rollbackTo.Load(), stats.dropBucket.Load(), stats.snapshots.Load(),
-		st.Batches, st.MeanBatch, st.Spills, st.CopySpills, st.Evictions, st.Checkpoints)
+		st.Batches, st.MeanBatch, st.Materializations, st.CopyMaterializations, st.Evictions, st.Checkpoints)
 	require.Positive(t, committed.Load())
 	require.Positive(t, stats.rolledBack.Load(), "seed %d: no transaction rolled back", seed)
 	require.Positive(t, stats.rollbackTo.Load(), "seed %d: no RollbackTo", seed)
 	require.Positive(t, stats.snapshots.Load(), "seed %d: no snapshot read", seed)
 	require.Positive(t, st.Evictions, "the cache must be small enough to evict and re-read pages")
 	require.Positive(t, st.Checkpoints)
-	require.Less(t, st.Spills, uint64(committed.Load()), "seed %d: no commit was carried", seed)
-	require.Positive(t, st.CopySpills, "seed %d: no copy spill", seed)
+	require.Less(t, st.Materializations, uint64(committed.Load()), "seed %d: no commit was held", seed)
+	require.Positive(t, st.CopyMaterializations, "seed %d: no copy materialization", seed)
 
 	require.NoError(t, db.Close())
 	closed = true
@@ -592,7 +591,7 @@ type cmTx struct {
 	handles map[string]*Bucket
 	stats   *cmStats
 	// mainOnly transactions touch only the default key space (not even the catalog), so that
-	// their commits are carried (carry.go).
+	// their commits are held (commit.go).
 	mainOnly bool
 }
 

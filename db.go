@@ -35,6 +35,26 @@ type version struct {
 
 // DB is an open database. It is safe for concurrent use by many goroutines: any number of read
 // transactions run at once with one write transaction; readers never wait for writers.
+//
+// Version markers. A commit at LSN n makes the version at n; three markers say how far commits
+// have got, and published.lsn <= latest.lsn <= headLSN always holds:
+//   - published: the newest durable version, the one a new read transaction pins. It moves in
+//     onDurable, once the batch holding its record is synced.
+//   - latest: the newest materialized version, whose trees are pages (durable or not): the base
+//     of the next write transaction, together with the held commits after it.
+//   - headLSN: the LSN of the newest commit. The held commits are those in (latest.lsn, headLSN],
+//     their changes decoded trees in held (commit.go); none when headLSN == latest.lsn.
+//
+// The durable checkpoint (pager.Durable, the newest valid meta page) is at most published.
+//
+// Lock order (a goroutine holding one takes only those after it):
+//
+//	checkpointMu -> writer -> treeMu -> stateMu -> pendingMu -> wal.Committer.mu
+//	                                    stateMu -> wal.Committer.wmu -> wal.Log.mu -> wal.Writer.growMu, syncMu
+//
+// The pager's, the page table's and the reader registry's locks are taken inside their calls and
+// never held across another lock's acquisition. "REQUIRES:" on a function names the locks its
+// caller holds.
 type DB struct {
 	path string
 	opts Options
@@ -47,51 +67,49 @@ type DB struct {
 	walLog    *wal.Log // written by the committer; the checkpoint calls PrepareSpare directly
 	readers   *txn.Registry[Tx]
 
-	// published is the newest durable version: what a new read transaction sees.
+	// published is the newest durable version (see Version markers).
 	published atomic.Pointer[version]
 
+	// checkpointMu serializes checkpoints (and Close's last one).
+	checkpointMu sync.Mutex
 	// writer is the single writer slot, held from Begin(true) until the commit is handed to the
-	// committer (or rolled back). Writers queue on it; the write state below has a lock of its
-	// own, carryMu, so that the batch writer's spill does not queue behind them.
+	// committer (or rolled back). Writers queue on it; the held trees have a lock of their own,
+	// treeMu, so that the batch writer's materialization does not queue behind them.
 	writer sync.Mutex
-	// carryMu is the ownership of the carried tree and the workspace: held by whoever holds the
-	// writer slot (taken right after it: a write transaction for its whole life, Checkpoint,
-	// Check, Close), or by the batch writer's spill when it finds it free (carry.go).
-	carryMu sync.Mutex
+	// treeMu is the ownership of the held trees and the workspace: taken right after the writer
+	// slot by whoever holds it (a write transaction for its whole life, Checkpoint, Check, Close,
+	// compaction), or by the batch writer when it finds it free (materializeForBatch).
+	treeMu sync.Mutex
 	// stateMu guards the write state below (but workspace), held for short steps only, never
-	// while waiting for a batch. Lock order: writer, carryMu, stateMu, pendingMu, the
-	// committer's mutex.
+	// while waiting for a batch.
 	stateMu sync.Mutex
-	// latest is the newest spilled version (its roots are pages): the base of the next writer,
-	// together with the carried commits after it. Written under stateMu; prepareBatch reads it
-	// without.
+	// latest is the newest materialized version (see Version markers). Written under stateMu;
+	// prepareBatch reads it without.
 	latest atomic.Pointer[version]
-	// carry holds the commits after latest whose trees are still decoded (carry.go).
-	carry carry
+	// held holds the commits after latest whose trees are still decoded (commit.go).
+	held heldCommits
 	// lastTicket is the WAL ticket of the newest commit, nil once durable at open (written under
-	// carryMu and stateMu).
+	// treeMu and stateMu).
 	lastTicket *wal.Ticket
-	// workspace is the memory of the write transactions' decoded nodes (guarded by carryMu),
-	// reset when no tree holds any: at a spill, or when a write transaction ends with nothing
-	// carried. replayTx is the transaction that replays carried records (guarded by stateMu),
-	// copyWorkspace spillCopy's memory.
+	// workspace is the memory of the write transactions' decoded nodes (guarded by treeMu),
+	// reset when no tree holds any: at a materialization, or when a write transaction ends with
+	// nothing held. replayTx is the transaction that replays held records (guarded by stateMu),
+	// copyWorkspace materializeCopy's memory.
 	workspace     btree.Workspace
 	replayTx      Tx
 	copyWorkspace btree.Workspace
-	// headLSN is the LSN of the newest commit (written under stateMu, read without it by
-	// prepareBatch: nothing is carried when it is latest's).
+	// headLSN is the LSN of the newest commit (see Version markers; written under stateMu, read
+	// without it by prepareBatch).
 	headLSN atomic.Uint64
-	// spillFn is spillForBatch as a func value, made once (prepareBatch returns it per batch).
-	spillFn func() error
+	// materializeFn is materializeForBatch as a func value, made once (prepareBatch returns it
+	// per batch).
+	materializeFn func() error
 
 	// pending holds committed versions waiting for their batch's fdatasync, in LSN order.
 	pendingMu sync.Mutex
 	pending   []*version
-	// published records when recent versions were published (guarded by pendingMu).
+	// publishLog records when recent versions were published (guarded by pendingMu).
 	publishLog publishLog
-
-	// checkpointMu serializes checkpoints (and Close's last one).
-	checkpointMu sync.Mutex
 
 	closed   atomic.Bool
 	failure  atomic.Pointer[error]
@@ -190,7 +208,7 @@ func (db *DB) open() (err error) {
 	db.setLatest(v)
 	db.walBytes.Store(w.Size())
 	w.SetSync(db.opts.Sync == SyncFull)
-	db.spillFn = db.spillForBatch
+	db.materializeFn = db.materializeForBatch
 	db.walLog = w
 	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable, db.prepareBatch)
 	return nil
@@ -293,31 +311,6 @@ func (db *DB) finishReplay(tx *Tx, meta pager.Meta, last uint64) (*version, erro
 	return v, err
 }
 
-// onDurable runs on the goroutine that wrote the batch (the committer's, or a writer leading it)
-// once the batch ending at lastLSN is durable: it publishes the newest version of the batch to
-// readers.
-func (db *DB) onDurable(lastLSN uint64) {
-	db.pendingMu.Lock()
-	i := 0
-	for i < len(db.pending) && db.pending[i].lsn <= lastLSN {
-		i++
-	}
-	var newest *version
-	if i > 0 {
-		newest = db.pending[i-1]
-		n := copy(db.pending, db.pending[i:])
-		clear(db.pending[n:])
-		db.pending = db.pending[:n]
-	}
-	if newest != nil {
-		db.publishLog.add(newest.lsn, time.Now())
-		// Under pendingMu, so that awaitPublished finds a version either pending or published.
-		db.published.Store(newest)
-	}
-	db.pendingMu.Unlock()
-	db.counters.batches.Add(1)
-}
-
 // Close waits for open transactions to end, checkpoints, and closes the files. It must not be
 // called from inside a transaction of this DB (it would wait for itself). A failed database
 // (ErrFailed) is closed without a checkpoint, and Close returns the failure (an error wrapping
@@ -342,7 +335,7 @@ func (db *DB) Close() error {
 	}
 	err := db.failed() // no checkpoint on a failed database
 	if err == nil {
-		err = db.checkpointLocked(context.Background())
+		err = db.checkpointNoPreflush(context.Background())
 	}
 	if err == nil {
 		// Everything is in the page file now: give back the space the WAL grew to.
@@ -418,3 +411,16 @@ func walPath(path string, i int) string {
 
 // Path returns the path of the database file.
 func (db *DB) Path() string { return db.path }
+
+// lockWriter takes the writer slot and treeMu, for a caller that neither commits nor rolls back
+// a transaction (Checkpoint, Check, Close, compaction's steps).
+func (db *DB) lockWriter() {
+	db.writer.Lock()
+	db.treeMu.Lock()
+}
+
+// unlockWriter releases what lockWriter took.
+func (db *DB) unlockWriter() {
+	db.treeMu.Unlock()
+	db.writer.Unlock()
+}

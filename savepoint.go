@@ -67,7 +67,7 @@ func (tx *Tx) RollbackTo(sp Savepoint) error {
 	tx.savepoints = tx.savepoints[:i+1]
 	record := tx.redo[:s.redoLen:s.redoLen]
 	tx.db.stateMu.Lock()
-	err = tx.rebase(record) // from latest and the carried commits, the transaction's base
+	err = tx.rebase(record) // from latest and the held commits, the transaction's base
 	tx.db.stateMu.Unlock()
 	tx.redo, tx.redoBucket = record, s.redoBucket
 	if err != nil {

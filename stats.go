@@ -8,13 +8,13 @@ import (
 )
 
 type counters struct {
-	commits          atomic.Uint64
-	batches          atomic.Uint64
-	spills           atomic.Uint64
-	copySpills       atomic.Uint64
-	checkpointErrors atomic.Uint64
-	preflushedPages  atomic.Uint64
-	lastStall        atomic.Int64 // time.Duration
+	commits              atomic.Uint64
+	batches              atomic.Uint64
+	materializations     atomic.Uint64
+	copyMaterializations atomic.Uint64
+	checkpointErrors     atomic.Uint64
+	preflushedPages      atomic.Uint64
+	lastStall            atomic.Int64 // time.Duration
 }
 
 // Stats is a snapshot of a database's counters and sizes, cheap enough to take every second (it
@@ -40,11 +40,11 @@ type Stats struct {
 	Batches       uint64 // WAL batches written (each one write and one fdatasync)
 	// MeanBatch is Commits / Batches: how many commits shared an fdatasync on average.
 	MeanBatch float64
-	// Spills counts the versions written to pages: about once per batch (DESIGN.md, "Spilling
-	// once per batch"), and once per commit that deletes a bucket holding pages or that runs while
-	// such pages are being freed. CopySpills counts those of them rebuilt from WAL records because
-	// a write transaction was running at the time.
-	Spills, CopySpills uint64
+	// Materializations counts the versions whose held commits were written as pages: about once
+	// per batch (DESIGN.md, "Held commits"), and once per commit that deletes a bucket holding
+	// pages or that runs while such pages are being freed. CopyMaterializations counts those of
+	// them rebuilt from WAL records because a write transaction was running at the time.
+	Materializations, CopyMaterializations uint64
 	// Syncs counts the fdatasync calls of WAL batches (0 with SyncNone) and SyncTime their
 	// summed latency.
 	Syncs    uint64
@@ -105,7 +105,7 @@ func (db *DB) Stats() Stats {
 		CacheMisses: ps.CacheMisses, Evictions: ps.Evictions, WALBytes: db.walBytes.Load(),
 		LSN: db.published.Load().lsn, CheckpointLSN: db.pager.Durable().LSN,
 		Commits: db.counters.commits.Load(), Batches: db.counters.batches.Load(),
-		Spills: db.counters.spills.Load(), CopySpills: db.counters.copySpills.Load(),
+		Materializations: db.counters.materializations.Load(), CopyMaterializations: db.counters.copyMaterializations.Load(),
 		Checkpoints: ps.Checkpoints, CheckpointErr: db.counters.checkpointErrors.Load(),
 		ActiveReaders: db.readers.Active(), PreflushedPages: db.counters.preflushedPages.Load(),
 		LastCheckpointStall: time.Duration(db.counters.lastStall.Load()),

@@ -18,16 +18,16 @@ func TestStatsCounters(t *testing.T) {
 	require.LessOrEqual(t, st.Batches, st.Commits)
 	require.Equal(t, st.Batches, st.Syncs, "one fdatasync per batch")
 	require.InDelta(t, float64(st.Commits)/float64(st.Batches), st.MeanBatch, 1e-9)
-	require.Positive(t, st.Spills)
-	require.LessOrEqual(t, st.Spills, st.Commits)
-	require.LessOrEqual(t, st.CopySpills, st.Spills)
+	require.Positive(t, st.Materializations)
+	require.LessOrEqual(t, st.Materializations, st.Commits)
+	require.LessOrEqual(t, st.CopyMaterializations, st.Materializations)
 	var inHistogram uint64
 	for _, n := range st.SyncHistogram {
 		inHistogram += n
 	}
 	require.Equal(t, st.Syncs, inHistogram)
 	require.Positive(t, st.SyncTime)
-	t.Logf("%d commits in %d batches (mean %.2f), %d spills (%d of copies), fdatasync total %v", st.Commits, st.Batches, st.MeanBatch, st.Spills, st.CopySpills, st.SyncTime)
+	t.Logf("%d commits in %d batches (mean %.2f), %d materializations (%d of copies), fdatasync total %v", st.Commits, st.Batches, st.MeanBatch, st.Materializations, st.CopyMaterializations, st.SyncTime)
 	require.Zero(t, testing.AllocsPerRun(100, func() { _ = db.Stats() }))
 
 	nosync, _ := openTemp(t, &Options{Sync: SyncNone})

@@ -7,7 +7,6 @@ import (
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/pager"
 	"github.com/cairndb/cairn/txn"
-	"github.com/cairndb/cairn/wal"
 )
 
 // Tx is a transaction: read-only (a snapshot of the newest durable version, which never changes
@@ -43,7 +42,7 @@ type Tx struct {
 	// replaying is set while RollbackTo or recovery apply redo operations: they are not logged.
 	replaying bool
 	// ws is the workspace a writable transaction's trees decode into (nil: the DB's; the copy
-	// spill's replay has its own).
+	// materialization's replay has its own).
 	ws  *btree.Workspace
 	err error
 }
@@ -116,10 +115,10 @@ func (db *DB) beginWrite() (*Tx, error) {
 	}
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
-	db.pager.Release(db.readerSet())
+	db.pager.Reclaim(db.readerSet())
 	tx := newWriteTx(db, db.latest.Load())
-	if db.carrying() {
-		db.carry.trees.giveTo(tx)
+	if db.hasHeld() {
+		db.held.trees.giveTo(tx)
 	}
 	return tx, nil
 }
@@ -127,8 +126,8 @@ func (db *DB) beginWrite() (*Tx, error) {
 // initialRedoCap is the capacity in bytes a write transaction's WAL record starts with.
 const initialRedoCap = 512
 
-// newWriteTx returns a read-write transaction on version v (for Begin, recovery and the rebuild
-// of carried commits), its default key space at v's root.
+// newWriteTx returns a read-write transaction on version v (for Begin and recovery), its default
+// key space at v's root.
 func newWriteTx(db *DB, v *version) *Tx {
 	// Most records are small: one allocation sized for them saves the growth steps of append.
 	tx := &Tx{db: db, writable: true, base: v, redo: make([]byte, 0, initialRedoCap)}
@@ -211,87 +210,6 @@ func (tx *Tx) Put(key, value []byte) error { return tx.main.Put(key, value) }
 // Delete removes key from the default key space; deleting a missing key is not an error. Errors
 // as for Put.
 func (tx *Tx) Delete(key []byte) error { return tx.main.Delete(key) }
-
-// Commit ends a read-write transaction, writing its changes. It returns once they are durable
-// (SyncFull) and visible to new read transactions. On error nothing of the transaction is
-// visible: ErrTxTooLarge (more than MaxTxSize bytes of changes), or an error wrapping ErrFailed
-// when the database failed (see ErrFailed), or the error of an earlier Put, Delete or iterator
-// of the transaction (Err), which rolls it back. Committing a read-only transaction ends it like
-// Rollback.
-func (tx *Tx) Commit() error {
-	switch {
-	case tx.closed:
-		return ErrTxClosed
-	case tx.managed:
-		return ErrTxManaged
-	}
-	if !tx.writable {
-		return tx.Rollback()
-	}
-	if tx.err != nil {
-		tx.end()
-		return fmt.Errorf("cairn: commit refused, the transaction failed earlier: %w", tx.err)
-	}
-	switch {
-	case len(tx.redo) == 0:
-		tx.closed = true
-		tx.endWrite() // nothing changed: the carried commits stay as they are
-		return nil
-	case len(tx.redo) > maxTxSize:
-		tx.closed = true
-		tx.endWrite()
-		return ErrTxTooLarge
-	}
-	db := tx.db
-	db.stateMu.Lock()
-	ticket, lsn, err := tx.commitLocked() // may replay the record through the open transaction
-	db.stateMu.Unlock()
-	tx.closed = true
-	if err != nil {
-		tx.endWrite()
-		return fmt.Errorf("cairn: commit: %w", err)
-	}
-	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
-	tx.releaseWriter()
-	db.counters.commits.Add(1)
-	if db.checkpointDue(walBytes) {
-		db.wakeCheckpoint()
-	}
-	if err := ticket.Wait(); err != nil {
-		return fmt.Errorf("cairn: commit: %w", err)
-	}
-	if err := db.awaitPublished(lsn); err != nil {
-		return fmt.Errorf("cairn: commit: %w", err)
-	}
-	return nil
-}
-
-// commitLocked commits tx, carrying it or spilling it with the carried commits, and submits its
-// record; it returns the record's ticket and LSN (stateMu held). A transaction whose base a copy
-// spill replaced first rebases (carry.go). A spilling commit leaves nothing carried, so the
-// workspace is emptied here; a carrying one keeps it.
-func (tx *Tx) commitLocked() (*wal.Ticket, uint64, error) {
-	db := tx.db
-	if tx.base != db.latest.Load() {
-		if err := tx.rebase(tx.redo); err != nil {
-			return nil, 0, err
-		}
-	}
-	lsn := db.headLSN.Load() + 1
-	var ticket *wal.Ticket
-	if tx.mayCarry() {
-		ticket = db.carryCommit(tx, lsn)
-	} else {
-		v, err := tx.commitTrees(lsn) // the carried commits' changes included
-		if err != nil {
-			return nil, 0, err
-		}
-		ticket = db.submitVersion(v, tx.redo)
-		db.workspace.Reset()
-	}
-	db.lastTicket = ticket
-	return ticket, lsn, nil
-}
 
 // Rollback ends the transaction, discarding a writable transaction's changes. It returns
 // ErrTxClosed if the transaction already ended, and ErrTxManaged inside View or Update.
