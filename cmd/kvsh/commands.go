@@ -22,6 +22,7 @@ type shell struct {
 	errOut   io.Writer     // errors, warnings and progress
 	bail     bool          // stop at the first failing command
 	failed   bool          // some command failed
+	broken   bool          // the input could not be read or the database not closed
 	readonly bool          // -readonly: write commands are refused
 	mode     outputMode    // .mode
 	timer    bool          // .timer on: print the time each command took

@@ -248,6 +248,22 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestVersion: -version and --version print the version line and exit 0 without opening (or
+// creating) a database.
+func TestVersion(t *testing.T) {
+	dir := t.TempDir()
+	want := regexp.MustCompile(`^kvsh ` + regexp.QuoteMeta(version) + ` \(cairn page format \d+, go\S+ \w+/\w+\)\n$`)
+	for _, flag := range []string{"-version", "--version"} {
+		r := runIn(t, dir, "", flag)
+		if r.code != 0 || r.stderr != "" || !want.MatchString(r.stdout) {
+			t.Errorf("kvsh %s: exit %d, stdout %q, stderr %q", flag, r.code, r.stdout, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("kvsh -version created %v", entries)
+	}
+}
+
 // TestOpenErrors checks a database that cannot be opened gives one error line and status 1.
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()

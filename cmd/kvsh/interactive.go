@@ -60,6 +60,7 @@ func (sh *shell) interactive() {
 			continue
 		case err != nil:
 			sh.fail(fmt.Errorf("read input: %w", err))
+			sh.broken = true
 			return
 		}
 		if strings.TrimSpace(line) != "" {

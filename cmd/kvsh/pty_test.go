@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +37,15 @@ type terminal struct {
 // startTerminal runs kvsh on db in a 40x200 pseudo-terminal with the given history file.
 func startTerminal(t *testing.T, db, history string) *terminal {
 	t.Helper()
-	cmd := exec.Command(kvshBin, db)
+	return startTerminalIn(t, "", history, db)
+}
+
+// startTerminalIn runs kvsh with the given arguments in directory dir (the test's if empty), in
+// a 40x200 pseudo-terminal with the given history file.
+func startTerminalIn(t *testing.T, dir, history string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(kvshBin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TERM=xterm", historyEnv+"="+history)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
 	if err != nil {
@@ -191,8 +200,8 @@ func TestTerminalEditing(t *testing.T) {
 	term.expect("kvsh(tx)> ")
 	term.typ("\x04")
 	term.expect("warning: the open transaction was rolled back")
-	if code := term.wait(); code != 1 { // frob and get zzz failed
-		t.Fatalf("exit %d, want 1; screen %q", code, term.screen())
+	if code := term.wait(); code != 0 { // frob and get zzz failed, but the session ended cleanly
+		t.Fatalf("exit %d, want 0; screen %q", code, term.screen())
 	}
 	// The database was closed (not locked) and the rolled back key is absent.
 	runKvsh(t, "", db, "-c", "count; get apricot").expect(t, "4\n2\n", "", 0)
@@ -275,7 +284,7 @@ func TestTerminalInterruptScan(t *testing.T) {
 		t.Fatal("the scan ran to the end")
 	}
 	term.typ("quit\r")
-	if code := term.wait(); code != 1 { // the interrupted scan failed
+	if code := term.wait(); code != 0 { // the interrupted scan failed, but quit ends cleanly
 		t.Fatalf("exit %d; screen %q", code, term.screen())
 	}
 }
@@ -330,4 +339,68 @@ func TestTerminalBuckets(t *testing.T) {
 		t.Fatalf("exit %d; screen %q", code, term.screen())
 	}
 	runKvsh(t, "", db, "-c", "buckets").expect(t, "other\nuploads\nusers\n", "", 0)
+}
+
+// TestTerminalExitStatus: an interactive session that ends with quit or Ctrl-D exits 0 even
+// though commands failed (their errors were shown); under -bail the first failure ends the
+// session with status 1. The same commands from a script exit 1 (TestStdin, TestBail).
+func TestTerminalExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	hist := filepath.Join(dir, "history")
+	for _, end := range []string{"quit\r", "exit\r", "\x04"} {
+		term := startTerminal(t, db, hist)
+		term.expect("kvsh> ")
+		term.typ("get nokey\r")
+		term.expect("error: not found: nokey\r\n")
+		term.typ("frob; put a 1\r")
+		term.expect("error: unknown command frob (try help)\r\n")
+		term.expect("kvsh> ")
+		term.typ(end)
+		if code := term.wait(); code != 0 {
+			t.Fatalf("ended with %q: exit %d, want 0; screen %q", end, code, term.screen())
+		}
+	}
+	runKvsh(t, "", db, "-c", "get a").expect(t, "1\n", "", 0) // put a 1 ran after frob failed
+
+	term := startTerminalIn(t, "", hist, "-bail", db)
+	term.expect("kvsh> ")
+	term.typ("get nokey\r")
+	term.expect("error: not found: nokey\r\n")
+	if code := term.wait(); code != 1 {
+		t.Fatalf("-bail: exit %d, want 1; screen %q", code, term.screen())
+	}
+}
+
+// TestTerminalStartLine: an interactive session starts with one line naming the version, the
+// database, whether it was created (or an empty file made a database) or opened, and its keys;
+// -q leaves it out, and so does a script.
+func TestTerminalStartLine(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history")
+	start := func(want string, args ...string) {
+		t.Helper()
+		term := startTerminalIn(t, dir, hist, args...)
+		term.expect("kvsh> ")
+		term.mu.Lock()
+		got := strings.TrimSuffix(string(term.buf[:term.mark]), "kvsh> ")
+		term.mu.Unlock()
+		if got != want {
+			t.Fatalf("kvsh %q started with %q, want %q", args, got, want)
+		}
+		term.typ("put k" + strconv.Itoa(len(args)) + " v; mkbucket b" + strconv.Itoa(len(args)) + "\r")
+		term.expect("kvsh> ")
+		term.typ("\x04")
+		if code := term.wait(); code != 0 {
+			t.Fatalf("exit %d; screen %q", code, term.screen())
+		}
+	}
+	start("cairn "+version+": my.db (created, 0 keys); type help\r\n", "my.db")
+	start("cairn "+version+": my.db (opened, 1 key, 1 bucket); type help\r\n", "-bail", "my.db")
+	start("", "-q", "-bail", "my.db")
+	start("cairn "+version+": my.db (opened read-only, 3 keys, 3 buckets); type help\r\n", "-readonly", "my.db")
+	writeFile(t, filepath.Join(dir, "empty.db"), nil)
+	start("cairn "+version+": empty.db (created in the empty file, 0 keys); type help\r\n", "empty.db")
+	// A script gets no start line.
+	runIn(t, dir, "count\n", "my.db").expect(t, "3\n", "", 0)
 }
