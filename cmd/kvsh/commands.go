@@ -23,11 +23,13 @@ type shell struct {
 	bail     bool          // stop at the first failing command
 	failed   bool          // some command failed
 	broken   bool          // the input could not be read or the database not closed
+	quiet    bool          // -q, .quiet on: no warnings for skipped files and keys
 	readonly bool          // -readonly: write commands are refused
 	mode     outputMode    // .mode
 	timer    bool          // .timer on: print the time each command took
 	tx       *cairn.Tx     // transaction opened by begin, nil if none
 	progress bool          // errOut is a terminal: draw progress bars
+	bar      *progress     // the progress bar of the running command, if any
 	// bucket is the bucket the data commands work in (use), nil for the default key space.
 	bucket []byte
 	// savepoints are the savepoints of tx, oldest first; spSeq numbers the unnamed ones.
@@ -87,6 +89,7 @@ func init() {
 		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify, false},
 		{".mode", "[table|json|jsonl|raw|hex]", "set (or show) how get and listings print", 0, 1, cmdMode, false},
 		{".timer", "[on|off]", "print the time each command takes (on stderr)", 0, 1, cmdTimer, false},
+		{".quiet", "[on|off]", "silence (or show) the warnings for files and keys import, export and verify skip", 0, 1, cmdQuiet, false},
 		{".meta", "", "print both meta pages of the database file, decoded, and which is current", 0, 0, cmdMeta, false},
 		{".pages", "", "count the pages of the database file by type (as of the last checkpoint)", 0, 0, cmdPages, false},
 		{".page", "N", "print page N of the database file, decoded (as of the last checkpoint)", 1, 1, cmdPage, false},
@@ -162,10 +165,26 @@ func (c *command) synopsis() string {
 	return strings.TrimSpace(c.name + " " + c.usage)
 }
 
-// warn prints a non-fatal message on the error stream.
+// warn prints a non-fatal message on the error stream, on a line of its own: a progress bar
+// on the screen is erased first and drawn again below the message.
 func (sh *shell) warn(format string, args ...any) {
 	sh.out.Flush()
+	bar := sh.bar
+	if bar != nil {
+		bar.erase()
+	}
 	fmt.Fprintf(sh.errOut, "warning: "+format+"\n", args...)
+	if bar != nil {
+		bar.redraw()
+	}
+}
+
+// skipWarn is warn for a file or key that import, export or verify leaves out; .quiet and -q
+// silence it (the command's summary still counts it).
+func (sh *shell) skipWarn(format string, args ...any) {
+	if !sh.quiet {
+		sh.warn(format, args...)
+	}
 }
 
 // cmdGet prints the full value of a key.

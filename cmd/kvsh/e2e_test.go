@@ -351,8 +351,9 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-// importedLine matches the final line of import.
-var importedLine = regexp.MustCompile(`^imported (\d+) files, (\d+) bytes in \d+\.\d\d s \(skipped (\d+)\)$`)
+// importedLine matches the final line of import: files, bytes, and the skipped files with their
+// reasons, if any.
+var importedLine = regexp.MustCompile(`^imported (\d+) files, (\d+) bytes in \d+\.\d\d s(?: \(skipped (\d+): ([^)]*)\))?$`)
 
 // TestImportVerify imports a tree, verifies it, then detects a changed and an added file.
 func TestImportVerify(t *testing.T) {
@@ -371,16 +372,16 @@ func TestImportVerify(t *testing.T) {
 		t.Fatalf("import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	m := importedLine.FindStringSubmatch(lines[0])
-	if m == nil || m[1] != strconv.Itoa(len(files)) || m[2] != strconv.Itoa(total) || m[3] != "1" {
-		t.Errorf("import line %q, want %d files, %d bytes, 1 skipped", lines[0], len(files), total)
+	if m == nil || m[1] != strconv.Itoa(len(files)) || m[2] != strconv.Itoa(total) || m[3] != "1" || m[4] != "1 symlink" {
+		t.Errorf("import line %q, want %d files, %d bytes, 1 symlink skipped", lines[0], len(files), total)
 	}
-	if want := fmt.Sprintf("verified %d files: 0 mismatches, 0 missing", len(files)); lines[1] != want {
+	if want := fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped 1: 1 symlink)", len(files)); lines[1] != want {
 		t.Errorf("verify line %q, want %q", lines[1], want)
 	}
 	if lines[2] != strconv.Itoa(len(files)) {
 		t.Errorf("count %q, want %d", lines[2], len(files))
 	}
-	wantWarn := "warning: skipping " + filepath.Join(tree, "link") + ": not a regular file\n"
+	wantWarn := "warning: skipping " + filepath.Join(tree, "link") + ": symlink\n"
 	if r.stderr != wantWarn+wantWarn {
 		t.Errorf("stderr %q, want the symlink skipped twice", r.stderr)
 	}
@@ -391,7 +392,7 @@ func TestImportVerify(t *testing.T) {
 	writeFile(t, filepath.Join(tree, "a.txt"), []byte("hellO\n"))
 	writeFile(t, filepath.Join(tree, "new/file"), []byte("new"))
 	r = runKvsh(t, "", db, "-c", "verify "+strconv.Quote(tree))
-	want := fmt.Sprintf("verified %d files: 1 mismatches, 1 missing\n  mismatch: a.txt\n  missing: new/file\n", len(files)+1)
+	want := fmt.Sprintf("verified %d files: 1 mismatches, 1 missing (skipped 1: 1 symlink)\n  mismatch: a.txt\n  missing: new/file\n", len(files)+1)
 	r.expect(t, want, wantWarn+"error: verify: 1 mismatches, 1 missing\n", 1)
 
 	// Restored: a checkpoint, then a fresh process verifies cleanly.
@@ -401,7 +402,10 @@ func TestImportVerify(t *testing.T) {
 	}
 	runKvsh(t, "", db, "-c", "checkpoint").expect(t, "", "", 0)
 	r = runKvsh(t, "", db, "-c", "verify "+strconv.Quote(tree))
-	r.expect(t, fmt.Sprintf("verified %d files: 0 mismatches, 0 missing\n", len(files)), wantWarn, 0)
+	r.expect(t, fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped 1: 1 symlink)\n", len(files)), wantWarn, 0)
+	// -q silences the warnings; the summary still counts the symlink.
+	r = runKvsh(t, "", "-q", db, "-c", "verify "+strconv.Quote(tree))
+	r.expect(t, fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped 1: 1 symlink)\n", len(files)), "", 0)
 }
 
 // checkStoredValues reads every key back with get (Go-quoted or plain) and compares.
@@ -438,10 +442,12 @@ func TestImportCurrentDirectory(t *testing.T) {
 	if r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "imported 2 files, 3 bytes in ") {
 		t.Fatalf("import .: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if lines[1] != "verified 2 files: 0 mismatches, 0 missing" || lines[2] != "one\t1" || lines[3] != "sub/two\t22" {
+	if lines[1] != "verified 2 files: 0 mismatches, 0 missing (skipped 3: 3 files of the open database)" ||
+		lines[2] != "one\t1" || lines[3] != "sub/two\t22" {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	if !strings.Contains(r.stderr, "warning: skipping cairn.db: file of the open database") {
+	if !strings.Contains(r.stderr, "warning: skipping cairn.db: file of the open database\n") ||
+		!strings.Contains(r.stdout, " (skipped 3: 3 files of the open database)\n") {
 		t.Errorf("stderr %q does not mention skipping cairn.db", r.stderr)
 	}
 }
@@ -475,8 +481,8 @@ func TestImportUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runKvsh(t, "", filepath.Join(dir, "db"), "-c", "import "+strconv.Quote(tree))
-	if r.code != 0 || !strings.Contains(r.stdout, "imported 1 files, 2 bytes") || !strings.Contains(r.stdout, "(skipped 1)") ||
-		!strings.Contains(r.stderr, "warning: skipping "+filepath.Join(tree, "secret")) {
+	if r.code != 0 || !strings.Contains(r.stdout, "imported 1 files, 2 bytes") || !strings.Contains(r.stdout, "(skipped 1: 1 unreadable)") ||
+		r.stderr != "warning: skipping "+filepath.Join(tree, "secret")+": unreadable: open: permission denied\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
@@ -565,19 +571,29 @@ func TestInterrupt(t *testing.T) {
 	runKvsh(t, "", filepath.Join(dir, "db"), "-c", "count").expect(t, m[1]+"\n", "", 0)
 }
 
-// TestImportSkipsHugeFile checks a file over MaxValueSize is skipped with a warning (a sparse
-// file: nothing is written to disk).
+// TestImportSkipsHugeFile checks a file over MaxValueSize is skipped with a warning that says
+// so (a sparse file: nothing is written to disk), and that it is refused from its size, before
+// kvsh opens it: made unreadable, it is still reported as too large, not as unreadable.
 func TestImportSkipsHugeFile(t *testing.T) {
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
 	makeSparseTree(t, tree, 1, cairn.MaxValueSize+1)
 	writeFile(t, filepath.Join(tree, "small"), []byte("s"))
 	r := runKvsh(t, "", filepath.Join(dir, "db"), "-c", "import "+strconv.Quote(tree)+"; verify "+strconv.Quote(tree))
-	warn := fmt.Sprintf("warning: skipping %s: file of %d bytes is larger than %d\n",
-		filepath.Join(tree, "f0000"), cairn.MaxValueSize+1, cairn.MaxValueSize)
+	warn := fmt.Sprintf("warning: skipping %s: larger than 256 MiB (%d bytes)\n", filepath.Join(tree, "f0000"), cairn.MaxValueSize+1)
 	if r.code != 0 || r.stderr != warn+warn || !strings.HasPrefix(r.stdout, "imported 1 files, 1 bytes in ") ||
-		!strings.Contains(r.stdout, "(skipped 1)\nverified 1 files: 0 mismatches, 0 missing\n") {
+		!strings.Contains(r.stdout, " (skipped 1: 1 larger than 256 MiB)\nverified 1 files: 0 mismatches, 0 missing (skipped 1: 1 larger than 256 MiB)\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if os.Geteuid() == 0 {
+		return // root opens every file
+	}
+	if err := os.Chmod(filepath.Join(tree, "f0000"), 0); err != nil {
+		t.Fatal(err)
+	}
+	r = runKvsh(t, "", filepath.Join(dir, "db"), "-c", "verify "+strconv.Quote(tree))
+	if r.code != 0 || r.stderr != warn {
+		t.Fatalf("unreadable huge file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 

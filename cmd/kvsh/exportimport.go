@@ -296,7 +296,7 @@ func (e *exporter) count(v []byte) {
 // skip counts and reports a key left out of a directory export.
 func (e *exporter) skip(k []byte, why error) {
 	e.skipped++
-	e.sh.warn("skipping key %s: %v", formatBytes(k), why)
+	e.sh.skipWarn("skipping key %s: %v", formatCut(k, 64), why)
 }
 
 // keyPath turns a key into a relative file path, or says why it cannot be one.

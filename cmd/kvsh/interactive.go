@@ -212,7 +212,7 @@ func (sh *shell) complete(line string, pos int) (head string, items []string, ta
 		return head, completeFrom(commandNames(), p.cur), tail
 	case name == ".mode" && len(p.words) == 1:
 		return head, completeFrom(modeNames, p.cur), tail
-	case name == ".timer" && len(p.words) == 1:
+	case (name == ".timer" || name == ".quiet") && len(p.words) == 1:
 		return head, completeFrom([]string{"on", "off"}, p.cur), tail
 	case name == "begin" && len(p.words) == 1:
 		return head, completeFrom([]string{"ro"}, p.cur), tail

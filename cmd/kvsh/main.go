@@ -30,7 +30,7 @@ type config struct {
 	file     string // -f argument: commands read from this file
 	bail     bool
 	readonly bool
-	quiet    bool // -q: no start line
+	quiet    bool // -q: no start line, no warnings for skipped files and keys
 	version  bool // -version: print the version and exit
 }
 
@@ -58,7 +58,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriter(stdout)
 	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly,
-		progress: isTerminalWriter(stderr)}
+		quiet: cfg.quiet, progress: isTerminalWriter(stderr)}
 	if interactive && !cfg.quiet {
 		fmt.Fprintln(out, startLine(db, cfg.path, kind))
 		out.Flush()
@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.file, "f", "", "run the commands in `file` and exit")
 	fs.BoolVar(&cfg.bail, "bail", false, "stop at the first failing command")
 	fs.BoolVar(&cfg.readonly, "readonly", false, "open the database read-only (shared lock, nothing written) and refuse commands that change it")
-	fs.BoolVar(&cfg.quiet, "q", false, "quiet: no start line")
+	fs.BoolVar(&cfg.quiet, "q", false, "quiet: no start line, no warnings for the files and keys import, export and verify skip")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -403,4 +405,150 @@ func TestTerminalStartLine(t *testing.T) {
 	start("cairn "+version+": empty.db (created in the empty file, 0 keys); type help\r\n", "empty.db")
 	// A script gets no start line.
 	runIn(t, dir, "count\n", "my.db").expect(t, "3\n", "", 0)
+}
+
+// screenLines replays terminal output as a terminal shows it, without a line length: text
+// overwrites at the cursor, "\r" returns to column 0, "\n" starts the next line (the tty turns
+// it into "\r\n"), ESC[K erases to the end of the line, ESC[nC and ESC[nD move the cursor, "\b"
+// moves it back; other escape sequences are dropped. It returns the lines, trailing spaces cut.
+func screenLines(raw []byte) []string {
+	lines := [][]rune{nil}
+	row, col := 0, 0
+	put := func(r rune) {
+		line := lines[row]
+		for len(line) <= col {
+			line = append(line, ' ')
+		}
+		line[col] = r
+		lines[row] = line
+		col++
+	}
+	s := []rune(string(raw))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\r':
+			col = 0
+		case '\n':
+			row, col = row+1, 0
+			if row == len(lines) {
+				lines = append(lines, nil)
+			}
+		case '\b':
+			col = max(col-1, 0)
+		case 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				i++
+				continue
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			if j == len(s) {
+				i = j
+				continue
+			}
+			arg, _ := strconv.Atoi(string(s[i+2 : j]))
+			switch s[j] {
+			case 'K':
+				if arg == 0 && col < len(lines[row]) {
+					lines[row] = lines[row][:col]
+				}
+			case 'C':
+				col += max(arg, 1)
+			case 'D':
+				col = max(col-max(arg, 1), 0)
+			}
+			i = j
+		default:
+			if c >= ' ' {
+				put(c)
+			}
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(string(l), " ")
+	}
+	return out
+}
+
+// TestTerminalImportWarnings imports a tree with symlinks among its files, a socket and a named
+// pipe on a terminal while the progress bar is drawn: every warning says why the file is
+// skipped and stands on a line of its own (the bar is erased before it and drawn again after),
+// and the summary counts the files skipped by reason. .quiet silences the warnings.
+func TestTerminalImportWarnings(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	const files, links = 4000, 2000
+	for i := range files {
+		writeFile(t, filepath.Join(tree, fmt.Sprintf("e%04d-file", i)), []byte("0123456789"))
+		if i%2 == 0 {
+			if err := os.Symlink(fmt.Sprintf("e%04d-file", i), filepath.Join(tree, fmt.Sprintf("e%04d-link", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(tree, "p-fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := net.Listen("unix", filepath.Join(tree, "s-sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+
+	term := startTerminal(t, filepath.Join(dir, "test.db"), filepath.Join(dir, "history"))
+	term.expect("kvsh> ")
+	// Stop reading for a while: kvsh blocks on its warnings once the terminal's buffer is full,
+	// so that the bar is due (drawn every 100 ms) when it goes on, with warnings still to come.
+	term.gate.Lock()
+	term.typ("import " + strconv.Quote(tree) + "\r")
+	time.Sleep(500 * time.Millisecond)
+	term.gate.Unlock()
+	term.expect(fmt.Sprintf("imported %d files, %d bytes in ", files, 10*files))
+	term.expect(fmt.Sprintf(" s (skipped %d: %d symlinks, 1 socket, 1 named pipe)\r\n", links+2, links))
+	term.expect("kvsh> ")
+
+	term.mu.Lock()
+	raw := slices.Clone(term.buf)
+	term.mu.Unlock()
+	if bar := bytes.Index(raw, []byte("\rimport ")); bar < 0 || bar > bytes.LastIndex(raw, []byte("warning: skipping ")) {
+		t.Fatal("no warning came after the progress bar was drawn: the test did not test that")
+	}
+	warnings := 0
+	for _, line := range screenLines(raw) {
+		i := strings.Index(line, "warning: ")
+		if i < 0 {
+			continue
+		}
+		warnings++
+		if i > 0 || strings.Contains(line, "import ") || strings.Contains(line, "[") {
+			t.Fatalf("a warning shares its line with something else: %q", line)
+		}
+		if !strings.HasSuffix(line, "-link: symlink") && !strings.HasSuffix(line, "p-fifo: named pipe") &&
+			!strings.HasSuffix(line, "s-sock: socket") {
+			t.Fatalf("warning %q does not say why", line)
+		}
+	}
+	if warnings != links+2 {
+		t.Fatalf("%d warnings, want %d", warnings, links+2)
+	}
+
+	// .quiet on: the same summary, no warning.
+	term.typ(".quiet on; verify " + strconv.Quote(tree) + "\r")
+	term.expect(fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped %d: %d symlinks, 1 socket, 1 named pipe)\r\n", files, links+2, links))
+	term.expect("kvsh> ")
+	term.mu.Lock()
+	after := string(term.buf[len(raw):])
+	term.mu.Unlock()
+	if strings.Contains(after, "warning:") {
+		t.Fatalf(".quiet on: warnings shown: %q", after)
+	}
+	term.typ(".quiet\r")
+	term.expect("on\r\n")
+	term.typ("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d; screen %q", code, term.screen())
+	}
 }
