@@ -548,9 +548,10 @@ func TestInterrupt(t *testing.T) {
 	sh.waitOpenUnder(t, tree)
 	time.Sleep(time.Second)
 	sh.interrupt(t)
-	line := sh.waitStdout(t, "verified ")
+	// Stopped by Ctrl-C, verify says so: no "verified" line that reads as a pass.
+	line := sh.waitStdout(t, "verify stopped after ")
 	var verified, mismatches, missing int
-	if _, err := fmt.Sscanf(line, "verified %d files: %d mismatches, %d missing", &verified, &mismatches, &missing); err != nil {
+	if _, err := fmt.Sscanf(line, "verify stopped after %d files: %d mismatches, %d missing", &verified, &mismatches, &missing); err != nil {
 		t.Fatalf("verify line %q: %v", line, err)
 	}
 	if verified >= n || mismatches != 0 || missing != max(0, verified-imported) {
@@ -808,5 +809,38 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 	runKvsh(t, "", "-readonly", db, "-c", "scan; check").expect(t, "a\t1\nb\t2\nok\n", "", 0)
 	if snapshot() != before {
 		t.Fatal("kvsh -readonly changed the database files")
+	}
+}
+
+// TestVerifyDamaged: verify on a database whose page holding one file's value is damaged counts
+// the files it compared one by one and says it stopped there, with no summary that reads as a
+// pass: "verify stopped after 30 files: …", then the read error.
+func TestVerifyDamaged(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	const n = 60
+	for i := range n {
+		writeFile(t, filepath.Join(tree, fmt.Sprintf("f%03d", i)), bytes.Repeat(fmt.Appendf(nil, "<f%03d>", i), 1000))
+	}
+	db := filepath.Join(dir, "test.db")
+	r := runKvsh(t, "", db, "-c", "import "+strconv.Quote(tree)+"; checkpoint")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, fmt.Sprintf("imported %d files", n)) {
+		t.Fatalf("import: %+v", r)
+	}
+	// Damage the page holding f030's value (an overflow page: 6,000 bytes).
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, bytes.Repeat([]byte("<f030>"), 100))
+	if at < 0 {
+		t.Fatal("f030's value is not in the page file")
+	}
+	flipFileByte(t, db, int64(at+10))
+	r = runKvsh(t, "", db, "-c", "verify "+strconv.Quote(tree))
+	if r.code != 1 || r.stdout != "verify stopped after 30 files: 0 mismatches, 0 missing\n" ||
+		!strings.HasPrefix(r.stderr, "error: verify: get f030: ") || !strings.Contains(r.stderr, "corrupt") ||
+		strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("verify of a damaged database: %+v", r)
 	}
 }

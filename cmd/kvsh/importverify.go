@@ -382,18 +382,24 @@ func (sh *shell) putBatch(items []fileItem) error {
 	})
 }
 
-// verifier tallies the files whose stored value differs or is absent.
+// verifier tallies the files compared and those whose stored value differs or is absent.
 type verifier struct {
 	sh         *shell
+	ctx        context.Context
+	checked    int64 // files compared, one by one
 	mismatches int64
 	missing    int64
 	offenders  []string // "mismatch: KEY" or "missing: KEY", at most maxReported
 }
 
-// check compares items with the stored values in one read transaction.
+// check compares items with the stored values in one read transaction, counting each file
+// compared; it stops at the first read error or at Ctrl-C.
 func (v *verifier) check(items []fileItem) error {
 	return v.sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
 		for _, it := range items {
+			if v.ctx.Err() != nil {
+				return errInterrupted
+			}
 			got, err := ks.Get(it.key)
 			switch {
 			case errors.Is(err, cairn.ErrNotFound):
@@ -405,6 +411,7 @@ func (v *verifier) check(items []fileItem) error {
 				v.mismatches++
 				v.note("mismatch", it.key)
 			}
+			v.checked++
 		}
 		return nil
 	})
@@ -417,15 +424,22 @@ func (v *verifier) note(kind string, key []byte) {
 	}
 }
 
-// cmdVerify compares every regular file under a directory with its stored value.
+// cmdVerify compares every regular file under a directory with its stored value. It prints
+// "verified N files: M mismatches, K missing" when it went through the whole tree, or "verify
+// stopped after N files: …" before the error that stopped it (Ctrl-C, a read error): never a
+// summary that reads as a pass before an error.
 func cmdVerify(sh *shell, ctx context.Context, args [][]byte) error {
-	v := &verifier{sh: sh}
+	v := &verifier{sh: sh, ctx: ctx}
 	w := newTreeWalker(sh, string(args[0]), "verify", v.check)
 	err := w.run(ctx)
 	if w.start.IsZero() {
 		return err
 	}
-	fmt.Fprintf(sh.out, "verified %d files: %d mismatches, %d missing%s\n", w.files, v.mismatches, v.missing,
+	head := "verified"
+	if err != nil {
+		head = "verify stopped after"
+	}
+	fmt.Fprintf(sh.out, "%s %d files: %d mismatches, %d missing%s\n", head, v.checked, v.mismatches, v.missing,
 		w.skipped.summary())
 	for _, o := range v.offenders {
 		fmt.Fprintf(sh.out, "  %s\n", o)
