@@ -66,7 +66,7 @@ func (w *treeWalker) run(ctx context.Context) error {
 	}
 	if !st.IsDir() {
 		if w.verb == "import" {
-			return fmt.Errorf("%s is not a directory (import takes a directory, a .jsonl or a .csv file)", w.root)
+			return fmt.Errorf("%s is not a directory (import takes a directory, a .json, .jsonl or .csv file)", w.root)
 		}
 		return fmt.Errorf("%s is not a directory", w.root)
 	}
@@ -346,6 +346,8 @@ func cmdImport(sh *shell, ctx context.Context, args [][]byte) error {
 	path := string(args[0])
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		switch strings.ToLower(filepath.Ext(path)) {
+		case ".json":
+			return sh.importPairs(ctx, path, readJSON)
 		case ".jsonl":
 			return sh.importPairs(ctx, path, readJSONL)
 		case ".csv":
