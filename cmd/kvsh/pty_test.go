@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,6 +98,33 @@ func (term *terminal) typ(s string) {
 // expect waits until the output after the previous match contains want, and moves past it.
 func (term *terminal) expect(want string) {
 	term.t.Helper()
+	term.expectMatch(strconv.Quote(want), func(b []byte) int {
+		if i := bytes.Index(b, []byte(want)); i >= 0 {
+			return i + len(want)
+		}
+		return -1
+	})
+}
+
+// promptAtEnd matches a prompt at the end of the output: "kvsh> ", "kvsh(tx):users> ".
+var promptAtEnd = regexp.MustCompile(`(?:^|\n)kvsh(?:\((?:tx|ro)\))?(?::[^\r\n]*)?> $`)
+
+// expectPrompt waits until the output after the previous match ends with a prompt (kvsh waits
+// for a line), and moves past it.
+func (term *terminal) expectPrompt() {
+	term.t.Helper()
+	term.expectMatch("a prompt", func(b []byte) int {
+		if promptAtEnd.Match(b) {
+			return len(b)
+		}
+		return -1
+	})
+}
+
+// expectMatch waits until find finds what it looks for in the output after the previous match
+// (it returns the end of the match, or -1), and moves past it. what names it in a failure.
+func (term *terminal) expectMatch(what string, find func([]byte) int) {
+	term.t.Helper()
 	timer := time.AfterFunc(screenTimeout, func() {
 		if os.Getenv("KVSH_DEBUG") != "" { // kvsh dumps its goroutines on the screen
 			term.cmd.Process.Signal(syscall.SIGQUIT)
@@ -111,14 +139,24 @@ func (term *terminal) expect(want string) {
 	term.mu.Lock()
 	defer term.mu.Unlock()
 	for {
-		if i := bytes.Index(term.buf[term.mark:], []byte(want)); i >= 0 {
-			term.mark += i + len(want)
+		if end := find(term.buf[term.mark:]); end >= 0 {
+			term.mark += end
 			return
 		}
 		if term.eof {
-			term.t.Fatalf("screen never showed %q; after the last match it shows %q", want, term.buf[term.mark:])
+			term.t.Fatalf("screen never showed %s; after the last match it shows %q", what, term.buf[term.mark:])
 		}
 		term.cond.Wait()
+	}
+}
+
+// drain waits, after kvsh exited, until everything it printed has been read.
+func (term *terminal) drain() {
+	term.t.Helper()
+	select {
+	case <-term.done:
+	case <-time.After(screenTimeout):
+		term.t.Fatal("the terminal's output never ended")
 	}
 }
 
@@ -409,7 +447,7 @@ func TestTerminalStartLine(t *testing.T) {
 
 // screenLines replays terminal output as a terminal shows it, without a line length: text
 // overwrites at the cursor, "\r" returns to column 0, "\n" starts the next line (the tty turns
-// it into "\r\n"), ESC[K erases to the end of the line, ESC[nC and ESC[nD move the cursor, "\b"
+// it into "\r\n"), a tab stays a tab, ESC[K erases to the end of the line, ESC[nC and ESC[nD move the cursor, "\b"
 // moves it back; other escape sequences are dropped. It returns the lines, trailing spaces cut.
 func screenLines(raw []byte) []string {
 	lines := [][]rune{nil}
@@ -461,7 +499,7 @@ func screenLines(raw []byte) []string {
 			}
 			i = j
 		default:
-			if c >= ' ' {
+			if c >= ' ' || c == '\t' { // a tab is kept as a tab, as a transcript shows it
 				put(c)
 			}
 		}

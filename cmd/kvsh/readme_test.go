@@ -1,10 +1,12 @@
 package main
 
-// Tests that keep README.md true: its Go code compiles, the Go versions it names are those of
-// the go.mod files, and .gitignore covers what its quick start makes.
+// Tests that keep README.md true: its Go code compiles, its transcript is what kvsh prints, the
+// Go versions it names are those of the go.mod files, and .gitignore covers what its quick
+// start makes.
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"os"
@@ -15,6 +17,9 @@ import (
 	"strings"
 	"testing"
 )
+
+// updateReadme makes TestReadmeTranscript rewrite README.md's transcript with kvsh's output.
+var updateReadme = flag.Bool("update", false, "rewrite README.md's transcript with what kvsh prints")
 
 // repoRoot is the module's root directory (cmd/kvsh is two levels below).
 func repoRoot(t *testing.T) string {
@@ -228,3 +233,96 @@ func TestGitignoreCoversQuickStart(t *testing.T) {
 // transcriptMasks replace what differs from run to run in README's transcript, in the README and
 // in kvsh's output alike, before they are compared: times, the database id and the checksums
 // that depend on it.
+var transcriptMasks = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`^(SyncTime|LastCheckpointStall|OldestReaderAge) \S+$`), "$1 <time>"},
+	{regexp.MustCompile(`^SyncHistogram \[[\d ]+\]$`), "SyncHistogram <histogram>"},
+	{regexp.MustCompile(`^(  database id +)0x[0-9a-f]+$`), "${1}<id>"},
+	{regexp.MustCompile(`^(  checksum +)0x[0-9a-f]+ \(ok\)$`), "${1}<checksum> (ok)"},
+}
+
+// maskTranscript applies transcriptMasks to every line.
+func maskTranscript(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		for _, m := range transcriptMasks {
+			l = m.re.ReplaceAllString(l, m.with)
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// TestReadmeTranscript types the commands of README.md's terminal session (the block starting
+// with "$ ./kvsh ") into kvsh on a pseudo-terminal, in an empty directory, and compares the
+// screen with the block, times and ids masked (transcriptMasks). With -update it writes the
+// screen into README.md instead.
+func TestReadmeTranscript(t *testing.T) {
+	path, lines := readmeLines(t)
+	var block fencedBlock
+	for _, b := range fencedBlocks(t, lines) {
+		if len(b.lines) > 0 && strings.HasPrefix(b.lines[0], "$ ./kvsh ") {
+			block = b
+			break
+		}
+	}
+	if block.lines == nil {
+		t.Fatal(`README.md has no block starting with "$ ./kvsh "`)
+	}
+	args := strings.Fields(strings.TrimPrefix(block.lines[0], "$ ./kvsh "))
+	want := block.lines[1:]
+	prompt := regexp.MustCompile(`^kvsh(?:\((?:tx|ro)\))?(?::\S*)?> (.*)$`)
+	var commands []string
+	for _, l := range want {
+		if m := prompt.FindStringSubmatch(l); m != nil {
+			commands = append(commands, m[1])
+		}
+	}
+	if len(commands) == 0 || commands[len(commands)-1] != "quit" {
+		t.Fatalf("README's transcript must end with quit; its commands are %q", commands)
+	}
+
+	term := startTerminalIn(t, t.TempDir(), "", args...)
+	term.expectPrompt()
+	for _, c := range commands[:len(commands)-1] {
+		term.typ(c + "\r")
+		term.expectPrompt()
+	}
+	term.typ("quit\r")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("kvsh exit %d; screen %q", code, term.screen())
+	}
+	term.drain()
+	term.mu.Lock()
+	got := screenLines(term.buf)
+	term.mu.Unlock()
+	for len(got) > 0 && got[len(got)-1] == "" {
+		got = got[:len(got)-1]
+	}
+
+	if *updateReadme {
+		updated := slices.Concat(lines[:block.first+1], got, lines[block.first+len(block.lines):])
+		if err := os.WriteFile(path, []byte(strings.Join(updated, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("README.md: transcript rewritten (%d lines)", len(got))
+		return
+	}
+	g, w := maskTranscript(got), maskTranscript(want)
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			t.Fatalf("README.md's transcript differs from kvsh's screen at README line %d:\n"+
+				"README: %q\nkvsh:   %q\n(go test ./cmd/kvsh -run TestReadmeTranscript -update rewrites it)\nkvsh's screen:\n%s",
+				block.first+2+i, wl, gl, strings.Join(got, "\n"))
+		}
+	}
+}
