@@ -160,7 +160,7 @@ var skipNames = [numSkipReasons][2]string{
 	skipNamedPipe:  {"named pipe", "named pipes"},
 	skipIrregular:  {"not a regular file", "other non-regular files"},
 	skipTooLarge:   {"larger than " + formatSize(cairn.MaxValueSize), "larger than " + formatSize(cairn.MaxValueSize)},
-	skipLongPath:   {fmt.Sprintf("path longer than %d bytes (the key limit)", cairn.MaxKeySize), fmt.Sprintf("with a path longer than %d bytes", cairn.MaxKeySize)},
+	skipLongPath:   {fmt.Sprintf("path longer than the %d-byte key limit", cairn.MaxKeySize), fmt.Sprintf("paths longer than the %d-byte key limit", cairn.MaxKeySize)},
 	skipUnreadable: {"unreadable", "unreadable"},
 	skipDatabase:   {"file of the open database", "files of the open database"},
 }

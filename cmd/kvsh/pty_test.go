@@ -443,6 +443,10 @@ func TestTerminalStartLine(t *testing.T) {
 	start("cairn "+version+": empty.db (created in the empty file, 0 keys); type help\r\n", "empty.db")
 	// A script gets no start line.
 	runIn(t, dir, "count\n", "my.db").expect(t, "3\n", "", 0)
+	// Keys that cannot be read are not counted; the line says what was opened.
+	runIn(t, dir, "", "leaf.db", "-c", "put a 1").expect(t, "", "", 0)
+	flipFileByte(t, filepath.Join(dir, "leaf.db"), 2*4096+100) // the only leaf, page 2 (TestCheck)
+	start("cairn "+version+": leaf.db (opened); type help\r\n", "leaf.db")
 }
 
 // screenLines replays terminal output as a terminal shows it, without a line length: text

@@ -51,11 +51,12 @@ func openKind(path string, readonly bool) string {
 // startLine is the line an interactive session starts with:
 // "cairn 0.1.0: my.db (created, 0 keys); type help". The keys are those of the default key space,
 // counted for at most startCountBudget ("more than N keys" past it); buckets are counted when
-// there are any.
+// there are any. If they cannot be read (a damaged page) the counts are left out: the commands
+// that read them report the damage.
 func startLine(db *cairn.DB, path, kind string) string {
 	var keys, buckets int
 	complete := true
-	db.View(func(tx *cairn.Tx) error {
+	err := db.View(func(tx *cairn.Tx) error {
 		deadline := time.Now().Add(startCountBudget)
 		for range tx.Range(nil, nil) {
 			keys++
@@ -64,8 +65,14 @@ func startLine(db *cairn.DB, path, kind string) string {
 				break
 			}
 		}
-		return tx.ForEachBucket(func(name []byte) error { buckets++; return nil })
+		if err := tx.Err(); err != nil {
+			return err
+		}
+		return tx.ForEachBucket(func([]byte) error { buckets++; return nil })
 	})
+	if err != nil {
+		return fmt.Sprintf("cairn %s: %s (%s); type help", version, path, kind)
+	}
 	what := plural(uint64(keys), "key")
 	if !complete {
 		what = "more than " + what
