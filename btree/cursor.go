@@ -117,7 +117,7 @@ func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
 // stepInLeaf does for Prev. Leaf changes, overflow and empty values, decoded nodes of a write
 // transaction and a tree changed since the last step take nextSlow.
 func (c *Cursor) Next() ([]byte, []byte) {
-	// stepInLeaf's work, written out: as a call it made full scans 15 % slower (docs/DESIGN.md).
+	// stepInLeaf's work, written out: as a call it made full scans 15 % slower (docs/EXPERIMENTS.md, leaf-window).
 	if len(c.stack) != 0 && c.t.mods == c.mods {
 		top := &c.stack[len(c.stack)-1]
 		if i := top.index + 1; i < c.leafN {

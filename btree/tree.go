@@ -134,7 +134,7 @@ func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 // the key there equals key is the caller's question (Get reads that element anyway, Seek does
 // not ask). Branch pages are not warmed: on a cached 1,000,000-key tree the branches a search
 // passes are mostly in the CPU's caches, and warming them too measured no different
-// (docs/DESIGN.md).
+// (docs/EXPERIMENTS.md, read-path-variants-2 and get-cost-by-level).
 func (t *Tree) searchLeafPage(p []byte, key []byte) int {
 	t.warmed += warmElements(p)
 	return searchPage(p, key, false)
