@@ -206,15 +206,16 @@ func decodeGoldenMeta(t *testing.T, b []byte) goldenMeta {
 	}
 }
 
-// goldenNewestMeta decodes both meta pages of file and returns the current one.
-func goldenNewestMeta(t *testing.T, file []byte) goldenMeta {
+// goldenNewestMeta decodes both meta pages of file, of the given format version, and returns the
+// current one.
+func goldenNewestMeta(t *testing.T, file []byte, version uint32) goldenMeta {
 	t.Helper()
 	m0 := decodeGoldenMeta(t, file[0:84])
 	m1 := decodeGoldenMeta(t, file[m0.pageSize:m0.pageSize+84])
 	require.Equal(t, m0.pageSize, m1.pageSize)
 	require.Equal(t, m0.dbID, m1.dbID)
 	for slot, m := range []goldenMeta{m0, m1} {
-		require.Equal(t, uint32(2), m.version, "format version")
+		require.Equal(t, version, m.version, "format version")
 		require.Equal(t, uint64(slot), m.seq%2, "meta page %d holds sequence %d", slot, m.seq)
 		require.Equal(t, make([]byte, m.pageSize-84), file[uint32(slot)*m.pageSize+84:uint32(slot+1)*m.pageSize])
 	}
@@ -227,7 +228,7 @@ func goldenNewestMeta(t *testing.T, file []byte) goldenMeta {
 func TestGoldenMetaPageBytes(t *testing.T) {
 	file, err := os.ReadFile(goldenDB)
 	require.NoError(t, err)
-	m := goldenNewestMeta(t, file)
+	m := goldenNewestMeta(t, file, 2)
 	require.Equal(t, uint32(2), m.version, "the v2 golden files stay version 2: this build reads them")
 	require.GreaterOrEqual(t, uint64(len(file)), m.pageCount*uint64(m.pageSize))
 
@@ -257,7 +258,7 @@ func TestGoldenDecodeByHand(t *testing.T) {
 	file, err := os.ReadFile(goldenDB)
 	require.NoError(t, err)
 	le := binary.LittleEndian
-	m := goldenNewestMeta(t, file)
+	m := goldenNewestMeta(t, file, 2)
 	ps := uint64(m.pageSize)
 	extent := func(id uint64, typ byte) []byte {
 		require.True(t, id >= 2 && id < m.pageCount, "page id %d", id)
