@@ -288,7 +288,7 @@ func walPrefix(t *testing.T, path string, after uint64) []byte {
 // layoutOf decodes the base files by hand.
 func layoutOf(t *testing.T, db, wal, wal2 []byte) *damagedLayout {
 	le := binary.LittleEndian
-	m := goldenNewestMeta(t, db, pager.FormatVersion)
+	m := goldenNewestMeta(t, db)
 	l := &damagedLayout{pageSize: int(m.pageSize), current: int(m.seq % 2), root: m.root,
 		freelist: m.freelistID, pageCount: m.pageCount, db: db, wal: wal, wal2: wal2}
 	page := func(id uint64) []byte { return db[l.pageOff(id):][:l.pageSize] }

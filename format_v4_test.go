@@ -1,11 +1,7 @@
 package cairn
 
-// Golden files of page-file versions 3 and 4, with buckets. testdata/golden/v3.db and
-// v3.db-wal were written by this file while version 3 was current and are frozen since version
-// 4 (no version 3 writer remains): they check that this build reads tree pages without key
-// prefixes and upgrades such a file. testdata/golden/v4.db and v4.db-wal are written by this
-// file with -update-golden (go test -run TestGoldenV4 -update-golden .). The version 2 files
-// (format_test.go) stay as they are, frozen too.
+// Golden files of page-file version 4, with buckets: testdata/golden/v4.db and v4.db-wal are
+// written by this file with -update-golden (go test -run TestGoldenV4 -update-golden .).
 
 import (
 	"encoding/binary"
@@ -19,13 +15,11 @@ import (
 )
 
 const (
-	goldenV3DB  = "testdata/golden/v3.db"
-	goldenV3WAL = "testdata/golden/v3.db-wal"
 	goldenV4DB  = "testdata/golden/v4.db"
 	goldenV4WAL = "testdata/golden/v4.db-wal"
 )
 
-func goldenV3Put(tx *Tx, bucket string, keys int, prefix string) error {
+func goldenPut(tx *Tx, bucket string, keys int, prefix string) error {
 	b := &tx.main
 	if bucket != "" {
 		var err error
@@ -41,15 +35,15 @@ func goldenV3Put(tx *Tx, bucket string, keys int, prefix string) error {
 	return nil
 }
 
-// goldenV3History returns the transactions of the v3 golden files and the number checkpointed.
-func goldenV3History() ([]func(tx *Tx) error, int) {
+// goldenHistory returns the transactions of the golden files and the number checkpointed.
+func goldenHistory() ([]func(tx *Tx) error, int) {
 	return []func(tx *Tx) error{
-		func(tx *Tx) error { return goldenV3Put(tx, "", 20, "d") },
-		func(tx *Tx) error { return goldenV3Put(tx, "users", 300, "u") }, // a few pages
-		func(tx *Tx) error { return goldenV3Put(tx, "dropped", 400, "x") },
+		func(tx *Tx) error { return goldenPut(tx, "", 20, "d") },
+		func(tx *Tx) error { return goldenPut(tx, "users", 300, "u") }, // a few pages
+		func(tx *Tx) error { return goldenPut(tx, "dropped", 400, "x") },
 		// Only in the WAL: select ops between key spaces, create, delete (drop stack), overflow.
 		func(tx *Tx) error {
-			if err := goldenV3Put(tx, "", 3, "wal"); err != nil {
+			if err := goldenPut(tx, "", 3, "wal"); err != nil {
 				return err
 			}
 			if err := tx.DeleteBucket([]byte("dropped")); err != nil {
@@ -71,8 +65,8 @@ func goldenV3History() ([]func(tx *Tx) error, int) {
 	}, 3
 }
 
-// goldenV3Want returns the contents after the first n transactions.
-func goldenV3Want(n int) map[string]map[string]string {
+// goldenWant returns the contents after the first n transactions.
+func goldenWant(n int) map[string]map[string]string {
 	want := map[string]map[string]string{"": {}}
 	put := func(bucket string, keys int, prefix string) {
 		if want[bucket] == nil {
@@ -103,7 +97,7 @@ func writeGoldenBuckets(t *testing.T, dbDst, walDst string) {
 	path := filepath.Join(t.TempDir(), "golden.db")
 	db, err := Open(path, nil)
 	require.NoError(t, err)
-	hist, checkpointed := goldenV3History()
+	hist, checkpointed := goldenHistory()
 	for i, fn := range hist {
 		require.NoError(t, db.Update(fn))
 		if i+1 == checkpointed {
@@ -131,24 +125,23 @@ func writeGoldenBuckets(t *testing.T, dbDst, walDst string) {
 
 // openGoldenCopy copies the golden files into a new directory, the WAL whole or only its
 // header, and opens the copy.
-func openGoldenCopy(t *testing.T, dbFile, walFile string, withWAL bool) (*DB, string) {
-	path := copyGoldenFiles(t, dbFile, walFile, withWAL)
-	db, err := Open(path, nil)
+func openGoldenCopy(t *testing.T, dbFile, walFile string, withWAL bool) *DB {
+	db, err := Open(copyGoldenFiles(t, dbFile, walFile, withWAL), nil)
 	require.NoError(t, err)
-	return db, path
+	return db
 }
 
-// checkGoldenBuckets opens copies of golden files of the given version with and without their
-// WAL and compares every bucket and key with the history.
-func checkGoldenBuckets(t *testing.T, dbFile, walFile string, version uint32) {
+// checkGoldenBuckets opens copies of golden files with and without their WAL and compares every
+// bucket and key with the history.
+func checkGoldenBuckets(t *testing.T, dbFile, walFile string) {
 	file, err := os.ReadFile(dbFile)
 	require.NoError(t, err)
-	m := goldenNewestMetaVersion(t, file, version)
-	require.NotZero(t, m, "the checkpointed version has buckets: catalog root at offset 72")
-	hist, checkpointed := goldenV3History()
+	m := goldenNewestMeta(t, file)
+	require.NotZero(t, m.catalog, "the checkpointed version has buckets: catalog root at offset 72")
+	hist, checkpointed := goldenHistory()
 	for _, withWAL := range []bool{true, false} {
 		t.Run(fmt.Sprintf("wal=%v", withWAL), func(t *testing.T) {
-			db, _ := openGoldenCopy(t, dbFile, walFile, withWAL)
+			db := openGoldenCopy(t, dbFile, walFile, withWAL)
 			defer db.Close()
 			n := checkpointed
 			if withWAL {
@@ -156,7 +149,7 @@ func checkGoldenBuckets(t *testing.T, dbFile, walFile string, version uint32) {
 			}
 			require.Equal(t, uint64(n), db.Stats().LSN)
 			require.NoError(t, db.View(func(tx *Tx) error {
-				checkBuckets(t, tx, goldenV3Want(n))
+				checkBuckets(t, tx, goldenWant(n))
 				return nil
 			}))
 			require.NoError(t, db.Check())
@@ -164,89 +157,11 @@ func checkGoldenBuckets(t *testing.T, dbFile, walFile string, version uint32) {
 	}
 }
 
-func TestGoldenV3Buckets(t *testing.T) {
-	checkGoldenBuckets(t, goldenV3DB, goldenV3WAL, 3)
-}
-
-// TestGoldenV3Upgrade changes part of a version 3 file, so that its trees mix pages without
-// key prefixes (untouched) and with them (rewritten), checkpoints it as version 4, and reads it
-// back after a reopen, by gets, scans and Check.
-func TestGoldenV3Upgrade(t *testing.T) {
-	db, path := openGoldenCopy(t, goldenV3DB, goldenV3WAL, true)
-	want := goldenV3Want(len(func() []func(*Tx) error { h, _ := goldenV3History(); return h }()))
-	require.NoError(t, db.Update(func(tx *Tx) error {
-		users, err := tx.Bucket([]byte("users"))
-		if err != nil {
-			return err
-		}
-		for _, k := range []string{"u0000", "u0300"} { // the first and last leaves of several
-			v := "upgraded " + k
-			want["users"][k] = v
-			if err := users.Put([]byte(k), []byte(v)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
-	require.NoError(t, db.Close())
-	file, err := os.ReadFile(path)
-	require.NoError(t, err)
-	le := binary.LittleEndian
-	current := file[0:]
-	if le.Uint64(file[4096+24:]) > le.Uint64(file[24:]) {
-		current = file[4096:]
-	}
-	require.Equal(t, uint32(4), le.Uint32(current[8:12]), "the current meta page's version after the checkpoint")
-	prefixed, plain := 0, 0
-	db, err = Open(path, nil)
-	require.NoError(t, err)
-	defer db.Close()
-	require.NoError(t, db.View(func(tx *Tx) error {
-		checkBuckets(t, tx, want)
-		users, err := tx.Bucket([]byte("users"))
-		require.NoError(t, err)
-		for k, v := range want["users"] {
-			got, err := users.Get([]byte(k))
-			require.NoError(t, err)
-			require.Equal(t, v, string(got), "key %q", k)
-		}
-		return nil
-	}))
-	require.NoError(t, db.Check())
-	// Walk the users bucket's tree by hand: its pages of both layouts.
-	var walk func(id uint64)
-	walk = func(id uint64) {
-		p, err := db.pager.Page(id)
-		require.NoError(t, err)
-		size, at := 16, 24
-		if p[5]&1 != 0 {
-			prefixed++
-			size, at = 24, 32
-		} else {
-			plain++
-		}
-		if p[4] == 1 { // branch: the child id is at offset 8 of the element's fields
-			for i := range int(binary.LittleEndian.Uint16(p[6:8])) {
-				walk(binary.LittleEndian.Uint64(p[at+i*size+8:]))
-			}
-		}
-	}
-	require.NoError(t, db.View(func(tx *Tx) error {
-		users, err := tx.Bucket([]byte("users"))
-		require.NoError(t, err)
-		walk(users.tree.Root())
-		return nil
-	}))
-	require.Positive(t, prefixed, "no page was rewritten with key prefixes")
-	require.Positive(t, plain, "no page kept the version 3 layout: the test mixes nothing")
-	t.Logf("users tree: %d pages with key prefixes, %d without", prefixed, plain)
-}
-
 func TestGoldenV4Buckets(t *testing.T) {
 	if *updateGolden {
 		writeGoldenBuckets(t, goldenV4DB, goldenV4WAL)
 	}
-	checkGoldenBuckets(t, goldenV4DB, goldenV4WAL, 4)
+	checkGoldenBuckets(t, goldenV4DB, goldenV4WAL)
 	checkPrefixesByHand(t, goldenV4DB)
 }
 
@@ -288,22 +203,6 @@ func checkPrefixesByHand(t *testing.T, dbFile string) {
 	}
 	walk(root)
 	require.Equal(t, 20, keys, "keys of the default key space at the checkpoint")
-}
-
-// goldenNewestMetaVersion checks both meta pages are of the given version and returns the
-// current one's catalog root (offset 72).
-func goldenNewestMetaVersion(t *testing.T, file []byte, version uint32) uint64 {
-	le := binary.LittleEndian
-	var best, catalog uint64
-	for slot := range 2 {
-		b := file[slot*4096:]
-		require.Equal(t, "cairnDB\x00", string(b[0:8]))
-		require.Equal(t, version, le.Uint32(b[8:12]), "meta page %d version", slot)
-		if seq := le.Uint64(b[24:32]); seq >= best {
-			best, catalog = seq, le.Uint64(b[72:80])
-		}
-	}
-	return catalog
 }
 
 // checkBuckets compares every bucket and key of tx with want.
