@@ -38,19 +38,22 @@ func goldenBlob(n int, seed uint32) []byte {
 	return b
 }
 
-// copyGoldenFiles copies a pair of golden files into a temporary directory and returns the
-// database path. Without withWAL the WAL is cut to its header, as a checkpoint leaves it.
-func copyGoldenFiles(t *testing.T, dbFile, walFile string, withWAL bool) string {
+// copyGoldenFiles copies the golden files of a database (the page file dbFile and its WAL
+// segments, dbFile-wal and dbFile-wal2) into a temporary directory and returns the database path.
+// Without withWAL each segment is cut to its header region, as a checkpoint leaves it.
+func copyGoldenFiles(t *testing.T, dbFile string, withWAL bool) string {
 	path := filepath.Join(t.TempDir(), "golden.db")
 	b, err := os.ReadFile(dbFile)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o600))
-	w, err := os.ReadFile(walFile)
-	require.NoError(t, err)
-	if !withWAL {
-		w = w[:32]
+	for i := range 2 {
+		w, err := os.ReadFile(walPath(dbFile, i))
+		require.NoError(t, err)
+		if !withWAL {
+			w = w[:wal.HeaderSize]
+		}
+		require.NoError(t, os.WriteFile(walPath(path, i), w, 0o600))
 	}
-	require.NoError(t, os.WriteFile(path+"-wal", w, 0o600))
 	return path
 }
 
@@ -186,5 +189,48 @@ func TestOpenRefusesDroppedPageFormats(t *testing.T) {
 				"(this build reads version 4); it was written by a development build", path, v), "read-only %v", readOnly)
 		}
 		require.Equal(t, before, dbFiles(t, path), "a refused database must not change")
+	}
+}
+
+// TestOpenRefusesDroppedWALFormats: a database whose WAL is of version 1 or 2 (development
+// formats of one file, PATH-wal: crafted here from a current database, no writer of them
+// remains) is refused by Open, read-write and read-only, with an error that names the file, the
+// version found and the version this build reads and wraps ErrCorrupt, as a newer version's
+// does; its files are left as they were, and PATH-wal2 is not created.
+func TestOpenRefusesDroppedWALFormats(t *testing.T) {
+	for _, v := range []uint32{1, 2} {
+		path := filepath.Join(t.TempDir(), "db")
+		db, err := Open(path, nil)
+		require.NoError(t, err)
+		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("k"), []byte("v")) }))
+		dbID := db.pager.Durable().DBID
+		db.abandon() // the commit only in the WAL
+		w, err := os.ReadFile(walPath(path, 0))
+		require.NoError(t, err)
+		// Version 2: the current layout with 2 in both header copies. Version 1: one 32-byte
+		// header, generation 0, as a checkpoint left it (it truncated the file).
+		copies := []int{0, 512}
+		if v == 1 {
+			w = make([]byte, 32)
+			copy(w, "cairnWAL")
+			binary.LittleEndian.PutUint64(w[16:], dbID)
+			copies = copies[:1]
+		}
+		for _, off := range copies {
+			h := w[off : off+32]
+			binary.LittleEndian.PutUint32(h[8:], v)
+			binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(h[:24], castagnoliTable))
+		}
+		require.NoError(t, os.WriteFile(walPath(path, 0), w, 0o600))
+		require.NoError(t, os.Remove(walPath(path, 1)))
+		before := dbFiles(t, path)
+		for _, readOnly := range []bool{false, true} {
+			_, err := Open(path, &Options{ReadOnly: readOnly})
+			require.ErrorIs(t, err, ErrCorrupt)
+			require.EqualError(t, err, fmt.Sprintf("cairn: open %s: %s-wal: wal: WAL format version %d is not supported "+
+				"(this build reads version 3); it was written by a development build", path, path, v), "read-only %v", readOnly)
+		}
+		require.Equal(t, before, dbFiles(t, path), "a refused database must not change")
+		require.Nil(t, before[2], "PATH-wal2 is not created")
 	}
 }

@@ -1,7 +1,8 @@
 package cairn
 
-// Golden files of page-file version 4, with buckets: testdata/golden/v4.db and v4.db-wal are
-// written by this file with -update-golden (go test -run TestGoldenV4 -update-golden .).
+// Golden files of page-file version 4 and WAL version 3, with buckets: testdata/golden/v4.db,
+// v4.db-wal and v4.db-wal2 are written by this file with -update-golden
+// (go test -run TestGoldenV4 -update-golden .).
 
 import (
 	"encoding/binary"
@@ -10,14 +11,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
 
-const (
-	goldenV4DB  = "testdata/golden/v4.db"
-	goldenV4WAL = "testdata/golden/v4.db-wal"
-)
+const goldenV4DB = "testdata/golden/v4.db"
 
 func goldenPut(tx *Tx, bucket string, keys int, prefix string) error {
 	b := &tx.main
@@ -92,8 +89,10 @@ func goldenWant(n int) map[string]map[string]string {
 	return want
 }
 
-// writeGoldenBuckets writes the golden files of the current version to dbDst and walDst.
-func writeGoldenBuckets(t *testing.T, dbDst, walDst string) {
+// writeGoldenBuckets writes the golden files of the current version: the page file dbDst and
+// its WAL segments, dbDst-wal and dbDst-wal2. The segments are preallocated with zeros: each
+// golden file stops after its last valid record.
+func writeGoldenBuckets(t *testing.T, dbDst string) {
 	path := filepath.Join(t.TempDir(), "golden.db")
 	db, err := Open(path, nil)
 	require.NoError(t, err)
@@ -107,33 +106,28 @@ func writeGoldenBuckets(t *testing.T, dbDst, walDst string) {
 	meta := db.pager.Durable()
 	db.abandon()
 	require.NoError(t, os.Truncate(path, int64(meta.PageCount)*int64(meta.PageSize)))
-	// The WAL is preallocated with zeros: the golden file stops after its last record.
-	f, err := os.Open(path + "-wal")
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	st, err := f.Stat()
-	require.NoError(t, err)
-	info, err := wal.Scan(f, st.Size(), meta.LSN, func(wal.RecordInfo) error { return nil })
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	require.NoError(t, os.Truncate(path+"-wal", info.End))
-	for src, dst := range map[string]string{path: dbDst, path + "-wal": walDst} {
-		b, err := os.ReadFile(src)
-		require.NoError(t, err)
+	files := map[string][]byte{dbDst: b}
+	for i := range 2 {
+		files[walPath(dbDst, i)] = walPrefix(t, walPath(path, i), meta.LSN)
+	}
+	for dst, b := range files {
 		require.NoError(t, os.WriteFile(dst, b, 0o644))
 	}
 }
 
 // openGoldenCopy copies the golden files into a new directory, the WAL whole or only its
 // header, and opens the copy.
-func openGoldenCopy(t *testing.T, dbFile, walFile string, withWAL bool) *DB {
-	db, err := Open(copyGoldenFiles(t, dbFile, walFile, withWAL), nil)
+func openGoldenCopy(t *testing.T, dbFile string, withWAL bool) *DB {
+	db, err := Open(copyGoldenFiles(t, dbFile, withWAL), nil)
 	require.NoError(t, err)
 	return db
 }
 
 // checkGoldenBuckets opens copies of golden files with and without their WAL and compares every
 // bucket and key with the history.
-func checkGoldenBuckets(t *testing.T, dbFile, walFile string) {
+func checkGoldenBuckets(t *testing.T, dbFile string) {
 	file, err := os.ReadFile(dbFile)
 	require.NoError(t, err)
 	m := goldenNewestMeta(t, file)
@@ -141,7 +135,7 @@ func checkGoldenBuckets(t *testing.T, dbFile, walFile string) {
 	hist, checkpointed := goldenHistory()
 	for _, withWAL := range []bool{true, false} {
 		t.Run(fmt.Sprintf("wal=%v", withWAL), func(t *testing.T) {
-			db := openGoldenCopy(t, dbFile, walFile, withWAL)
+			db := openGoldenCopy(t, dbFile, withWAL)
 			defer db.Close()
 			n := checkpointed
 			if withWAL {
@@ -159,9 +153,9 @@ func checkGoldenBuckets(t *testing.T, dbFile, walFile string) {
 
 func TestGoldenV4Buckets(t *testing.T) {
 	if *updateGolden {
-		writeGoldenBuckets(t, goldenV4DB, goldenV4WAL)
+		writeGoldenBuckets(t, goldenV4DB)
 	}
-	checkGoldenBuckets(t, goldenV4DB, goldenV4WAL)
+	checkGoldenBuckets(t, goldenV4DB)
 	checkPrefixesByHand(t, goldenV4DB)
 }
 
