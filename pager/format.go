@@ -11,7 +11,7 @@ package pager
 //	| Offset | Size | Field                                                        |
 //	| 0      | 4    | CRC32C of bytes [4, extent length), seed uint32(id)^uint32(id>>32) |
 //	| 4      | 1    | page type (PageBranch, PageLeaf, PageOverflow, PageFreelist) |
-//	| 5      | 1    | flags: FlagKeyPrefix on tree pages written since format 4    |
+//	| 5      | 1    | flags: FlagKeyPrefix on tree pages, 0 on others              |
 //	| 6      | 2    | element count (tree pages)                                   |
 //	| 8      | 4    | extra pages in the extent (extent length - 1)                |
 //	| 12     | 4    | reserved, 0                                                  |

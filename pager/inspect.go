@@ -138,7 +138,7 @@ type Header struct {
 	// Type is the page type (PageBranch, PageLeaf, PageOverflow, PageFreelist; other values
 	// are damage).
 	Type byte
-	// Flags is the flags byte (offset 5): FlagKeyPrefix on tree pages written since format 4.
+	// Flags is the flags byte (offset 5): FlagKeyPrefix on tree pages.
 	Flags byte
 	// Count is the element count of a tree page.
 	Count int
