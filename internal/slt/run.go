@@ -112,13 +112,13 @@ func (r Result) Failed() int { return r.Total().Failed + r.LabelErrors }
 // and skipped records; F counts failed records and label errors (which skipped records can have).
 func (r Result) String() string {
 	t := r.Total()
-	s := fmt.Sprintf("%s: %d records, %d passed, %d failed, %d skipped (statements %d/%d, queries %d/%d passed)",
+	s := fmt.Sprintf("%s: %d records, %d passed, %d failed, %d skipped (statements %d/%d, queries %d/%d passed",
 		r.File, t.Run+t.Skipped, t.Passed, r.Failed(), t.Skipped,
 		r.Statements.Passed, r.Statements.Run, r.Queries.Passed, r.Queries.Run)
 	if r.ExecErrors > 0 {
-		s += fmt.Sprintf("; %d queries ended by an execution error", r.ExecErrors)
+		s += fmt.Sprintf(", %d ended by an error while running", r.ExecErrors)
 	}
-	return s
+	return s + ")"
 }
 
 // RunFile runs the .test file at path against db on one connection and reports every record.
