@@ -118,6 +118,9 @@ func TestManagedTxRollsBackOnErrorAndPanic(t *testing.T) {
 }
 
 func TestLargeKeysAndValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: writes and reads 64 MiB values (about 1.3 s)")
+	}
 	for _, ps := range []int{4096, 65536} {
 		t.Run(fmt.Sprintf("page=%d", ps), func(t *testing.T) {
 			db, path := openTemp(t, &Options{PageSize: ps})

@@ -52,6 +52,9 @@ func (m *snapshotModel) expect(lsn, g uint64) uint64 {
 // Rollback on another goroutine) at once, with a small cache so pages are evicted and re-read, and
 // checks every read against the exact content of the reader's version.
 func TestConcurrentReadersSeeSnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs readers and writers for 2 s")
+	}
 	db, err := Open(filepath.Join(t.TempDir(), "db"), &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
 	require.NoError(t, err)
 	defer db.Close()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
@@ -207,4 +208,28 @@ func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {
 		return nil
 	})
 	require.ErrorIs(t, err, ErrCorrupt)
+}
+
+// TestMissingSegmentIsRefused removes one WAL segment file of a database whose log has been
+// through a checkpoint (as a copy that missed one file would): Open must refuse it
+// (ErrCorrupt) rather than replay the other segment alone and lose the commits of the missing
+// one.
+func TestMissingSegmentIsRefused(t *testing.T) {
+	for i := range 2 {
+		mem := vfs.NewMem()
+		path := "/d/db"
+		db, err := Open(path, &Options{PageSize: 4096, fs: mem})
+		require.NoError(t, err)
+		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("a"), []byte("1")) }))
+		require.NoError(t, db.Checkpoint(t.Context()))
+		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("b"), []byte("2")) }))
+		db.abandon()
+		require.NoError(t, mem.Remove(walPath(path, i)))
+		require.NoError(t, mem.SyncDir("/d"))
+		_, err = Open(path, &Options{PageSize: 4096, fs: mem})
+		require.ErrorIs(t, err, ErrCorrupt, "segment %d removed", i)
+		require.ErrorContains(t, err, "is missing")
+		_, err = Open(path, &Options{ReadOnly: true, fs: mem})
+		require.ErrorIs(t, err, ErrCorrupt, "segment %d removed, read-only", i)
+	}
 }

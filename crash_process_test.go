@@ -96,6 +96,9 @@ type killLedger struct {
 }
 
 func TestKillDashNine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: kills child processes five times (about 1.5 s)")
+	}
 	seed := *killSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

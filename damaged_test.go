@@ -1,9 +1,9 @@
 package cairn
 
-// The damaged-file corpus: testdata/damaged/ holds a small database (base.db, base.db-wal) and,
-// for each case of damagedCases, the file(s) that differ from it. TestDamagedCorpus opens each
-// case and checks the outcome of Open, Check and a full read against the table: a clean error
-// wrapping ErrCorrupt or a correct recovery, never a panic or a hang. Regenerate the files (new
+// The damaged-file corpus: testdata/damaged/ holds a small database (base.db, base.db-wal,
+// base.db-wal2) and, for each case of damagedCases, the file(s) that differ from it.
+// TestDamagedCorpus opens each case and checks the outcome of Open, Check and a full read against
+// the table: a clean error wrapping ErrCorrupt or a correct recovery, never a panic or a hang. Regenerate the files (new
 // random database ids, same layout) with
 //
 //	go test -run TestDamagedCorpus -update-damaged .
@@ -37,6 +37,12 @@ const damagedDir = "testdata/damaged"
 // hdr is the size of the page header: elements and the free-list count start there (FORMAT.md).
 const hdr = pager.HeaderSize
 
+// walHeader is the size of a WAL segment's header region: records start there (FORMAT.md).
+const walHeader = wal.HeaderSize
+
+// elemSize is the size of a tree-page element: an 8-byte key prefix, then the fields (FORMAT.md).
+const elemSize, prefixSize = 24, 8
+
 // damagedLayout locates the structures of the base database, decoded by hand (FORMAT.md).
 type damagedLayout struct {
 	pageSize      int
@@ -49,7 +55,7 @@ type damagedLayout struct {
 	walRecords    []int64  // offsets of the WAL records of base.db-wal
 	walEnd        int64
 	pageCount     uint64
-	db, wal, wal2 []byte // base files, and the WAL of another database
+	db, wal, wal2 []byte // base page file and WAL segment with the records; wal2: another database's
 }
 
 // Outcomes of a case.
@@ -87,7 +93,7 @@ var damagedCases = []damagedCase{
 		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.metaOff(1-l.current)+40), nil }},
 	{name: "meta-older-flipped-empty-wal", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) {
-			return flip(l.db, l.metaOff(1-l.current)+40), l.wal[:32]
+			return flip(l.db, l.metaOff(1-l.current)+40), l.emptyWAL()
 		}},
 	{name: "meta-current-flipped", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.metaOff(l.current)+40), nil }},
@@ -98,23 +104,23 @@ var damagedCases = []damagedCase{
 	{name: "meta-current-zeroed", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) { return l.zero(uint64(l.current), 1), nil }},
 	{name: "branch-flipped", open: outOK, check: outCorrupt, read: outCorrupt, problem: "checksum mismatch",
-		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.pageOff(l.root)+100), l.wal[:32] }},
+		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.pageOff(l.root)+100), l.emptyWAL() }},
 	{name: "branch-flipped-with-wal", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.pageOff(l.root)+100), nil }},
 	{name: "leaf-flipped", open: outOK, check: outCorrupt, read: outCorrupt, problem: "checksum mismatch",
 		damage: func(l *damagedLayout) ([]byte, []byte) {
-			return flip(l.db, l.pageOff(l.leaves[len(l.leaves)-1])+2000), l.wal[:32]
+			return flip(l.db, l.pageOff(l.leaves[len(l.leaves)-1])+2000), l.emptyWAL()
 		}},
 	{name: "leaf-zeroed", open: outOK, check: outCorrupt, read: outCorrupt, problem: "lost",
-		damage: func(l *damagedLayout) ([]byte, []byte) { return l.zero(l.leaves[0], 1), l.wal[:32] }},
+		damage: func(l *damagedLayout) ([]byte, []byte) { return l.zero(l.leaves[0], 1), l.emptyWAL() }},
 	{name: "overflow-flipped", open: outOK, check: outCorrupt, read: outCorrupt, problem: "overflow value",
-		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.pageOff(l.overflow)+4200), l.wal[:32] }},
+		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.pageOff(l.overflow)+4200), l.emptyWAL() }},
 	{name: "freelist-flipped", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) { return flip(l.db, l.pageOff(l.freelist)+24), nil }},
 	{name: "tree-pages-zeroed", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) { return l.zero(2, l.pageCount-2), nil }},
-	{name: "wal-header-flipped", open: outCorrupt, check: outSkip, read: outSkip,
-		damage: func(l *damagedLayout) ([]byte, []byte) { return nil, flip(l.wal, 10) }},
+	{name: "wal-header-flipped", open: outCorrupt, check: outSkip, read: outSkip, // both copies
+		damage: func(l *damagedLayout) ([]byte, []byte) { return nil, flip(flip(l.wal, 10), 512+10) }},
 	{name: "wal-middle-record-flipped", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) { return nil, flip(l.wal, l.walRecords[1]+30) }},
 	{name: "wal-last-record-flipped", open: outOK, check: outOK, read: outOK,
@@ -128,60 +134,60 @@ var damagedCases = []damagedCase{
 	// Damage with valid checksums (the extent re-sealed): only the structure checks see it.
 	{name: "freelist-lists-a-tree-page", open: outOK, check: outCorrupt, read: outOK, problem: "both in the tree and in the free list",
 		damage: func(l *damagedLayout) ([]byte, []byte) {
-			return l.rewriteFreelist(slices.Sorted(slices.Values(append([]uint64{l.leaves[0]}, l.freeIDs...)))), l.wal[:32]
+			return l.rewriteFreelist(slices.Sorted(slices.Values(append([]uint64{l.leaves[0]}, l.freeIDs...)))), l.emptyWAL()
 		}},
 	{name: "freelist-misses-a-page", open: outOK, check: outCorrupt, read: outOK, problem: "neither used nor free",
-		damage: func(l *damagedLayout) ([]byte, []byte) { return l.rewriteFreelist(l.freeIDs[1:]), l.wal[:32] }},
+		damage: func(l *damagedLayout) ([]byte, []byte) { return l.rewriteFreelist(l.freeIDs[1:]), l.emptyWAL() }},
 	{name: "branch-children-swapped", open: outOK, check: outCorrupt, read: outNotFound, problem: "outside the range",
 		damage: func(l *damagedLayout) ([]byte, []byte) {
 			b := bytes.Clone(l.db)
 			p := b[l.pageOff(l.root):][:l.pageSize]
-			c0, c1 := p[hdr+8:hdr+16], p[hdr+16+8:hdr+32]
+			c0, c1 := p[hdr+prefixSize+8:][:8], p[hdr+elemSize+prefixSize+8:][:8]
 			tmp := bytes.Clone(c0)
 			copy(c0, c1)
 			copy(c1, tmp)
 			reseal(p, l.root)
-			return b, l.wal[:32]
+			return b, l.emptyWAL()
 		}},
 	{name: "branch-points-to-itself", open: outOK, check: outCorrupt, read: outCorrupt, problem: "referenced twice",
 		damage: func(l *damagedLayout) ([]byte, []byte) {
 			b := bytes.Clone(l.db)
 			p := b[l.pageOff(l.root):][:l.pageSize]
-			binary.LittleEndian.PutUint64(p[hdr+16+8:], l.root)
+			binary.LittleEndian.PutUint64(p[hdr+elemSize+prefixSize+8:], l.root)
 			reseal(p, l.root)
-			return b, l.wal[:32]
+			return b, l.emptyWAL()
 		}},
 	{name: "branch-points-to-itself-with-wal", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) {
 			b := bytes.Clone(l.db)
 			p := b[l.pageOff(l.root):][:l.pageSize]
-			binary.LittleEndian.PutUint64(p[hdr+16+8:], l.root)
+			binary.LittleEndian.PutUint64(p[hdr+elemSize+prefixSize+8:], l.root)
 			reseal(p, l.root)
 			return b, nil
 		}},
 	{name: "meta-page-count-overflows", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) {
-			return l.rewriteMeta(l.db, func(m []byte) { binary.LittleEndian.PutUint64(m[48:], 1<<52+l.pageCount) }), l.wal[:32]
+			return l.rewriteMeta(l.db, func(m []byte) { binary.LittleEndian.PutUint64(m[48:], 1<<52+l.pageCount) }), l.emptyWAL()
 		}},
 	{name: "meta-page-count-overflows-long-freelist", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) {
 			b := l.rewriteMeta(l.db, func(m []byte) { binary.LittleEndian.PutUint64(m[48:], 1<<52+l.pageCount) })
 			binary.LittleEndian.PutUint32(b[l.pageOff(l.freelist)+8:], 1<<32-1)
-			return b, l.wal[:32]
+			return b, l.emptyWAL()
 		}},
 	{name: "meta-page-count-overflows-far-freelist", open: outCorrupt, check: outSkip, read: outSkip,
 		damage: func(l *damagedLayout) ([]byte, []byte) {
 			return l.rewriteMeta(l.db, func(m []byte) {
 				binary.LittleEndian.PutUint64(m[48:], 1<<52+l.pageCount)
 				binary.LittleEndian.PutUint64(m[56:], 1<<51)
-			}), l.wal[:32]
+			}), l.emptyWAL()
 		}},
 	{name: "meta-freelist-length-without-extent", open: outOK, check: outCorrupt, read: outOK, problem: "without a free-list extent",
 		damage: func(l *damagedLayout) ([]byte, []byte) {
 			return l.rewriteMeta(l.db, func(m []byte) {
 				binary.LittleEndian.PutUint64(m[56:], 0)
 				binary.LittleEndian.PutUint64(m[64:], 1<<40)
-			}), l.wal[:32]
+			}), l.emptyWAL()
 		}},
 }
 
@@ -196,7 +202,10 @@ func reseal(p []byte, id uint64) {
 	binary.LittleEndian.PutUint32(p, crc32.Update(uint32(id)^uint32(id>>32), castagnoliTable, p[4:]))
 }
 
-func (l *damagedLayout) metaOff(slot int) int64  { return int64(slot * l.pageSize) }
+func (l *damagedLayout) metaOff(slot int) int64 { return int64(slot * l.pageSize) }
+
+// emptyWAL returns the base's PATH-wal without its records, as a checkpoint leaves it.
+func (l *damagedLayout) emptyWAL() []byte        { return l.wal[:walHeader] }
 func (l *damagedLayout) pageOff(id uint64) int64 { return int64(id) * int64(l.pageSize) }
 
 func (l *damagedLayout) zero(id, n uint64) []byte {
@@ -229,8 +238,9 @@ func (l *damagedLayout) rewriteFreelist(ids []uint64) []byte {
 
 // buildDamagedBase writes the base database into dir: two checkpoints (a root branch over several
 // leaves, overflow values, a free list; both meta pages hold a tree), then three transactions
-// only in the WAL. It returns the page file and WAL bytes.
-func buildDamagedBase(t *testing.T, dir string) (db, wal []byte) {
+// only in the WAL. It returns the page file and the bytes of both WAL segments, each cut after
+// its valid records: PATH-wal holds the three records, PATH-wal2 is the spare.
+func buildDamagedBase(t *testing.T, dir string) (db, wal, spare []byte) {
 	path := filepath.Join(dir, "base.db")
 	d, err := Open(path, nil)
 	require.NoError(t, err)
@@ -258,9 +268,21 @@ func buildDamagedBase(t *testing.T, dir string) (db, wal []byte) {
 	require.NoError(t, os.Truncate(path, int64(meta.PageCount)*int64(meta.PageSize)))
 	db, err = os.ReadFile(path)
 	require.NoError(t, err)
-	wal, err = os.ReadFile(path + "-wal")
+	wal, spare = walPrefix(t, path+"-wal", meta.LSN), walPrefix(t, path+"-wal2", meta.LSN)
+	require.Greater(t, len(wal), walHeader, "PATH-wal holds the records")
+	require.Len(t, spare, walHeader, "PATH-wal2 is the spare")
+	return db, wal, spare
+}
+
+// walPrefix returns the WAL segment at path up to the end of its valid records (for a page file
+// checkpointed at LSN after): the segment is preallocated with zeros, which a test file need not
+// store.
+func walPrefix(t *testing.T, path string, after uint64) []byte {
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	return db, wal
+	info, err := wal.Scan(bytes.NewReader(b), int64(len(b)), after, func(wal.RecordInfo) error { return nil })
+	require.NoError(t, err)
+	return b[:info.End]
 }
 
 // layoutOf decodes the base files by hand.
@@ -273,12 +295,12 @@ func layoutOf(t *testing.T, db, wal, wal2 []byte) *damagedLayout {
 	root := page(m.root)
 	require.Equal(t, byte(1), root[4], "the base's root must be a branch")
 	for i := range int(le.Uint16(root[6:])) {
-		l.leaves = append(l.leaves, le.Uint64(root[hdr+16*i+8:]))
+		l.leaves = append(l.leaves, le.Uint64(root[hdr+elemSize*i+prefixSize+8:]))
 	}
 	for _, leaf := range l.leaves {
 		p := page(leaf)
 		for i := range int(le.Uint16(p[6:])) {
-			e := p[hdr+16*i:]
+			e := p[hdr+elemSize*i+prefixSize:]
 			if le.Uint32(e)&1 != 0 {
 				l.overflow = le.Uint64(p[le.Uint32(e[12:])+le.Uint32(e[4:]):])
 			}
@@ -290,7 +312,7 @@ func layoutOf(t *testing.T, db, wal, wal2 []byte) *damagedLayout {
 	}
 	require.NotZero(t, l.overflow)
 	require.NotEmpty(t, l.freeIDs)
-	for off := int64(32); off+24 <= int64(len(wal)); {
+	for off := int64(walHeader); off+24 <= int64(len(wal)); {
 		l.walRecords = append(l.walRecords, off)
 		off += (24 + int64(le.Uint32(wal[off+4:])) + 7) &^ 7
 		l.walEnd = off
@@ -303,8 +325,8 @@ func layoutOf(t *testing.T, db, wal, wal2 []byte) *damagedLayout {
 
 // writeDamaged regenerates testdata/damaged.
 func writeDamaged(t *testing.T) {
-	db, wal := buildDamagedBase(t, t.TempDir())
-	_, wal2 := buildDamagedBase(t, t.TempDir())
+	db, wal, spare := buildDamagedBase(t, t.TempDir())
+	_, wal2, _ := buildDamagedBase(t, t.TempDir())
 	l := layoutOf(t, db, wal, wal2)
 	require.NoError(t, os.RemoveAll(damagedDir))
 	require.NoError(t, os.MkdirAll(damagedDir, 0o755))
@@ -315,6 +337,7 @@ func writeDamaged(t *testing.T) {
 	}
 	write("base.db", db)
 	write("base.db-wal", wal)
+	write("base.db-wal2", spare)
 	for _, c := range damagedCases {
 		cdb, cwal := c.damage(l)
 		write(c.name+".db", cdb)
@@ -326,7 +349,7 @@ func writeDamaged(t *testing.T) {
 // directory and returns the database path.
 func damagedFiles(t testing.TB, name string) string {
 	path := filepath.Join(t.TempDir(), name+".db")
-	for _, suffix := range []string{".db", ".db-wal"} {
+	for _, suffix := range []string{".db", ".db-wal", ".db-wal2"} {
 		b, err := os.ReadFile(filepath.Join(damagedDir, name+suffix))
 		if errors.Is(err, os.ErrNotExist) {
 			b, err = os.ReadFile(filepath.Join(damagedDir, "base"+suffix))

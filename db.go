@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/errs"
 	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/cairndb/cairn/pager"
 	"github.com/cairndb/cairn/txn"
@@ -191,10 +192,9 @@ func (db *DB) open() (err error) {
 		return err
 	}
 	if w.NeedsReset() {
-		// A version 1 or 2 WAL is not a pair of segments, and a segment holding records the page
-		// file lacks cannot become the spare: make what the WAL holds durable in the page file
-		// (a meta page only for a newer version: recovery's damaged-meta rule relies on it) and
-		// start both segments afresh.
+		// Both segments hold records the page file lacks, so neither can become the spare: make
+		// what the WAL holds durable in the page file (a meta page only for a newer version:
+		// recovery's damaged-meta rule relies on it) and start both segments afresh.
 		if v.lsn != db.pager.Durable().LSN {
 			if err := db.pager.Checkpoint(v.root, v.catalog, v.lsn); err != nil {
 				return err
@@ -251,11 +251,12 @@ func (db *DB) openWALFiles(check bool) error {
 }
 
 // checkSegmentPair refuses a database one of whose WAL segment files did not exist while the
-// other was written by the two-segment layout after its creation (format version 3, generation 2
-// or more): the missing file may have held the newest commits (a copy of the database made for
-// the one-file layout, say), and replaying the other alone would lose them silently. A missing
-// file beside a version 1 or 2 WAL (the one-file layout), or beside a segment of generation 1 (a
-// crash while the database was created), is an empty segment. Errors wrap ErrCorrupt.
+// other was written after its creation (generation 2 or more): the missing file may have held
+// the newest commits (a copy of the database that missed it, say), and replaying the other alone
+// would lose them silently. A missing file beside a segment of generation 1 (a crash while the
+// database was created) is an empty segment. A segment of an older format version (WAL versions 1
+// and 2 were one file) is refused with its *errs.VersionError before the missing file is created.
+// Errors wrap ErrCorrupt.
 func checkSegmentPair(files [2]vfs.File, missing [2]bool, path string) error {
 	if missing[0] == missing[1] {
 		return nil
@@ -269,8 +270,12 @@ func checkSegmentPair(files [2]vfs.File, missing [2]bool, path string) error {
 		return err
 	}
 	info, err := wal.Scan(files[other], size, ^uint64(0), func(wal.RecordInfo) error { return nil })
-	if err != nil || info.Fresh || !info.TwoSegments() || info.Generation < 2 {
-		return nil // RecoverLog reports damage; a fresh or one-file-layout segment is fine
+	var ve *errs.VersionError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("%s: %w", walPath(path, other), err)
+	}
+	if err != nil || info.Fresh || info.Generation < 2 {
+		return nil // RecoverLog reports damage; a fresh segment is fine
 	}
 	return fmt.Errorf("wal: segment %s is missing, but %s (generation %d) belongs to a log of two segments: the missing one may hold commits: %w",
 		walPath(path, 1-other), walPath(path, other), info.Generation, ErrCorrupt)

@@ -26,6 +26,7 @@ func TestLayering(t *testing.T) {
 		"internal/vfs":    {"internal/errs"},
 		"internal/errs":   {},
 		"internal/ondisk": {},
+		"internal/slt":    {},
 	}
 	for dir, ok := range allowed {
 		entries, err := os.ReadDir(dir)

@@ -33,6 +33,9 @@ type modelRun struct {
 }
 
 func TestModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 100,000 random operations against a model (about 5 s)")
+	}
 	seed := *modelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

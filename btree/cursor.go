@@ -1,8 +1,8 @@
 package btree
 
 // Invariant of the fast paths of Next and Prev (the leaf window): while leafN > 0, the top frame
-// is the leaf page that current last landed on, leafElems is the address of its element 0's
-// fields and leafStride the distance between elements. Every move that changes the top frame ends
+// is the leaf page that current last landed on and leafElems is the address of its element 0's
+// fields (elements are prefixedElemSize apart). Every move that changes the top frame ends
 // in current (which opens the window again, or closes it on a decoded node) or in end (which
 // closes it). The fast paths read an element and slice its key and value without bounds checks:
 // a page read from the file passed Validate, which proves that every element's key and value lie
@@ -54,11 +54,10 @@ type Cursor struct {
 	lastKey []byte
 	err     error
 	// The leaf window, for the fast paths of Next and Prev (see the invariant at the top of the
-	// file): the element count of the top frame's leaf page, the address of element 0's fields
-	// and the distance between elements. leafN is 0 when there is no window.
-	leafN      int
-	leafElems  unsafe.Pointer
-	leafStride uintptr
+	// file): the element count of the top frame's leaf page and the address of element 0's
+	// fields. leafN is 0 when there is no window.
+	leafN     int
+	leafElems unsafe.Pointer
 }
 
 // Cursor returns a cursor over t, positioned nowhere.
@@ -117,11 +116,11 @@ func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
 // stepInLeaf does for Prev. Leaf changes, overflow and empty values, decoded nodes of a write
 // transaction and a tree changed since the last step take nextSlow.
 func (c *Cursor) Next() ([]byte, []byte) {
-	// stepInLeaf's work, written out: as a call it made full scans 15 % slower (docs/DESIGN.md).
+	// stepInLeaf's work, written out: as a call it made full scans 15 % slower (docs/EXPERIMENTS.md, leaf-window).
 	if len(c.stack) != 0 && c.t.mods == c.mods {
 		top := &c.stack[len(c.stack)-1]
 		if i := top.index + 1; i < c.leafN {
-			e := (*[elemSize]byte)(unsafe.Add(c.leafElems, uintptr(i)*c.leafStride))
+			e := (*[elemSize]byte)(unsafe.Add(c.leafElems, uintptr(i)*prefixedElemSize))
 			flags, kn, vn, off := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
 			if flags&flagOverflow == 0 && vn != 0 {
 				data := unsafe.Pointer(unsafe.SliceData(top.page))
@@ -143,7 +142,7 @@ func (c *Cursor) stepInLeaf(i int) (key, value []byte, ok bool) {
 	if uint(i) >= uint(c.leafN) {
 		return nil, nil, false
 	}
-	e := (*[elemSize]byte)(unsafe.Add(c.leafElems, uintptr(i)*c.leafStride))
+	e := (*[elemSize]byte)(unsafe.Add(c.leafElems, uintptr(i)*prefixedElemSize))
 	flags, kn, vn, off := le.Uint32(e[0:]), le.Uint32(e[4:]), le.Uint32(e[8:]), le.Uint32(e[12:])
 	if flags&flagOverflow != 0 || vn == 0 {
 		return nil, nil, false
@@ -376,8 +375,7 @@ func (c *Cursor) setLeafWindow(f *frame) {
 		c.leafN = 0
 		return
 	}
-	base, st := elemTable(f.page)
-	c.leafN, c.leafElems, c.leafStride = pager.Count(f.page), unsafe.Pointer(&f.page[base]), uintptr(st)
+	c.leafN, c.leafElems = pager.Count(f.page), unsafe.Pointer(&f.page[elemFields])
 }
 
 func (c *Cursor) end() ([]byte, []byte) {

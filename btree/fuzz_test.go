@@ -16,8 +16,6 @@ func FuzzValidate(f *testing.F) {
 	encode(branch, false, []inode{{key: []byte("a"), child: 3}, {key: []byte("m"), child: 4}}, 4096, 1)
 	f.Add(leaf[:128])
 	f.Add(branch[:128])
-	f.Add(encodePlain(true, []string{"a", "b", "c"})[:128])
-	f.Add(encodePlain(false, []string{"a", "m"})[:128])
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := make([]byte, 4096)
@@ -77,33 +75,4 @@ func checkSearchFindsEveryKey(t *testing.T, p []byte) {
 			t.Fatalf("searchLeaf(key %d = %q) = %d, %v", i, k, got, ok)
 		}
 	}
-}
-
-// encodePlain writes a 4 KiB tree page in the layout of format versions 2 and 3 (16-byte
-// elements, no key prefixes, header flags 0), with inline values equal to the keys in a leaf
-// and child ids 3, 4, ... in a branch.
-func encodePlain(leaf bool, keys []string) []byte {
-	p := make([]byte, 4096)
-	typ := byte(pager.PageBranch)
-	if leaf {
-		typ = pager.PageLeaf
-	}
-	pager.SetHeader(p, typ, len(keys), 4096, 1)
-	off := pager.HeaderSize + len(keys)*elemSize
-	for i, k := range keys {
-		e := p[pager.HeaderSize+i*elemSize:]
-		if leaf {
-			le.PutUint32(e[4:], uint32(len(k)))
-			le.PutUint32(e[8:], uint32(len(k)))
-			le.PutUint32(e[12:], uint32(off))
-			off += copy(p[off:], k)
-			off += copy(p[off:], k)
-		} else {
-			le.PutUint32(e[0:], uint32(off))
-			le.PutUint32(e[4:], uint32(len(k)))
-			le.PutUint64(e[8:], uint64(3+i))
-			off += copy(p[off:], k)
-		}
-	}
-	return p
 }

@@ -30,9 +30,9 @@ type node struct {
 	alloc  uint64 // LSN of the commit that allocated the extent it was decoded from
 	parent *node
 	inodes []inode
-	// src is, for a branch decoded from a one-page extent with key prefixes, that page while the
-	// node's elements keep its keys in its order (nil once they change): spill then copies the
-	// page and patches the child ids instead of encoding every element (spillPatched).
+	// src is, for a branch decoded from a one-page extent, that page while the node's elements
+	// keep its keys in its order (nil once they change): spill then copies the page and patches
+	// the child ids instead of encoding every element (spillPatched).
 	src []byte
 	// changed lists the elements whose child ids spill changed while src is set, for
 	// spillPatched; past len(changed) entries it patches every element.
@@ -54,7 +54,7 @@ func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) 
 		n.inodes = ws.inodeSlice(count, count+1)
 	} else {
 		n.inodes = ws.inodeSlice(count, count)
-		if n.pages == 1 && prefixed(p) {
+		if n.pages == 1 {
 			n.src = p
 		}
 	}
@@ -66,22 +66,19 @@ func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) 
 	return n
 }
 
-// decodeLeafElements fills inodes from the elements of leaf page p, finding the element table's
-// layout once instead of once per element.
+// decodeLeafElements fills inodes from the elements of leaf page p.
 func decodeLeafElements(inodes []inode, p []byte) {
-	base, st := elemTable(p)
 	for i := range inodes {
 		in := &inodes[i]
-		in.key, in.value, in.ovf, in.size = leafFields(p, p[base+i*st:base+i*st+elemSize])
+		in.key, in.value, in.ovf, in.size = leafFields(p, p[elemFields+i*prefixedElemSize:][:elemSize])
 	}
 }
 
 // decodeBranchElements fills inodes from the elements of branch page p, as branchKey and
 // branchChild read them.
 func decodeBranchElements(inodes []inode, p []byte) {
-	base, st := elemTable(p)
 	for i := range inodes {
-		e := p[base+i*st : base+i*st+elemSize]
+		e := p[elemFields+i*prefixedElemSize:][:elemSize]
 		off, kn := le.Uint32(e[0:]), le.Uint32(e[4:])
 		in := &inodes[i]
 		in.key, in.child = p[off:off+kn:off+kn], le.Uint64(e[8:])

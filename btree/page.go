@@ -3,13 +3,11 @@ package btree
 // Tree page formats (after the 24-byte page header of package pager). Part of the on-disk format:
 // see docs/FORMAT.md.
 //
-// Since page-file format 4 every tree page the writer produces has header flag
-// pager.FlagKeyPrefix set: each element starts with an 8-byte key prefix (the key's first 8
-// bytes, big-endian, zero-padded) and is 24 bytes long; the fields below follow the prefix.
-// Pages without the flag (files of formats 2 and 3) have 16-byte elements without a prefix and
-// are read as they are; a page is rewritten in the new layout when a commit changes it. The
-// prefix lets a binary search decide most comparisons inside the element table instead of
-// loading each probed key from elsewhere in the page (one cache miss per probe).
+// Every tree page has header flag pager.FlagKeyPrefix set (a page without it is damage): each
+// element starts with an 8-byte key prefix (the key's first 8 bytes, big-endian, zero-padded)
+// and is 24 bytes long; the fields below follow the prefix. The prefix lets a binary search
+// decide most comparisons inside the element table instead of loading each probed key from
+// elsewhere in the page (one cache miss per probe).
 //
 //	Leaf extent: header (type PageLeaf, count N), N elements, then key/value bytes.
 //	| Offset | Size | Element field (after the prefix)                           |
@@ -38,38 +36,24 @@ import (
 	"github.com/cairndb/cairn/pager"
 )
 
-// elemSize is the size of an element's fields; prefixSize the key prefix before them on pages
-// with pager.FlagKeyPrefix, whose elements are prefixedElemSize long.
+// elemSize is the size of an element's fields; prefixSize the key prefix before them, so that
+// elements are prefixedElemSize long. elemFields is the offset of element 0's fields in a page:
+// element i's are at elemFields+i*prefixedElemSize.
 const (
 	elemSize         = 16
 	prefixSize       = 8
 	prefixedElemSize = elemSize + prefixSize
+	elemFields       = pager.HeaderSize + prefixSize
 )
 
 const flagOverflow = 1
 
 var le = binary.LittleEndian
 
-// prefixed reports whether the elements of tree page p carry key prefixes.
-func prefixed(p []byte) bool { return pager.Flags(p)&pager.FlagKeyPrefix != 0 }
+// elem returns the fields of element i of p (after its prefix) and what follows.
+func elem(p []byte, i int) []byte { return p[elemFields+i*prefixedElemSize:] }
 
-// stride returns the element size of tree page p.
-func stride(p []byte) int {
-	if prefixed(p) {
-		return prefixedElemSize
-	}
-	return elemSize
-}
-
-// elem returns the fields of element i of p (after its prefix, if any) and what follows.
-func elem(p []byte, i int) []byte {
-	if prefixed(p) {
-		return p[pager.HeaderSize+i*prefixedElemSize+prefixSize:]
-	}
-	return p[pager.HeaderSize+i*elemSize:]
-}
-
-// elemPrefix returns the key prefix of element i of a page with prefixes.
+// elemPrefix returns the key prefix of element i of p.
 func elemPrefix(p []byte, i int) uint64 {
 	return binary.BigEndian.Uint64(p[pager.HeaderSize+i*prefixedElemSize:])
 }
@@ -96,7 +80,7 @@ const cacheLine = 64
 // probe. This is software prefetching by touching: Go offers no prefetch instruction outside its
 // runtime.
 func warmElements(p []byte) uint {
-	end := min(pager.HeaderSize+pager.Count(p)*stride(p), len(p))
+	end := min(pager.HeaderSize+pager.Count(p)*prefixedElemSize, len(p))
 	var sum uint
 	for off := cacheLine; off < end; off += cacheLine {
 		sum += uint(p[off])
@@ -127,15 +111,6 @@ func leafFields(p, e []byte) (key, inline []byte, ovf uint64, size uint32) {
 	return p[off:v:v], p[v : v+vn : v+vn], 0, vn
 }
 
-// elemTable returns where the fields of element 0 of tree page p start and the distance between
-// elements: elem(p, i) is p[base+i*stride:].
-func elemTable(p []byte) (base, stride int) {
-	if prefixed(p) {
-		return pager.HeaderSize + prefixSize, prefixedElemSize
-	}
-	return pager.HeaderSize, elemSize
-}
-
 func branchKey(p []byte, i int) []byte {
 	e := elem(p, i)
 	off, n := le.Uint32(e[0:]), le.Uint32(e[4:])
@@ -161,10 +136,14 @@ func Validate(id uint64, p []byte) error {
 	default:
 		return bad("unknown page type %d", typ)
 	}
-	if f := pager.Flags(p); f&^pager.FlagKeyPrefix != 0 {
+	f := pager.Flags(p)
+	if f&^pager.FlagKeyPrefix != 0 {
 		return bad("unknown header flags %#x", f)
 	}
-	table := pager.HeaderSize + n*stride(p)
+	if f != pager.FlagKeyPrefix {
+		return bad("tree page without key prefixes (header flags %#x)", f)
+	}
+	table := pager.HeaderSize + n*prefixedElemSize
 	if table > len(p) {
 		return bad("%d elements overflow the extent", n)
 	}
@@ -193,7 +172,7 @@ func Validate(id uint64, p []byte) error {
 		if i > 0 && bytes.Compare(prev, k) >= 0 {
 			return bad("keys out of order at element %d", i)
 		}
-		if prefixed(p) && elemPrefix(p, i) != keyPrefix(k) {
+		if elemPrefix(p, i) != keyPrefix(k) {
 			return bad("element %d: key prefix does not match the key", i)
 		}
 		prev = k

@@ -46,49 +46,42 @@ func searchLeaf(p []byte, key []byte) (int, bool) {
 	return i, i < pager.Count(p) && bytes.Equal(leafKey(p, i), key)
 }
 
-// TestSearchPrefixedAgreesWithPlain encodes the same sorted keys in both page layouts and
-// checks that searching either for present and absent keys gives the answer of a plain sorted
-// search: keyPrefix must order keys exactly where prefixes differ.
-func TestSearchPrefixedAgreesWithPlain(t *testing.T) {
+// TestSearchPrefixedAgreesWithSortedSearch encodes sorted keys in a page and checks that
+// searching it for present and absent keys gives the answer of a plain sorted search: keyPrefix
+// must order keys exactly where prefixes differ.
+func TestSearchPrefixedAgreesWithSortedSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	for round := range 200 {
 		keys := prefixTestKeys(rng, 1+rng.IntN(40))
-		strs := make([]string, len(keys))
 		inodes := make([]inode, len(keys))
 		for i, k := range keys {
-			strs[i] = string(k)
 			inodes[i] = inode{key: k, value: k, child: uint64(3 + i)}
 		}
 		for _, leaf := range []bool{true, false} {
-			prefixedPage := make([]byte, 4096)
-			encode(prefixedPage, leaf, inodes, 4096, 1)
-			plainPage := encodePlain(leaf, strs)
-			require.NoError(t, Validate(2, prefixedPage))
-			require.NoError(t, Validate(2, plainPage))
-			require.True(t, prefixed(prefixedPage))
-			require.False(t, prefixed(plainPage))
+			p := make([]byte, 4096)
+			encode(p, leaf, inodes, 4096, 1)
+			require.NoError(t, Validate(2, p))
 			for _, probe := range append(prefixTestKeys(rng, 30), keys...) {
 				want, found := slices.BinarySearchFunc(keys, probe, bytes.Compare)
-				for _, p := range [][]byte{prefixedPage, plainPage} {
-					if leaf {
-						i, ok := searchLeaf(p, probe)
-						require.Equal(t, want, i, "round %d: leaf search for %q (prefixed %v)", round, probe, prefixed(p))
-						require.Equal(t, found, ok)
-						continue
-					}
-					child := want - 1 // the last key <= probe, or child 0
-					if found {
-						child = want
-					}
-					require.Equal(t, max(child, 0), searchBranch(p, probe), "round %d: branch search for %q (prefixed %v)", round, probe, prefixed(p))
+				if leaf {
+					i, ok := searchLeaf(p, probe)
+					require.Equal(t, want, i, "round %d: leaf search for %q", round, probe)
+					require.Equal(t, found, ok)
+					continue
 				}
+				child := want - 1 // the last key <= probe, or child 0
+				if found {
+					child = want
+				}
+				require.Equal(t, max(child, 0), searchBranch(p, probe), "round %d: branch search for %q", round, probe)
 			}
 		}
 	}
 }
 
-// TestValidateRejectsWrongPrefix flips one bit of a key prefix and of a header flag: a prefix
-// that disagrees with its key would misdirect searches, so both are damage.
+// TestValidateRejectsWrongPrefix flips one bit of a key prefix and of a header flag, and clears
+// the key-prefix flag: a prefix that disagrees with its key would misdirect searches, and a tree
+// page without prefixes is in no layout this build reads, so all are damage.
 func TestValidateRejectsWrongPrefix(t *testing.T) {
 	p := make([]byte, 4096)
 	encode(p, true, []inode{{key: []byte("apple"), value: []byte("red")}, {key: []byte("kiwi"), value: []byte("green")}}, 4096, 1)
@@ -99,4 +92,7 @@ func TestValidateRejectsWrongPrefix(t *testing.T) {
 	bad = slices.Clone(p)
 	bad[5] |= 2
 	require.ErrorContains(t, Validate(2, bad), "unknown header flags")
+	bad = slices.Clone(p)
+	bad[5] = 0
+	require.ErrorContains(t, Validate(2, bad), "tree page without key prefixes (header flags 0x0)")
 }

@@ -134,7 +134,7 @@ func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 // the key there equals key is the caller's question (Get reads that element anyway, Seek does
 // not ask). Branch pages are not warmed: on a cached 1,000,000-key tree the branches a search
 // passes are mostly in the CPU's caches, and warming them too measured no different
-// (docs/DESIGN.md).
+// (docs/EXPERIMENTS.md, read-path-variants-2 and get-cost-by-level).
 func (t *Tree) searchLeafPage(p []byte, key []byte) int {
 	t.warmed += warmElements(p)
 	return searchPage(p, key, false)
@@ -146,22 +146,11 @@ func searchBranch(p []byte, key []byte) int {
 }
 
 // searchPage returns the first index of tree page p whose key is > key (branch) or >= key
-// (leaf). On a page with key prefixes a probe loads the element's key only when its prefix
-// equals key's, and reads the prefix without a bounds check: Validate proved the element table
+// (leaf). A probe loads the element's key only when its prefix equals key's, and reads the
+// prefix without a bounds check: Validate proved the element table
 // inside the page (and the encoder writes only such pages).
 func searchPage(p []byte, key []byte, branch bool) int {
 	lo, hi := 0, pager.Count(p)
-	if !prefixed(p) {
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if keySortsBefore(elemKey(p, m, branch), key, branch) {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		return lo
-	}
 	kp := keyPrefix(key)
 	table := unsafe.Pointer(&p[pager.HeaderSize])
 	for lo < hi {

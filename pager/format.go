@@ -11,7 +11,7 @@ package pager
 //	| Offset | Size | Field                                                        |
 //	| 0      | 4    | CRC32C of bytes [4, extent length), seed uint32(id)^uint32(id>>32) |
 //	| 4      | 1    | page type (PageBranch, PageLeaf, PageOverflow, PageFreelist) |
-//	| 5      | 1    | flags: FlagKeyPrefix on tree pages written since format 4    |
+//	| 5      | 1    | flags: FlagKeyPrefix on tree pages, 0 on others              |
 //	| 6      | 2    | element count (tree pages)                                   |
 //	| 8      | 4    | extra pages in the extent (extent length - 1)                |
 //	| 12     | 4    | reserved, 0                                                  |
@@ -22,19 +22,13 @@ import (
 	"hash/crc32"
 )
 
-// FormatVersion is the version of the page-file format written in every meta page. Version 4
-// added key prefixes to the elements of tree pages (FlagKeyPrefix); version 3 added the bucket
-// catalog root to the meta page. Files of versions 2 (no buckets) and 3 are read too and
-// become version 4 at their next checkpoint; their tree pages keep the old element layout
-// until a commit rewrites them, so one tree may mix both layouts.
-const (
-	FormatVersion  = 4
-	formatVersion2 = 2 // the oldest version this build reads
-)
+// FormatVersion is the version of the page-file format written in every meta page, and the only
+// one this build reads: a meta page of an older version (a development format) makes Open refuse
+// the file with an *errs.VersionError (docs/FORMAT.md, "Versions and compatibility").
+const FormatVersion = 4
 
 // FlagKeyPrefix, in the header flags byte (offset 5) of a tree page, says that each element
-// starts with an 8-byte key prefix (see package btree). Format 4 writers set it on every tree
-// page; pages of older files have flags 0.
+// starts with an 8-byte key prefix (see package btree). It is set on every tree page.
 const FlagKeyPrefix = 1
 
 // Page size bounds in bytes; the size is a power of two.

@@ -53,8 +53,6 @@ func FuzzDecodeMeta(f *testing.F) {
 		got, err := decodeMeta(again)
 		require.NoError(t, err)
 		require.Equal(t, m, got)
-		// Fields decode and encode back unchanged, but for the version: a version 2 page is
-		// written back as version 3 (the same layout; offset 72 was zero in version 2).
 		require.Equal(t, b[:8], again[:8], "magic")
 		require.Equal(t, b[12:80], again[12:80], "fields decode and encode back unchanged")
 		require.Equal(t, uint32(FormatVersion), binary.LittleEndian.Uint32(again[8:12]))

@@ -17,15 +17,13 @@ import (
 
 // MetaInfo is one meta page decoded field by field, whether it is valid or not.
 type MetaInfo struct {
-	// Meta holds the fields at offsets 12 to 72 as stored (meaningless if Err says the page is
+	// Meta holds the fields at offsets 12 to 80 as stored (meaningless if Err says the page is
 	// not a meta page at all).
 	Meta
 	// Magic is the 8 bytes at offset 0 ("cairnDB\x00" in a meta page).
 	Magic [8]byte
 	// Version is the format version at offset 8.
 	Version uint32
-	// Field72 is the 8-byte field at offset 72: reserved (written 0) in format version 2.
-	Field72 uint64
 	// CRC is the checksum stored at offset 80; WantCRC the CRC32C of bytes [0, 80).
 	CRC, WantCRC uint32
 	// Err is nil if the page passes every check a reader makes (docs/FORMAT.md, "valid"),
@@ -48,15 +46,10 @@ func InspectMeta(b []byte) MetaInfo {
 	mi.Meta = Meta{
 		PageSize: le.Uint32(b[12:16]), DBID: le.Uint64(b[16:24]), Seq: le.Uint64(b[24:32]),
 		LSN: le.Uint64(b[32:40]), Root: le.Uint64(b[40:48]), PageCount: le.Uint64(b[48:56]),
-		FreelistID: le.Uint64(b[56:64]), FreelistPages: le.Uint64(b[64:72]),
+		FreelistID: le.Uint64(b[56:64]), FreelistPages: le.Uint64(b[64:72]), Catalog: le.Uint64(b[72:80]),
 	}
-	mi.Field72 = le.Uint64(b[72:80])
 	mi.CRC, mi.WantCRC = le.Uint32(b[80:84]), crc32.Checksum(b[0:80], castagnoli)
-	m, err := decodeMeta(b)
-	if err == nil {
-		mi.Meta = m // the reader's own decoding, with any field it knows beyond the ones above
-	}
-	mi.Err = err
+	_, mi.Err = decodeMeta(b)
 	return mi
 }
 
@@ -145,7 +138,7 @@ type Header struct {
 	// Type is the page type (PageBranch, PageLeaf, PageOverflow, PageFreelist; other values
 	// are damage).
 	Type byte
-	// Flags is the flags byte (offset 5): FlagKeyPrefix on tree pages written since format 4.
+	// Flags is the flags byte (offset 5): FlagKeyPrefix on tree pages.
 	Flags byte
 	// Count is the element count of a tree page.
 	Count int

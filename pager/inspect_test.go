@@ -71,7 +71,7 @@ func TestReadMetaPages(t *testing.T) {
 	require.Equal(t, metaMagic, string(cur.Magic[:]))
 	require.Equal(t, uint32(FormatVersion), cur.Version)
 	require.Equal(t, cur.CRC, cur.WantCRC)
-	require.Zero(t, cur.Field72)
+	require.Zero(t, cur.Catalog)
 
 	// Damage the current slot: the other one becomes current; the damaged one still decodes.
 	flip(t, fx.f, int64(mp.Current)*4096+40)
@@ -85,13 +85,13 @@ func TestReadMetaPages(t *testing.T) {
 	require.Equal(t, d.Root^0x80, bad.Root)
 }
 
-func TestInspectMetaField72(t *testing.T) {
+func TestInspectMetaCatalog(t *testing.T) {
 	b := encodeMeta(seedMeta)
 	binary.LittleEndian.PutUint64(b[72:80], 5) // the catalog root, inside the file
 	binary.LittleEndian.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
 	mi := InspectMeta(b)
 	require.NoError(t, mi.Err)
-	require.Equal(t, uint64(5), mi.Field72)
+	require.Equal(t, uint64(5), mi.Catalog)
 	want := seedMeta
 	want.Catalog = 5
 	require.Equal(t, want, mi.Meta)
@@ -100,7 +100,7 @@ func TestInspectMetaField72(t *testing.T) {
 	binary.LittleEndian.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
 	mi = InspectMeta(b)
 	require.ErrorIs(t, mi.Err, errs.ErrCorrupt)
-	require.Equal(t, uint64(0x0102030405060708), mi.Field72)
+	require.Equal(t, uint64(0x0102030405060708), mi.Catalog)
 
 	mi = InspectMeta(b[:metaSize-1])
 	require.ErrorIs(t, mi.Err, errs.ErrCorrupt)

@@ -15,7 +15,7 @@ package pager
 //	| 48     | 8    | page count: ids [0, count) are allocated in file  |
 //	| 56     | 8    | free-list extent page id (0: none)                |
 //	| 64     | 8    | free-list extent length in pages                  |
-//	| 72     | 8    | root page id of the bucket catalog (0: none; v3)  |
+//	| 72     | 8    | root page id of the bucket catalog (0: none)      |
 //	| 80     | 4    | CRC32C of bytes [0, 80)                           |
 
 import (
@@ -41,9 +41,7 @@ type Meta struct {
 	PageCount     uint64
 	FreelistID    uint64
 	FreelistPages uint64
-	// Catalog is the root page id of the bucket catalog tree (0: no bucket). Format version 2,
-	// which had no buckets, kept the field reserved and zero, so version 2 files read as version 3
-	// files without buckets.
+	// Catalog is the root page id of the bucket catalog tree (0: no bucket).
 	Catalog uint64
 }
 
@@ -64,7 +62,8 @@ func (m *Meta) encode(b []byte) {
 	le.PutUint32(b[80:84], crc32.Checksum(b[0:80], castagnoli))
 }
 
-// decodeMeta decodes and validates a meta page. Errors wrap errs.ErrCorrupt.
+// decodeMeta decodes and validates a meta page. Errors wrap errs.ErrCorrupt; an intact meta page
+// of an older format version gives an *errs.VersionError.
 func decodeMeta(b []byte) (Meta, error) {
 	var m Meta
 	if len(b) < metaSize {
@@ -77,8 +76,10 @@ func decodeMeta(b []byte) (Meta, error) {
 	if crc32.Checksum(b[0:80], castagnoli) != le.Uint32(b[80:84]) {
 		return m, fmt.Errorf("pager: meta page: checksum mismatch: %w", errs.ErrCorrupt)
 	}
-	if v := le.Uint32(b[8:12]); v < formatVersion2 || v > FormatVersion {
-		return m, fmt.Errorf("pager: meta page: format version %d, this build reads %d to %d: %w", v, formatVersion2, FormatVersion, errs.ErrCorrupt)
+	if v := le.Uint32(b[8:12]); v != 0 && v < FormatVersion {
+		return m, fmt.Errorf("pager: %w", &errs.VersionError{File: "page file", Found: v, Reads: FormatVersion})
+	} else if v != FormatVersion {
+		return m, fmt.Errorf("pager: meta page: format version %d, this build reads %d: %w", v, FormatVersion, errs.ErrCorrupt)
 	}
 	m = Meta{
 		PageSize: le.Uint32(b[12:16]), DBID: le.Uint64(b[16:24]), Seq: le.Uint64(b[24:32]),

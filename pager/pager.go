@@ -154,11 +154,13 @@ func (p *Pager) initialise(pageSize int) error {
 // readMeta finds the newest valid meta page and reports whether the other one is damaged. Meta
 // page 0 gives the page size; if it is damaged, meta page 1 is looked for at every page size. A
 // read error is returned as it is: a page that could not be read is not known to be damaged, and
-// it may be the newest one.
+// it may be the newest one. So is an intact meta page of an older format version, in either
+// slot: the file was written, or last upgraded, by a development build, and its tree pages may
+// be in a layout this build does not read.
 func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	buf := make([]byte, metaSize)
 	var best Meta
-	var firstErr, readErr error
+	var firstErr, readErr, versionErr error
 	found := false
 	try := func(off int64, wantSize uint32) {
 		if off+metaSize > size || readErr != nil {
@@ -171,6 +173,10 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 		m, err := decodeMeta(buf)
 		if err == nil && wantSize != 0 && m.PageSize != wantSize {
 			err = fmt.Errorf("pager: meta page 1 page size mismatch: %w", errs.ErrCorrupt)
+		}
+		var ve *errs.VersionError
+		if errors.As(err, &ve) {
+			versionErr = cmpErr(versionErr, err)
 		}
 		if err != nil {
 			firstErr = cmpErr(firstErr, err)
@@ -190,6 +196,9 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	}
 	if readErr != nil {
 		return Meta{}, false, readErr
+	}
+	if versionErr != nil {
+		return Meta{}, false, versionErr
 	}
 	if !found && firstErr == nil {
 		firstErr = fmt.Errorf("pager: file of %d bytes is too small to be a cairn database: %w", size, errs.ErrCorrupt)

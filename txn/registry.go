@@ -37,7 +37,7 @@ func (s *Slot[T]) LSN() uint64 { return s.pinned.Load() - 1 }
 // is found by a scan on the reclaimer's side. It is safe for concurrent use; the zero value is not
 // usable: call NewRegistry.
 type Registry[T any] struct {
-	groups  []group[T]
+	groups     []group[T]
 	overflowMu sync.Mutex
 	overflow   atomic.Pointer[[]*Slot[T]]
 }

@@ -19,7 +19,7 @@
 //	| Offset | Size | Field                                                        |
 //	|--------|------|--------------------------------------------------------------|
 //	|      0 |    8 | magic "cairnWAL"                                             |
-//	|      8 |    4 | format version, 3 (2: the same layout, one-file log)         |
+//	|      8 |    4 | format version, 3                                            |
 //	|     12 |    4 | generation: above both segments' at each header write        |
 //	|     16 |    8 | database id (the random id stored in the database meta page) |
 //	|     24 |    4 | CRC32C (Castagnoli) of bytes [0, 24)                         |
@@ -54,16 +54,12 @@
 // A batch is only written after the previous batch's fdatasync returned, so at most the last batch
 // of the file can be incomplete after a crash (a torn tail).
 //
-// # Versions 1 and 2
+// # Versions
 //
-// Version 2 files (one recycled file, before Log) have the layout above and are read as a
-// segment; Log.NeedsReset asks the caller to checkpoint and Reset them, which rewrites them as
-// version 3, so that an older build never reads one segment alone.
-//
-// Version 1 files (a single 32-byte header with the generation field 0, records from offset 32,
-// seeded as generation 0, truncated by Reset) are read by Recover and Scan. Recover replays them
-// and report NeedsReset: the caller checkpoints and calls Reset, which rewrites the file in the
-// current version.
+// This build reads version 3 only. A header of an older version (1 and 2, development formats
+// written before the two-segment log) is refused with an *errs.VersionError, which wraps
+// errs.ErrCorrupt as a header of an unknown newer version does; see docs/FORMAT.md, "Versions
+// and compatibility".
 //
 // # Validity
 //

@@ -8,8 +8,8 @@ import (
 	"github.com/cairndb/cairn/internal/errs"
 )
 
-// HeaderSize is the size in bytes of the header region of a version 2 file (two copies of the
-// header, in different sectors); the first record starts at this offset.
+// HeaderSize is the size in bytes of the header region of a WAL file (two copies of the header,
+// in different sectors); the first record starts at this offset.
 const HeaderSize = 1024
 
 // MaxRecordSize is the largest payload, in bytes, that a record may carry.
@@ -17,16 +17,9 @@ const MaxRecordSize = 1 << 30
 
 const (
 	magic = "cairnWAL"
-	// formatVersion is written by Log: version 3 files are segments of a two-file log, laid out as
-	// version 2 files. An older build, which knows one file only, rejects them rather than miss
-	// the records of the other segment.
-	formatVersion = 3
-	// formatVersion2 files (one recycled WAL file) are read as one segment of a Log.
-	formatVersion2 = 2
-	// formatVersion1 files (before preallocation and generations) are read: one header copy, the
-	// first record at headerSizeV1, records seeded as generation 0.
-	formatVersion1 = 1
-	headerSizeV1   = 32
+	// formatVersion is the only version this build reads and writes: segments of a two-file log.
+	// Older versions are refused (errs.VersionError).
+	formatVersion  = 3
 	headerCopySize = 32
 	// headerCopyB is the offset of the second header copy: another 512-byte sector.
 	headerCopyB   = 512
@@ -50,13 +43,11 @@ type recHeader struct {
 	batchFirst uint64
 }
 
-// crcSeed is the CRC32C initial value for the records of database dbID in generation 0 (every
-// version 1 file).
-func crcSeed(dbID uint64) uint32 { return uint32(dbID) ^ uint32(dbID>>32) }
-
 // recordSeed is the CRC32C initial value for the records of database dbID written in generation
 // gen of the file: records of an earlier generation left in a recycled file never match it.
-func recordSeed(dbID uint64, gen uint32) uint32 { return crcSeed(dbID) ^ gen*0x9E3779B1 }
+func recordSeed(dbID uint64, gen uint32) uint32 {
+	return uint32(dbID) ^ uint32(dbID>>32) ^ gen*0x9E3779B1
+}
 
 // RecordSpan is the number of bytes in the file that a record with a payload of n bytes takes,
 // header and padding included.
@@ -83,13 +74,12 @@ type fileHeader struct {
 	version uint32
 	gen     uint32
 	dbID    uint64
-	start   int64 // offset of the first record
 }
 
 func (h fileHeader) seed() uint32 { return recordSeed(h.dbID, h.gen) }
 
 // decodeHeaderCopy decodes and checks one header copy (magic, checksum, version). Errors wrap
-// errs.ErrCorrupt.
+// errs.ErrCorrupt; an intact copy of an older version is an *errs.VersionError.
 func decodeHeaderCopy(b []byte) (fileHeader, error) {
 	if string(b[:8]) != magic {
 		return fileHeader{}, fmt.Errorf("wal: header: bad magic %q: %w", b[:8], errs.ErrCorrupt)
@@ -98,12 +88,11 @@ func decodeHeaderCopy(b []byte) (fileHeader, error) {
 		return fileHeader{}, fmt.Errorf("wal: header: checksum %#08x, want %#08x: %w", got, want, errs.ErrCorrupt)
 	}
 	h := fileHeader{version: binary.LittleEndian.Uint32(b[8:]), gen: binary.LittleEndian.Uint32(b[12:]),
-		dbID: binary.LittleEndian.Uint64(b[16:]), start: HeaderSize}
-	switch h.version {
-	case formatVersion, formatVersion2:
-	case formatVersion1:
-		h.gen, h.start = 0, headerSizeV1
-	default:
+		dbID: binary.LittleEndian.Uint64(b[16:])}
+	switch {
+	case h.version != 0 && h.version < formatVersion:
+		return fileHeader{}, fmt.Errorf("wal: %w", &errs.VersionError{File: "WAL", Found: h.version, Reads: formatVersion})
+	case h.version != formatVersion:
 		return fileHeader{}, fmt.Errorf("wal: header: unsupported format version %d: %w", h.version, errs.ErrCorrupt)
 	}
 	return h, nil

@@ -1,14 +1,15 @@
 package wal
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cairndb/cairn/internal/errs"
 )
 
-// readHeader reads the file header: in a version 2 file, the valid copy with the higher
-// generation (a torn write of one copy during Reset leaves the other); in a version 1 file, its
-// only copy. It sets the reader's CRC seed. Errors wrap errs.ErrCorrupt, but for read errors.
+// readHeader reads the file header: the valid copy with the higher generation (a torn write of
+// one copy during Reset leaves the other). It sets the reader's CRC seed. Errors wrap
+// errs.ErrCorrupt, but for read errors; a header of an older version is an *errs.VersionError.
 func (r *reader) readHeader() (fileHeader, error) {
 	if r.size < headerCopySize {
 		return fileHeader{}, fmt.Errorf("wal: header: file of %d bytes is shorter than the %d-byte header: %w",
@@ -20,22 +21,27 @@ func (r *reader) readHeader() (fileHeader, error) {
 	}
 	a, errA := decodeHeaderCopy(b)
 	r.copyAValid = errA == nil
-	if errA == nil && a.version == formatVersion1 {
-		r.seed, r.start = a.seed(), a.start
-		return a, nil
-	}
-	h, err := r.copyB()
+	h, errB := r.copyB()
 	switch {
-	case err != nil && errA != nil:
+	case errB != nil && errA != nil:
+		if isVersionError(errB) && !isVersionError(errA) {
+			return fileHeader{}, errB
+		}
 		return fileHeader{}, errA
-	case err != nil || (errA == nil && a.gen >= h.gen):
+	case errB != nil || (errA == nil && a.gen >= h.gen):
 		h = a
 	}
-	r.seed, r.start = h.seed(), h.start
+	r.seed = h.seed()
 	return h, nil
 }
 
-// copyB reads the second header copy of a version 2 file.
+// isVersionError reports whether err is an *errs.VersionError.
+func isVersionError(err error) bool {
+	var v *errs.VersionError
+	return errors.As(err, &v)
+}
+
+// copyB reads the second header copy.
 func (r *reader) copyB() (fileHeader, error) {
 	if r.size < headerCopyB+headerCopySize {
 		return fileHeader{}, fmt.Errorf("wal: header: no second copy: %w", errs.ErrCorrupt)
@@ -44,11 +50,7 @@ func (r *reader) copyB() (fileHeader, error) {
 	if err != nil {
 		return fileHeader{}, err
 	}
-	h, err := decodeHeaderCopy(b)
-	if err == nil && h.version != formatVersion && h.version != formatVersion2 {
-		return fileHeader{}, fmt.Errorf("wal: header: second copy of version %d: %w", h.version, errs.ErrCorrupt)
-	}
-	return h, err
+	return decodeHeaderCopy(b)
 }
 
 // fresh reports whether the file holds no WAL yet: it is empty, or it is at most HeaderSize
@@ -57,8 +59,7 @@ func (r *reader) copyB() (fileHeader, error) {
 // crash: creation writes the header region at once into an empty file and syncs it before it
 // extends the file, so a torn header write leaves exactly HeaderSize bytes, possibly garbage in
 // both copies' sectors, and nothing was ever written after them. A longer file without a valid
-// header is damage. (A version 1 file of exactly HeaderSize bytes whose header is damaged would
-// read as fresh too: version 1 is read only, and such a file has never been seen.)
+// header is damage.
 func (r *reader) fresh() (bool, error) {
 	if r.size == 0 {
 		return true, nil
@@ -81,10 +82,13 @@ func (r *reader) fresh() (bool, error) {
 	return true, nil
 }
 
-// anyValidHeaderCopy reports whether the header region b holds a valid header copy (either copy
-// of version 2 or 3, or a version 1 header).
+// anyValidHeaderCopy reports whether the header region b holds a valid header copy, or an intact
+// one of an older version: such a file is refused (readHeader), not taken for a torn creation.
 func anyValidHeaderCopy(b []byte) bool {
-	_, errA := decodeHeaderCopy(b[:headerCopySize])
-	_, errB := decodeHeaderCopy(b[headerCopyB : headerCopyB+headerCopySize])
-	return errA == nil || errB == nil
+	for _, c := range [][]byte{b[:headerCopySize], b[headerCopyB : headerCopyB+headerCopySize]} {
+		if _, err := decodeHeaderCopy(c); err == nil || isVersionError(err) {
+			return true
+		}
+	}
+	return false
 }

@@ -25,7 +25,7 @@ type ScanInfo struct {
 	// zero but Size.
 	Fresh bool
 	// Version, DBID and Generation are the format version, database id and generation of the
-	// header (of its current copy, in version 2; generation 0 in version 1).
+	// header (of its current copy).
 	Version    uint32
 	DBID       uint64
 	Generation uint32
@@ -40,10 +40,6 @@ type ScanInfo struct {
 	// First and Last are the LSNs of the first and last record of the valid prefix (0 if none).
 	First, Last uint64
 }
-
-// TwoSegments reports whether the file was written as a segment of a Log (format version 3), so
-// that a log's other segment file belongs with it.
-func (i ScanInfo) TwoSegments() bool { return i.Version >= formatVersion }
 
 // Scan reads the WAL file r, size bytes long, for inspection, without writing to it. It checks
 // the header (size, magic, checksum, version; any database id is accepted and returned in
@@ -68,14 +64,14 @@ func Scan(r io.ReaderAt, size int64, after uint64, fn func(RecordInfo) error) (S
 	if err != nil {
 		return info, err
 	}
-	info.Version, info.DBID, info.Generation, info.End = h.version, h.dbID, h.gen, h.start
+	info.Version, info.DBID, info.Generation = h.version, h.dbID, h.gen
 	return info, rd.scan(&info, after, fn)
 }
 
 // scan walks the valid prefix from HeaderSize, as validPrefix does, calling fn for the records
 // newer than after, then checks that what follows the prefix is a torn tail.
 func (r *reader) scan(info *ScanInfo, after uint64, fn func(RecordInfo) error) error {
-	off := r.start
+	off := int64(HeaderSize)
 	for {
 		h, ok, err := r.valid(off)
 		if err != nil {

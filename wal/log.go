@@ -37,9 +37,6 @@ type Log struct {
 	mu         sync.Mutex // serializes Rotate, PrepareSpare, Reset and Shrink
 	maxGen     uint32     // highest generation of either segment's header
 	spareReady bool
-	// legacy is set while the current segment has a version 2 header (a WAL of the one-file
-	// layout): an older build would read it without the other segment, so Open resets it first.
-	legacy bool
 }
 
 // CreateLog makes f0 and f1 an empty Log of database dbID: f0 becomes the current segment
@@ -95,14 +92,12 @@ func (l *Log) SyncStats() SyncStats {
 func (l *Log) failure() error { return l.segs[l.cur].err }
 
 // NeedsReset reports whether the caller must checkpoint everything RecoverLog replayed and then
-// call Reset before writing: the current segment is a version 1 file (which cannot be appended
-// to) or a version 2 file (of the one-file layout, which older builds would read alone), or both
-// segments hold records newer than the page file (so neither can be made a spare before a
-// checkpoint).
+// call Reset before writing: both segments hold records newer than the page file, so neither can
+// be made a spare before a checkpoint.
 func (l *Log) NeedsReset() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.segs[l.cur].v1 || l.legacy || !l.spareReady
+	return !l.spareReady
 }
 
 // Rotate makes the ready spare the current segment, at no I/O cost: later batches go to it, with
@@ -148,9 +143,9 @@ func (l *Log) prepareSpareLocked() error {
 }
 
 // Reset drops every record of both segments: it starts a new generation in the current segment
-// (rewriting a version 1 or 2 file in the current version) and then prepares the spare. REQUIRES: everything
-// the Log holds is durable in the page file (see NeedsReset), and no batch runs. Errors are those
-// of Writer.Reset; the current segment's make the Log failed.
+// and then prepares the spare. REQUIRES: everything the Log holds is durable in the page file
+// (see NeedsReset), and no batch runs. Errors are those of Writer.Reset; the current segment's
+// make the Log failed.
 func (l *Log) Reset() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -158,7 +153,7 @@ func (l *Log) Reset() error {
 	if err := cur.restart(l.maxGen + 1); err != nil {
 		return err
 	}
-	l.maxGen, l.legacy = cur.gen, false
+	l.maxGen = cur.gen
 	l.spareReady = false
 	return l.prepareSpareLocked()
 }
@@ -291,7 +286,6 @@ func finishLog(s [2]*segScan, cur int, last, after uint64) (*Log, uint64, error)
 	var segs [2]*Writer
 	segs[cur], segs[1-cur] = w, s[1-cur].writer()
 	l := newLog(segs, cur, max(maxGen, w.gen), false)
-	l.legacy = s[cur].h.version == formatVersion2 && w.gen == s[cur].h.gen
 	sp := s[1-cur]
 	if sp.have && sp.last > after {
 		return l, last, nil // NeedsReset: the caller checkpoints first
@@ -330,7 +324,7 @@ func openSegment(f vfs.File, dbID uint64) (*segScan, error) {
 	if err := s.h.checkDBID(dbID); err != nil {
 		return nil, err
 	}
-	s.end = s.h.start
+	s.end = HeaderSize
 	return s, nil
 }
 
@@ -364,9 +358,9 @@ func (s *segScan) validate(after uint64) error {
 	if err != nil {
 		return err
 	}
-	s.end, s.have = end, end > s.h.start
+	s.end, s.have = end, end > HeaderSize
 	if s.have {
-		h, err := s.r.header(s.h.start)
+		h, err := s.r.header(HeaderSize)
 		if err != nil {
 			return err
 		}
@@ -387,5 +381,5 @@ func (s *segScan) replay(after uint64, apply func(lsn uint64, payload []byte) er
 // spare: PrepareSpare or Log.Reset start a new generation in it first).
 func (s *segScan) writer() *Writer {
 	return &Writer{f: s.r.f, dbID: s.dbID, gen: s.h.gen, seed: s.h.seed(), size: s.end,
-		allocated: s.r.size, v1: s.h.version == formatVersion1, copyAValid: s.r.copyAValid}
+		allocated: s.r.size, copyAValid: s.r.copyAValid}
 }

@@ -214,34 +214,6 @@ func TestLogReset(t *testing.T) {
 	require.Equal(t, uint64(2), last)
 }
 
-// TestLogVersion2NeedsReset opens a WAL of the one-file layout (version 2): its records are
-// replayed, and NeedsReset asks for a checkpoint and Reset, after which both segments are version
-// 3, which older builds refuse instead of reading one segment alone.
-func TestLogVersion2NeedsReset(t *testing.T) {
-	f0, path := openFile(t)
-	f1, _ := openFile(t)
-	writeWAL(t, f0, makeBatches(1, [][]int{{10}, {20}}))
-	b := fileBytes(t, path)
-	putHeaderField32(b[:headerCopySize], 8, formatVersion2)
-	putHeaderField32(b[headerCopyB:headerCopyB+headerCopySize], 8, formatVersion2)
-	_, err := f0.WriteAt(b[:HeaderSize], 0)
-	require.NoError(t, err)
-	fs := [2]vfs.File{f0, f1}
-	got, l, last, err := recoverLogAll(fs, 0)
-	require.NoError(t, err)
-	require.Equal(t, uint64(2), last)
-	require.Len(t, got, 2)
-	require.True(t, l.NeedsReset())
-	require.NoError(t, l.Reset())
-	require.False(t, l.NeedsReset())
-	for _, f := range fs {
-		info, err := Scan(f, fileSize(t, f), 2, func(RecordInfo) error { return nil })
-		require.NoError(t, err)
-		require.Equal(t, uint32(formatVersion), info.Version)
-		require.Zero(t, info.Records)
-	}
-}
-
 // TestGrowAhead fills a segment past three quarters and requires that the file is doubled off
 // the commit path: the batch that crosses the old end then makes one write (its records), not
 // the zeros before it, and every record is recovered.

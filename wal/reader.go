@@ -14,10 +14,9 @@ const windowSize = 64 << 10
 // reader reads a WAL file through a read-ahead window, so that scanning small records costs one
 // ReadAt per window rather than one per record.
 type reader struct {
-	f     vfs.File
-	size  int64
-	seed  uint32
-	start int64 // offset of the first record (set by readHeader)
+	f    vfs.File
+	size int64
+	seed uint32
 	// copyAValid is set by readHeader when the header copy at offset 0 is valid.
 	copyAValid bool
 	buf        []byte // windowSize bytes of storage

@@ -31,6 +31,8 @@ import (
 //
 // Errors wrapping errs.ErrCorrupt, returned without changing the file:
 //   - "wal: header: ...": a file shorter than the header, or a bad magic, checksum or version;
+//   - "wal: WAL format version N is not supported ...": an *errs.VersionError, a header of an
+//     older version (a development format no build reads any more);
 //   - "wal: belongs to another database ...": the header's database id is not dbID;
 //   - "wal: first record has LSN ...": the first record is newer than after+1, so records are
 //     missing;
@@ -91,29 +93,18 @@ func recoverFresh(f vfs.File, dbID, after uint64) (*Writer, uint64, error) {
 // file: if the prefix holds only those, a new generation drops them. Otherwise the Writer appends
 // at end, and every record beyond end that would pass its check in this generation with a newer
 // LSN (an intact record of the torn last batch) is overwritten with zeros and synced first, so
-// that it can never be read as the continuation of records written later. A version 1 file is
-// recreated in the current version if it holds nothing newer than after; otherwise it must be reset by the
-// caller before writing (NeedsReset). Records of the current generation beyond end whose LSN is
-// at most last stay: LSNs only grow, so they can never continue the log nor pass for a later
-// batch.
+// that it can never be read as the continuation of records written later. Records of the current
+// generation beyond end whose LSN is at most last stay: LSNs only grow, so they can never
+// continue the log nor pass for a later batch.
 //
-// A file that starts a new generation (or is recreated) takes generation gen.
+// A file that starts a new generation takes generation gen.
 func finish(r *reader, h fileHeader, end int64, last, after uint64, gen uint32) (*Writer, uint64, error) {
 	w := &Writer{f: r.f, dbID: h.dbID, gen: h.gen, seed: h.seed(), size: end, allocated: r.size,
 		next: last + 1, known: true, copyAValid: r.copyAValid}
 	if last <= after {
 		last, w.next = after, after+1
 	}
-	switch {
-	case h.version == formatVersion1 && last > after:
-		w.v1 = true
-		return w, last, nil
-	case h.version == formatVersion1:
-		if err := w.initialize(gen); err != nil {
-			return nil, 0, fmt.Errorf("wal: recover: %w", err)
-		}
-		return w, last, nil
-	case end > h.start && last == after:
+	if end > HeaderSize && last == after {
 		if err := w.restart(gen); err != nil {
 			return nil, 0, fmt.Errorf("wal: recover: %w", err)
 		}
@@ -170,7 +161,7 @@ func zeroRange(f vfs.File, from, to int64) error {
 // the LSN of the last one (0 if there is none). If the prefix ends before the end of the file, it
 // checks that the damage is a torn tail.
 func (r *reader) validPrefix(after uint64) (end int64, last uint64, err error) {
-	off, have := r.start, false
+	off, have := int64(HeaderSize), false
 	for {
 		h, ok, err := r.valid(off)
 		if err != nil {
@@ -240,7 +231,7 @@ func laterBatch(h recHeader, off, from int64, expect uint64) bool {
 
 // replay calls apply for every record with LSN > after in the valid prefix [HeaderSize, end).
 func (r *reader) replay(end int64, after uint64, apply func(lsn uint64, payload []byte) error) error {
-	for off := r.start; off < end; {
+	for off := int64(HeaderSize); off < end; {
 		h, err := r.header(off)
 		if err != nil {
 			return err

@@ -3,8 +3,8 @@ package wal
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
-	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -420,57 +420,6 @@ func TestRecordInsideTornPayloadIgnored(t *testing.T) {
 	require.Equal(t, last, w.Size())
 }
 
-// v1File returns a version 1 log (one header copy, records from offset 32, generation-0 seed)
-// holding recs.
-func v1File(recs []Record) []byte {
-	b := make([]byte, headerSizeV1)
-	copy(b, magic)
-	binary.LittleEndian.PutUint32(b[8:], formatVersion1)
-	binary.LittleEndian.PutUint64(b[16:], testDB)
-	binary.LittleEndian.PutUint32(b[24:], crc32.Checksum(b[:24], castagnoli))
-	for _, r := range recs {
-		rec := make([]byte, recordSpan(int64(len(r.Payload))))
-		putRecord(rec, crcSeed(testDB), r, recs[0].LSN)
-		b = append(b, rec...)
-	}
-	return b
-}
-
-// TestRecoverVersion1 reads a version 1 log: with records newer than the checkpoint it replays
-// them and asks for a checkpoint and Reset before any write (which turns it into version 2);
-// with none, it becomes a version 2 log at once.
-func TestRecoverVersion1(t *testing.T) {
-	f, path := openFile(t)
-	recs := makeBatches(1, [][]int{{5, 9, 30}})[0]
-	require.NoError(t, os.WriteFile(path, v1File(recs), 0o600))
-	got, w, last, err := recoverAll(f, 1)
-	require.NoError(t, err)
-	requireRecords(t, recs[1:], got)
-	require.Equal(t, uint64(3), last)
-	require.True(t, w.NeedsReset())
-	require.ErrorContains(t, w.WriteBatch(makeBatches(4, [][]int{{1}})[0]), "version 1")
-
-	_, w, _, err = recoverAll(f, 1)
-	require.NoError(t, err)
-	require.NoError(t, w.Reset()) // after the caller's checkpoint
-	require.False(t, w.NeedsReset())
-	more := makeBatches(4, [][]int{{2}})[0]
-	require.NoError(t, w.WriteBatch(more))
-	got, _, _, err = recoverAll(f, 3)
-	require.NoError(t, err)
-	requireRecords(t, more, got)
-	_, info, err := scanAll(t, f, 3)
-	require.NoError(t, err)
-	require.Equal(t, uint32(formatVersion), info.Version)
-
-	require.NoError(t, os.WriteFile(path, v1File(recs), 0o600))
-	_, w, last, err = recoverAll(f, 3) // everything checkpointed
-	require.NoError(t, err)
-	require.Equal(t, uint64(3), last)
-	require.False(t, w.NeedsReset())
-	require.Equal(t, int64(InitialSize), fileSize(t, f), "rewritten as version 2")
-}
-
 // TestTornBatchRecordsErased is the hazard of a log that is not truncated: a torn batch whose
 // first record was lost but whose second reached the disk intact. After recovery the next batch
 // is written at the same offset; if it has the same size, the old second record sits right after
@@ -514,45 +463,72 @@ func TestResetLeavesOldGenerationInert(t *testing.T) {
 	require.Greater(t, end, int64(HeaderSize+recordSpan(3)), "old records are still in the file")
 }
 
-// syncCrashFile takes a crash clone of its MemFS before its first Sync (then runs it).
-type syncCrashFile struct {
-	vfs.File
-	mem   *vfs.MemFS
-	opt   vfs.CrashOptions
-	clone *vfs.MemFS
-}
+// droppedVersionFiles returns, for each WAL format version older than this build's, files with
+// an intact header of that version crafted by hand: version 1 (one 32-byte header, generation 0,
+// a record from offset 32) and version 2 (the current layout with 2 in both header copies), each
+// with a record and as a header region of exactly HeaderSize bytes (not a torn creation).
+func droppedVersionFiles(t *testing.T) map[string]struct {
+	version uint32
+	b       []byte
+} {
+	v1 := make([]byte, headerCopySize)
+	copy(v1, magic)
+	binary.LittleEndian.PutUint32(v1[8:], 1)
+	binary.LittleEndian.PutUint64(v1[16:], testDB)
+	binary.LittleEndian.PutUint32(v1[24:], crc32.Checksum(v1[:24], castagnoli))
+	rec := make([]byte, recordSpan(3))
+	putRecord(rec, recordSeed(testDB, 0), Record{LSN: 1, Payload: []byte("abc")}, 1)
+	v1 = append(v1, rec...)
 
-func (f *syncCrashFile) Sync() error {
-	if f.clone == nil {
-		f.clone = f.mem.CrashClone(f.opt)
+	f, path := openFile(t)
+	writeWAL(t, f, makeBatches(1, [][]int{{10}}))
+	v2 := fileBytes(t, path)
+	putHeaderField32(v2[:headerCopySize], 8, 2)
+	putHeaderField32(v2[headerCopyB:headerCopyB+headerCopySize], 8, 2)
+
+	return map[string]struct {
+		version uint32
+		b       []byte
+	}{
+		"version 1":             {1, v1},
+		"version 1, 1024 bytes": {1, append(v1, make([]byte, HeaderSize-len(v1))...)},
+		"version 2":             {2, v2},
+		"version 2, 1024 bytes": {2, v2[:HeaderSize]},
 	}
-	return f.File.Sync()
 }
 
-// TestVersion1ResetSurvivesACrash crashes the conversion of a version 1 log (its Reset after the
-// checkpoint) before the first fdatasync, with every unsynced write or truncate kept, dropped or
-// torn at random: the log must reopen, whatever survived. The truncate that starts the
-// conversion must be durable before the header is written over the old file: otherwise a torn
-// header over the long old file reads as damage.
-func TestVersion1ResetSurvivesACrash(t *testing.T) {
-	recs := makeBatches(1, [][]int{{500, 600, 700}})[0] // the old file is longer than the header region
-	for seed := range uint64(64) {
-		mem := vfs.NewMem()
-		f, err := mem.OpenFile("/wal", os.O_RDWR|os.O_CREATE, 0o600)
-		require.NoError(t, err)
-		_, err = f.WriteAt(v1File(recs), 0)
-		require.NoError(t, err)
-		require.NoError(t, f.Sync())
-		require.NoError(t, mem.SyncDir("/"))
-		cf := &syncCrashFile{File: f, mem: mem,
-			opt: vfs.CrashOptions{Rand: rand.New(rand.NewPCG(seed, 1)), KeepProb: 0.3, Garble: true}}
-		_, w, _, err := recoverAll(cf, 1) // records newer than the checkpoint: a Reset comes later
-		require.NoError(t, err)
-		require.NoError(t, w.Reset()) // after the caller's checkpoint
-		require.NotNil(t, cf.clone)
-		g, err := cf.clone.OpenFile("/wal", os.O_RDWR, 0o600)
-		require.NoError(t, err)
-		_, _, _, err = recoverAll(g, 3)
-		require.NoError(t, err, "seed %d: the log does not reopen after a crash in its conversion", seed)
+// TestRecoverRefusesDroppedVersions: a WAL file of a dropped format version is refused by
+// Recover, RecoverLog, Scan and ScanLog with an *errs.VersionError naming the version found and
+// the version this build reads, wrapping ErrCorrupt, and the files are left as they were.
+func TestRecoverRefusesDroppedVersions(t *testing.T) {
+	for name, c := range droppedVersionFiles(t) {
+		t.Run(name, func(t *testing.T) {
+			requireVersionError := func(err error) {
+				t.Helper()
+				require.ErrorIs(t, err, errs.ErrCorrupt)
+				var ve *errs.VersionError
+				require.ErrorAs(t, err, &ve)
+				require.Equal(t, errs.VersionError{File: "WAL", Found: c.version, Reads: formatVersion}, *ve)
+				require.ErrorContains(t, err, fmt.Sprintf(
+					"wal: WAL format version %d is not supported (this build reads version 3); it was written by a development build", c.version))
+			}
+			f, path := openFile(t)
+			_, err := f.WriteAt(c.b, 0)
+			require.NoError(t, err)
+			f1, path1 := openFile(t)
+
+			_, _, _, err = recoverAll(f, 0)
+			requireVersionError(err)
+			_, _, _, err = recoverLogAll([2]vfs.File{f, f1}, 0)
+			requireVersionError(err)
+			require.ErrorContains(t, err, "segment 0: ")
+			_, _, err = scanAll(t, f, 0)
+			requireVersionError(err)
+			_, err = ScanLog([2]Segment{{R: f, Size: int64(len(c.b))}, {R: f1, Size: 0}}, 0,
+				func(RecordInfo) error { return nil })
+			requireVersionError(err)
+			require.Equal(t, c.b, fileBytes(t, path), "a refused file must not change")
+			require.Empty(t, fileBytes(t, path1))
+		})
 	}
 }

@@ -25,9 +25,6 @@ type Writer struct {
 	// allocated is the file size: bytes from size to allocated are zeros or records of an earlier
 	// generation, written over by later batches.
 	allocated int64
-	// v1 is set for a version 1 file replayed by Recover: it must be Reset (after a checkpoint)
-	// before a batch is written.
-	v1 bool
 	// copyAValid is set when the header copy at offset 0 is valid (restart writes an invalid
 	// copy first, see headerWriteOrder).
 	copyAValid bool
@@ -92,9 +89,8 @@ func (w *Writer) initialize(gen uint32) error {
 		return fmt.Errorf("truncate: %w", err)
 	}
 	// The truncate durable first: a torn header written over an old file still at its length
-	// would read as damage (TestVersion1ResetSurvivesACrash). Then the header region, synced: a
-	// crash leaves either a short file of zeros or garbage (fresh) or a valid header. Then the
-	// zeros ahead of the writer.
+	// would read as damage. Then the header region, synced: a crash leaves either a short file of
+	// zeros or garbage (fresh) or a valid header. Then the zeros ahead of the writer.
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
@@ -107,7 +103,7 @@ func (w *Writer) initialize(gen uint32) error {
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
-	w.gen, w.seed, w.size, w.allocated, w.v1 = gen, recordSeed(w.dbID, gen), HeaderSize, HeaderSize, false
+	w.gen, w.seed, w.size, w.allocated = gen, recordSeed(w.dbID, gen), HeaderSize, HeaderSize
 	w.copyAValid = true
 	if err := w.grow(InitialSize); err != nil {
 		return err
@@ -172,14 +168,12 @@ func (w *Writer) Size() int64 { return w.size }
 // leaves one valid copy; records of the older generation no longer pass their CRC check. The file
 // keeps its size (it is recycled, not truncated). Call it only when every record written so far is
 // durable elsewhere (after a checkpoint covering the last LSN written). LSNs are not reset: the
-// next batch continues after the last record dropped. A version 1 file is rewritten as a new
-// file of the current version. Errors are "wal: reset: ..." wrapping the vfs error; after an
-// error the Writer is dead.
+// next batch continues after the last record dropped. Errors are "wal: reset: ..." wrapping the
+// vfs error; after an error the Writer is dead.
 func (w *Writer) Reset() error { return w.restart(w.gen + 1) }
 
 // restart is Reset with the new generation gen, which must be above every generation this file
-// had. A version 1 file, or one too short to hold the header region, is written as a new file
-// (initialize).
+// had. A file too short to hold the header region is written as a new file (initialize).
 func (w *Writer) restart(gen uint32) error {
 	if w.err != nil {
 		return w.err
@@ -187,7 +181,7 @@ func (w *Writer) restart(gen uint32) error {
 	if p := w.growErr.Load(); p != nil {
 		return w.fail(fmt.Errorf("wal: reset: grow: %w", *p))
 	}
-	if w.v1 || w.allocated <= HeaderSize {
+	if w.allocated <= HeaderSize {
 		if err := w.initialize(gen); err != nil {
 			return w.fail(fmt.Errorf("wal: reset: %w", err))
 		}
@@ -222,8 +216,7 @@ func (w *Writer) headerWriteOrder() []int64 {
 
 // Shrink cuts an empty log (nothing written since Create or Reset) back to InitialSize bytes and
 // Syncs, so that a closed database does not keep the space its busiest period grew the log to.
-// It does nothing when the log holds records, is a version 1 file, or is not larger than
-// InitialSize. What it cuts off is records of earlier generations and zeros. Errors are "wal:
+// It does nothing when the log holds records or is not larger than InitialSize. What it cuts off is records of earlier generations and zeros. Errors are "wal:
 // shrink: ..." wrapping the vfs error; after an error the Writer is dead.
 func (w *Writer) Shrink() error {
 	if w.err != nil {
@@ -235,7 +228,7 @@ func (w *Writer) Shrink() error {
 		return w.fail(fmt.Errorf("wal: shrink: grow: %w", *p))
 	}
 	w.adoptGrown()
-	if w.size != HeaderSize || w.v1 || w.allocated <= InitialSize {
+	if w.size != HeaderSize || w.allocated <= InitialSize {
 		return nil
 	}
 	if err := w.f.Truncate(InitialSize); err != nil {
@@ -248,10 +241,6 @@ func (w *Writer) Shrink() error {
 	return nil
 }
 
-// NeedsReset reports whether the Writer holds a version 1 log that Recover replayed: the caller
-// must checkpoint and Reset before writing (a version 1 file cannot be appended to).
-func (w *Writer) NeedsReset() bool { return w.v1 }
-
 // grow zero-fills the file up to at least end bytes, doubling its size (by at most maxGrow), so
 // that the batch written next lies in allocated, zeroed space. It first waits for a running
 // growAhead and takes what it grew. In steady state growAhead has grown the file already and
@@ -259,9 +248,6 @@ func (w *Writer) NeedsReset() bool { return w.v1 }
 func (w *Writer) grow(end int64) error {
 	if end <= w.allocated {
 		return nil
-	}
-	if w.v1 {
-		return fmt.Errorf("wal: write: a version 1 log must be reset before writing")
 	}
 	w.growMu.Lock()
 	defer w.growMu.Unlock()

@@ -22,11 +22,14 @@ type shell struct {
 	errOut   io.Writer     // errors, warnings and progress
 	bail     bool          // stop at the first failing command
 	failed   bool          // some command failed
+	broken   bool          // the input could not be read or the database not closed
+	quiet    bool          // -q, .quiet on: no warnings for skipped files and keys
 	readonly bool          // -readonly: write commands are refused
 	mode     outputMode    // .mode
 	timer    bool          // .timer on: print the time each command took
 	tx       *cairn.Tx     // transaction opened by begin, nil if none
 	progress bool          // errOut is a terminal: draw progress bars
+	bar      *progress     // the progress bar of the running command, if any
 	// bucket is the bucket the data commands work in (use), nil for the default key space.
 	bucket []byte
 	// savepoints are the savepoints of tx, oldest first; spSeq numbers the unnamed ones.
@@ -81,11 +84,12 @@ func init() {
 		{"check", "", "verify the whole database (checksums, tree, free pages); list each problem", 0, 0, cmdCheck, false},
 		{"backup", "FILE", "write a consistent copy of the database to a new FILE", 1, 1, cmdBackup, false},
 		{"compact", "", "shrink the database file: move pages down, truncate the free end", 0, 0, cmdCompact, true},
-		{"import", "DIR|FILE.jsonl|FILE.csv", "store every file under DIR (key = relative path, value = contents), or the pairs of a JSON Lines or CSV file", 1, 1, cmdImport, true},
-		{"export", "DIR|FILE.jsonl [PREFIX]", "write every key (starting with PREFIX) as a file under DIR, or as JSON Lines", 1, 2, cmdExport, false},
+		{"import", "DIR|FILE.json|FILE.jsonl|FILE.csv", "store every file under DIR (key = relative path, value = contents), or the pairs of a JSON, JSON Lines or CSV file", 1, 1, cmdImport, true},
+		{"export", "DIR|FILE.json|FILE.jsonl|FILE.csv [PREFIX]", "write every key (starting with PREFIX) as a file under DIR, or to a JSON, JSON Lines or CSV file", 1, 2, cmdExport, false},
 		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify, false},
 		{".mode", "[table|json|jsonl|raw|hex]", "set (or show) how get and listings print", 0, 1, cmdMode, false},
 		{".timer", "[on|off]", "print the time each command takes (on stderr)", 0, 1, cmdTimer, false},
+		{".quiet", "[on|off]", "silence (or show) the warnings for files and keys import, export and verify skip", 0, 1, cmdQuiet, false},
 		{".meta", "", "print both meta pages of the database file, decoded, and which is current", 0, 0, cmdMeta, false},
 		{".pages", "", "count the pages of the database file by type (as of the last checkpoint)", 0, 0, cmdPages, false},
 		{".page", "N", "print page N of the database file, decoded (as of the last checkpoint)", 1, 1, cmdPage, false},
@@ -161,10 +165,26 @@ func (c *command) synopsis() string {
 	return strings.TrimSpace(c.name + " " + c.usage)
 }
 
-// warn prints a non-fatal message on the error stream.
+// warn prints a non-fatal message on the error stream, on a line of its own: a progress bar
+// on the screen is erased first and drawn again below the message.
 func (sh *shell) warn(format string, args ...any) {
 	sh.out.Flush()
+	bar := sh.bar
+	if bar != nil {
+		bar.erase()
+	}
 	fmt.Fprintf(sh.errOut, "warning: "+format+"\n", args...)
+	if bar != nil {
+		bar.redraw()
+	}
+}
+
+// skipWarn is warn for a file or key that import, export or verify leaves out; .quiet and -q
+// silence it (the command's summary still counts it).
+func (sh *shell) skipWarn(format string, args ...any) {
+	if !sh.quiet {
+		sh.warn(format, args...)
+	}
 }
 
 // cmdGet prints the full value of a key.

@@ -248,6 +248,22 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestVersion: -version and --version print the version line and exit 0 without opening (or
+// creating) a database.
+func TestVersion(t *testing.T) {
+	dir := t.TempDir()
+	want := regexp.MustCompile(`^kvsh ` + regexp.QuoteMeta(version) + ` \(cairn page format \d+, go\S+ \w+/\w+\)\n$`)
+	for _, flag := range []string{"-version", "--version"} {
+		r := runIn(t, dir, "", flag)
+		if r.code != 0 || r.stderr != "" || !want.MatchString(r.stdout) {
+			t.Errorf("kvsh %s: exit %d, stdout %q, stderr %q", flag, r.code, r.stdout, r.stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("kvsh -version created %v", entries)
+	}
+}
+
 // TestOpenErrors checks a database that cannot be opened gives one error line and status 1.
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -335,8 +351,9 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-// importedLine matches the final line of import.
-var importedLine = regexp.MustCompile(`^imported (\d+) files, (\d+) bytes in \d+\.\d\d s \(skipped (\d+)\)$`)
+// importedLine matches the final line of import: files, bytes, and the skipped files with their
+// reasons, if any.
+var importedLine = regexp.MustCompile(`^imported (\d+) files, (\d+) bytes in \d+\.\d\d s(?: \(skipped (\d+): ([^)]*)\))?$`)
 
 // TestImportVerify imports a tree, verifies it, then detects a changed and an added file.
 func TestImportVerify(t *testing.T) {
@@ -355,16 +372,16 @@ func TestImportVerify(t *testing.T) {
 		t.Fatalf("import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	m := importedLine.FindStringSubmatch(lines[0])
-	if m == nil || m[1] != strconv.Itoa(len(files)) || m[2] != strconv.Itoa(total) || m[3] != "1" {
-		t.Errorf("import line %q, want %d files, %d bytes, 1 skipped", lines[0], len(files), total)
+	if m == nil || m[1] != strconv.Itoa(len(files)) || m[2] != strconv.Itoa(total) || m[3] != "1" || m[4] != "1 symlink" {
+		t.Errorf("import line %q, want %d files, %d bytes, 1 symlink skipped", lines[0], len(files), total)
 	}
-	if want := fmt.Sprintf("verified %d files: 0 mismatches, 0 missing", len(files)); lines[1] != want {
+	if want := fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped 1: 1 symlink)", len(files)); lines[1] != want {
 		t.Errorf("verify line %q, want %q", lines[1], want)
 	}
 	if lines[2] != strconv.Itoa(len(files)) {
 		t.Errorf("count %q, want %d", lines[2], len(files))
 	}
-	wantWarn := "warning: skipping " + filepath.Join(tree, "link") + ": not a regular file\n"
+	wantWarn := "warning: skipping " + filepath.Join(tree, "link") + ": symlink\n"
 	if r.stderr != wantWarn+wantWarn {
 		t.Errorf("stderr %q, want the symlink skipped twice", r.stderr)
 	}
@@ -375,7 +392,7 @@ func TestImportVerify(t *testing.T) {
 	writeFile(t, filepath.Join(tree, "a.txt"), []byte("hellO\n"))
 	writeFile(t, filepath.Join(tree, "new/file"), []byte("new"))
 	r = runKvsh(t, "", db, "-c", "verify "+strconv.Quote(tree))
-	want := fmt.Sprintf("verified %d files: 1 mismatches, 1 missing\n  mismatch: a.txt\n  missing: new/file\n", len(files)+1)
+	want := fmt.Sprintf("verified %d files: 1 mismatches, 1 missing (skipped 1: 1 symlink)\n  mismatch: a.txt\n  missing: new/file\n", len(files)+1)
 	r.expect(t, want, wantWarn+"error: verify: 1 mismatches, 1 missing\n", 1)
 
 	// Restored: a checkpoint, then a fresh process verifies cleanly.
@@ -385,7 +402,10 @@ func TestImportVerify(t *testing.T) {
 	}
 	runKvsh(t, "", db, "-c", "checkpoint").expect(t, "", "", 0)
 	r = runKvsh(t, "", db, "-c", "verify "+strconv.Quote(tree))
-	r.expect(t, fmt.Sprintf("verified %d files: 0 mismatches, 0 missing\n", len(files)), wantWarn, 0)
+	r.expect(t, fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped 1: 1 symlink)\n", len(files)), wantWarn, 0)
+	// -q silences the warnings; the summary still counts the symlink.
+	r = runKvsh(t, "", "-q", db, "-c", "verify "+strconv.Quote(tree))
+	r.expect(t, fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped 1: 1 symlink)\n", len(files)), "", 0)
 }
 
 // checkStoredValues reads every key back with get (Go-quoted or plain) and compares.
@@ -422,10 +442,12 @@ func TestImportCurrentDirectory(t *testing.T) {
 	if r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "imported 2 files, 3 bytes in ") {
 		t.Fatalf("import .: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if lines[1] != "verified 2 files: 0 mismatches, 0 missing" || lines[2] != "one\t1" || lines[3] != "sub/two\t22" {
+	if lines[1] != "verified 2 files: 0 mismatches, 0 missing (skipped 3: 3 files of the open database)" ||
+		lines[2] != "one\t1" || lines[3] != "sub/two\t22" {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	if !strings.Contains(r.stderr, "warning: skipping cairn.db: file of the open database") {
+	if !strings.Contains(r.stderr, "warning: skipping cairn.db: file of the open database\n") ||
+		!strings.Contains(r.stdout, " (skipped 3: 3 files of the open database)\n") {
 		t.Errorf("stderr %q does not mention skipping cairn.db", r.stderr)
 	}
 }
@@ -459,8 +481,8 @@ func TestImportUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runKvsh(t, "", filepath.Join(dir, "db"), "-c", "import "+strconv.Quote(tree))
-	if r.code != 0 || !strings.Contains(r.stdout, "imported 1 files, 2 bytes") || !strings.Contains(r.stdout, "(skipped 1)") ||
-		!strings.Contains(r.stderr, "warning: skipping "+filepath.Join(tree, "secret")) {
+	if r.code != 0 || !strings.Contains(r.stdout, "imported 1 files, 2 bytes") || !strings.Contains(r.stdout, "(skipped 1: 1 unreadable)") ||
+		r.stderr != "warning: skipping "+filepath.Join(tree, "secret")+": unreadable: open: permission denied\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
@@ -526,9 +548,10 @@ func TestInterrupt(t *testing.T) {
 	sh.waitOpenUnder(t, tree)
 	time.Sleep(time.Second)
 	sh.interrupt(t)
-	line := sh.waitStdout(t, "verified ")
+	// Stopped by Ctrl-C, verify says so: no "verified" line that reads as a pass.
+	line := sh.waitStdout(t, "verify stopped after ")
 	var verified, mismatches, missing int
-	if _, err := fmt.Sscanf(line, "verified %d files: %d mismatches, %d missing", &verified, &mismatches, &missing); err != nil {
+	if _, err := fmt.Sscanf(line, "verify stopped after %d files: %d mismatches, %d missing", &verified, &mismatches, &missing); err != nil {
 		t.Fatalf("verify line %q: %v", line, err)
 	}
 	if verified >= n || mismatches != 0 || missing != max(0, verified-imported) {
@@ -549,19 +572,29 @@ func TestInterrupt(t *testing.T) {
 	runKvsh(t, "", filepath.Join(dir, "db"), "-c", "count").expect(t, m[1]+"\n", "", 0)
 }
 
-// TestImportSkipsHugeFile checks a file over MaxValueSize is skipped with a warning (a sparse
-// file: nothing is written to disk).
+// TestImportSkipsHugeFile checks a file over MaxValueSize is skipped with a warning that says
+// so (a sparse file: nothing is written to disk), and that it is refused from its size, before
+// kvsh opens it: made unreadable, it is still reported as too large, not as unreadable.
 func TestImportSkipsHugeFile(t *testing.T) {
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
 	makeSparseTree(t, tree, 1, cairn.MaxValueSize+1)
 	writeFile(t, filepath.Join(tree, "small"), []byte("s"))
 	r := runKvsh(t, "", filepath.Join(dir, "db"), "-c", "import "+strconv.Quote(tree)+"; verify "+strconv.Quote(tree))
-	warn := fmt.Sprintf("warning: skipping %s: file of %d bytes is larger than %d\n",
-		filepath.Join(tree, "f0000"), cairn.MaxValueSize+1, cairn.MaxValueSize)
+	warn := fmt.Sprintf("warning: skipping %s: larger than 256 MiB (%d bytes)\n", filepath.Join(tree, "f0000"), cairn.MaxValueSize+1)
 	if r.code != 0 || r.stderr != warn+warn || !strings.HasPrefix(r.stdout, "imported 1 files, 1 bytes in ") ||
-		!strings.Contains(r.stdout, "(skipped 1)\nverified 1 files: 0 mismatches, 0 missing\n") {
+		!strings.Contains(r.stdout, " (skipped 1: 1 larger than 256 MiB)\nverified 1 files: 0 mismatches, 0 missing (skipped 1: 1 larger than 256 MiB)\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if os.Geteuid() == 0 {
+		return // root opens every file
+	}
+	if err := os.Chmod(filepath.Join(tree, "f0000"), 0); err != nil {
+		t.Fatal(err)
+	}
+	r = runKvsh(t, "", filepath.Join(dir, "db"), "-c", "verify "+strconv.Quote(tree))
+	if r.code != 0 || r.stderr != warn {
+		t.Fatalf("unreadable huge file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 
@@ -776,5 +809,38 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 	runKvsh(t, "", "-readonly", db, "-c", "scan; check").expect(t, "a\t1\nb\t2\nok\n", "", 0)
 	if snapshot() != before {
 		t.Fatal("kvsh -readonly changed the database files")
+	}
+}
+
+// TestVerifyDamaged: verify on a database whose page holding one file's value is damaged counts
+// the files it compared one by one and says it stopped there, with no summary that reads as a
+// pass: "verify stopped after 30 files: …", then the read error.
+func TestVerifyDamaged(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	const n = 60
+	for i := range n {
+		writeFile(t, filepath.Join(tree, fmt.Sprintf("f%03d", i)), bytes.Repeat(fmt.Appendf(nil, "<f%03d>", i), 1000))
+	}
+	db := filepath.Join(dir, "test.db")
+	r := runKvsh(t, "", db, "-c", "import "+strconv.Quote(tree)+"; checkpoint")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, fmt.Sprintf("imported %d files", n)) {
+		t.Fatalf("import: %+v", r)
+	}
+	// Damage the page holding f030's value (an overflow page: 6,000 bytes).
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, bytes.Repeat([]byte("<f030>"), 100))
+	if at < 0 {
+		t.Fatal("f030's value is not in the page file")
+	}
+	flipFileByte(t, db, int64(at+10))
+	r = runKvsh(t, "", db, "-c", "verify "+strconv.Quote(tree))
+	if r.code != 1 || r.stdout != "verify stopped after 30 files: 0 mismatches, 0 missing\n" ||
+		!strings.HasPrefix(r.stderr, "error: verify: get f030: ") || !strings.Contains(r.stderr, "corrupt") ||
+		strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("verify of a damaged database: %+v", r)
 	}
 }

@@ -110,6 +110,39 @@ func readJSONL(r io.Reader, emit func(k, v []byte) error) error {
 	}
 }
 
+// readJSON reads one JSON array of {"key": K, "value": V} objects (as export FILE.json and
+// .mode json write them; K and V as in readJSONL).
+func readJSON(r io.Reader, emit func(k, v []byte) error) error {
+	dec := json.NewDecoder(r)
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('[') {
+		return errors.New(`want a JSON array of {"key": …, "value": …} objects`)
+	}
+	for n := 1; dec.More(); n++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("element %d: %v", n, err)
+		}
+		k, v, err := parseJSONLine(raw)
+		if err != nil {
+			return fmt.Errorf("element %d: %v", n, err)
+		}
+		if err := emit(k, v); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing ]
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("data after the array")
+	}
+	return nil
+}
+
 // parseJSONLine decodes one JSON Lines pair, rejecting unknown fields and trailing data.
 func parseJSONLine(line []byte) (k, v []byte, err error) {
 	var p struct {
@@ -155,21 +188,54 @@ func readCSV(r io.Reader, emit func(k, v []byte) error) error {
 	}
 }
 
-// cmdExport writes the keys (starting with a prefix) from one snapshot to a JSON Lines file, or
-// as files under a directory that must be new or empty.
+// exportFormat is what export writes: files under a directory, or one file of pairs.
+type exportFormat int
+
+// The export formats, chosen by the destination's extension.
+const (
+	exportDir   exportFormat = iota // one file per key under a new or empty directory
+	exportJSON                      // .json: one JSON array of pairs, as .mode json prints
+	exportJSONL                     // .jsonl: one pair per line, as .mode jsonl prints
+	exportCSV                       // .csv: a key,value header, then one record per pair
+)
+
+// exportFormatOf chooses the format from the destination's extension (any case).
+func exportFormatOf(dest string) exportFormat {
+	switch strings.ToLower(filepath.Ext(dest)) {
+	case ".json":
+		return exportJSON
+	case ".jsonl":
+		return exportJSONL
+	case ".csv":
+		return exportCSV
+	}
+	return exportDir
+}
+
+// cmdExport writes the keys (starting with a prefix) of one snapshot to a JSON, JSON Lines or
+// CSV file (by the extension), or as files under a directory that must be new or empty. A
+// destination that cannot be made gives its error alone; an export stopped by an error or
+// Ctrl-C says how far it got ("export stopped after N keys, …") before the error.
 func cmdExport(sh *shell, ctx context.Context, args [][]byte) error {
 	dest := string(args[0])
 	var prefix []byte
 	if len(args) > 1 {
 		prefix = args[1]
 	}
-	toJSONL := strings.EqualFold(filepath.Ext(dest), ".jsonl")
-	if !toJSONL {
-		if err := prepareExportDir(dest); err != nil {
-			return err
-		}
-	}
+	format := exportFormatOf(dest)
 	return sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
+		var f *os.File
+		if format == exportDir {
+			if err := prepareExportDir(dest); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			if f, err = os.Create(dest); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			defer f.Close()
+		}
 		var total int64
 		if sh.progress {
 			for range ks.Prefix(prefix) {
@@ -181,14 +247,18 @@ func cmdExport(sh *shell, ctx context.Context, args [][]byte) error {
 		}
 		e := &exporter{sh: sh, ctx: ctx, start: time.Now(), prog: newProgress(sh, "export", "keys", total, true)}
 		var err error
-		if toJSONL {
-			err = e.toJSONL(ks, dest, prefix)
-		} else {
+		if format == exportDir {
 			err = e.toDir(ks, dest, prefix)
+		} else {
+			err = e.toFile(ks, f, format, prefix)
 		}
 		e.prog.finish()
-		fmt.Fprintf(sh.out, "exported %d keys, %d bytes in %.2f s", e.keys, e.bytes, time.Since(e.start).Seconds())
-		if !toJSONL {
+		head := "exported"
+		if err != nil {
+			head = "export stopped after"
+		}
+		fmt.Fprintf(sh.out, "%s %d keys, %d bytes in %.2f s", head, e.keys, e.bytes, time.Since(e.start).Seconds())
+		if e.skipped > 0 {
 			fmt.Fprintf(sh.out, " (skipped %d)", e.skipped)
 		}
 		fmt.Fprintln(sh.out)
@@ -199,16 +269,28 @@ func cmdExport(sh *shell, ctx context.Context, args [][]byte) error {
 	})
 }
 
-// prepareExportDir creates dir, or checks that it is an empty directory.
+// prepareExportDir creates dir, or checks that it is an empty directory. An existing file of
+// any other type is refused, never replaced.
 func prepareExportDir(dir string) error {
-	entries, err := os.ReadDir(dir)
+	const want = "want a new or empty directory, or a file name ending in .json, .jsonl or .csv"
+	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return os.MkdirAll(dir, 0o755)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		return nil
 	case err != nil:
-		return fmt.Errorf("export to %s: %w (want a new or empty directory, or a .jsonl file)", dir, err)
+		return fmt.Errorf("export: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("export to %s: it exists and is not a directory (%s)", dir, want)
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("export: %w", err)
 	case len(entries) > 0:
-		return fmt.Errorf("export to %s: directory is not empty (want a new or empty directory)", dir)
+		return fmt.Errorf("export to %s: directory is not empty (%s)", dir, want)
 	}
 	return nil
 }
@@ -224,29 +306,55 @@ type exporter struct {
 	skipped int64
 }
 
-// toJSONL writes the pairs as JSON Lines.
-func (e *exporter) toJSONL(ks keySpace, path string, prefix []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// toFile writes the pairs to f as JSON (an array), JSON Lines or CSV, and closes f. CSV starts
+// with a key,value header (import skips it); a pair holding "\r\n" is skipped with a warning,
+// since a CSV reader turns it into "\n".
+func (e *exporter) toFile(ks keySpace, f *os.File, format exportFormat, prefix []byte) error {
+	sw := &stickyWriter{w: f}
+	w := bufio.NewWriterSize(sw, 1<<20)
+	var pairs *pairPrinter
+	var cw *csv.Writer
+	switch format {
+	case exportJSON:
+		pairs = newPairPrinter(w, modeJSON)
+	case exportJSONL:
+		pairs = newPairPrinter(w, modeJSONL)
+	case exportCSV:
+		cw = csv.NewWriter(w)
+		cw.Write([]string{"key", "value"})
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	var err error
 	for k, v := range ks.Prefix(prefix) {
 		if e.ctx.Err() != nil {
 			err = errInterrupted
 			break
 		}
-		line, merr := marshalNoHTML(jsonPair{k, v})
-		if merr != nil {
-			err = merr
+		if sw.err != nil {
 			break
 		}
-		w.Write(line)
-		if werr := w.WriteByte('\n'); werr != nil {
-			err = werr
+		if cw != nil {
+			if bytes.Contains(k, []byte("\r\n")) || bytes.Contains(v, []byte("\r\n")) {
+				e.skip(k, errors.New(`a CSV field cannot hold "\r\n" (it reads back as "\n"): export to .jsonl`))
+				continue
+			}
+			cw.Write([]string{string(k), string(v)})
+			err = cw.Error()
+		} else {
+			err = pairs.pair(k, v)
+		}
+		if err != nil {
 			break
 		}
 		e.count(v)
+	}
+	if pairs != nil && err == nil {
+		pairs.end()
+	}
+	if cw != nil {
+		cw.Flush()
+		if err == nil {
+			err = cw.Error()
+		}
 	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr
@@ -255,6 +363,23 @@ func (e *exporter) toJSONL(ks keySpace, path string, prefix []byte) error {
 		err = cerr
 	}
 	return err
+}
+
+// stickyWriter keeps the first write error, so that an export stops at it rather than at the
+// end (a bufio.Writer only returns it from a later Write or Flush).
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Write implements io.Writer.
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
 }
 
 // toDir writes each pair as a file named by its key under dir. Keys that are not relative
@@ -293,10 +418,10 @@ func (e *exporter) count(v []byte) {
 	e.prog.update(e.keys, e.bytes)
 }
 
-// skip counts and reports a key left out of a directory export.
+// skip counts and reports a key left out of the export.
 func (e *exporter) skip(k []byte, why error) {
 	e.skipped++
-	e.sh.warn("skipping key %s: %v", formatBytes(k), why)
+	e.sh.skipWarn("skipping key %s: %v", formatCut(k, 64), why)
 }
 
 // keyPath turns a key into a relative file path, or says why it cannot be one.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +43,7 @@ type treeWalker struct {
 	batchBytes int64
 	files      int64 // files handed to flush without error
 	bytes      int64 // bytes of those files
-	skipped    int64
+	skipped    skipCounts
 	start      time.Time
 	prog       *progress
 	dbBase     string      // base name of the database file
@@ -64,7 +66,7 @@ func (w *treeWalker) run(ctx context.Context) error {
 	}
 	if !st.IsDir() {
 		if w.verb == "import" {
-			return fmt.Errorf("%s is not a directory (import takes a directory, a .jsonl or a .csv file)", w.root)
+			return fmt.Errorf("%s is not a directory (import takes a directory, a .json, .jsonl or .csv file)", w.root)
 		}
 		return fmt.Errorf("%s is not a directory", w.root)
 	}
@@ -87,39 +89,156 @@ func (w *treeWalker) run(ctx context.Context) error {
 	return err
 }
 
-// visit handles one WalkDir entry.
+// visit handles one WalkDir entry. Entries that are not regular files are skipped by their type
+// (symlinks are not followed), and a file larger than cairn.MaxValueSize by the size the walk
+// read with lstat, before it is opened.
 func (w *treeWalker) visit(path string, d fs.DirEntry, err error) error {
 	switch {
 	case err != nil && path == w.root:
 		return err
 	case err != nil:
-		w.skip(path, err.Error())
+		w.skip(path, skipUnreadable, describeFileError(err))
 		return nil
 	case d.IsDir():
 		return nil
 	case !d.Type().IsRegular():
-		w.skip(path, "not a regular file")
+		w.skip(path, typeReason(d.Type()), "")
 		return nil
 	case w.isDatabaseFile(path):
-		w.skip(path, "file of the open database")
+		w.skip(path, skipDatabase, "")
+		return nil
+	}
+	if info, err := d.Info(); err == nil && info.Size() > cairn.MaxValueSize {
+		w.skip(path, skipTooLarge, fmt.Sprintf("%d bytes", info.Size()))
 		return nil
 	}
 	rel, err := filepath.Rel(w.root, path)
 	if err != nil {
-		w.skip(path, err.Error())
+		w.skip(path, skipUnreadable, err.Error())
 		return nil
 	}
 	key := []byte(filepath.ToSlash(rel))
 	if len(key) > cairn.MaxKeySize {
-		w.skip(path, fmt.Sprintf("key of %d bytes is longer than %d", len(key), cairn.MaxKeySize))
+		w.skip(path, skipLongPath, fmt.Sprintf("%d bytes", len(key)))
 		return nil
 	}
 	data, err := readLimited(path, cairn.MaxValueSize)
+	if errors.Is(err, errTooLarge) {
+		w.skip(path, skipTooLarge, "")
+		return nil
+	}
 	if err != nil {
-		w.skip(path, err.Error())
+		w.skip(path, skipUnreadable, describeFileError(err))
 		return nil
 	}
 	return w.add(fileItem{key: key, data: data})
+}
+
+// skipReason is why import or verify leaves a file out. The summary counts files per reason.
+type skipReason int
+
+// The reasons, in the order the summary lists equal counts.
+const (
+	skipSymlink skipReason = iota
+	skipDevice
+	skipSocket
+	skipNamedPipe
+	skipIrregular
+	skipTooLarge
+	skipLongPath
+	skipUnreadable
+	skipDatabase
+	numSkipReasons
+)
+
+// skipNames are the reasons as warnings say them (one file) and as the summary counts them
+// (several).
+var skipNames = [numSkipReasons][2]string{
+	skipSymlink:    {"symlink", "symlinks"},
+	skipDevice:     {"device", "devices"},
+	skipSocket:     {"socket", "sockets"},
+	skipNamedPipe:  {"named pipe", "named pipes"},
+	skipIrregular:  {"not a regular file", "other non-regular files"},
+	skipTooLarge:   {"larger than " + formatSize(cairn.MaxValueSize), "larger than " + formatSize(cairn.MaxValueSize)},
+	skipLongPath:   {fmt.Sprintf("path longer than the %d-byte key limit", cairn.MaxKeySize), fmt.Sprintf("paths longer than the %d-byte key limit", cairn.MaxKeySize)},
+	skipUnreadable: {"unreadable", "unreadable"},
+	skipDatabase:   {"file of the open database", "files of the open database"},
+}
+
+// typeReason names the type of a file that is not regular (a directory is never skipped).
+func typeReason(m fs.FileMode) skipReason {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return skipSymlink
+	case m&fs.ModeDevice != 0: // character devices too
+		return skipDevice
+	case m&fs.ModeSocket != 0:
+		return skipSocket
+	case m&fs.ModeNamedPipe != 0:
+		return skipNamedPipe
+	}
+	return skipIrregular
+}
+
+// formatSize renders a byte count in the largest binary unit that divides it: 256 MiB, 16 KiB,
+// 1000 bytes.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// describeFileError is the cause of a failure to read a file, without the path the warning
+// names already.
+func describeFileError(err error) string {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Op + ": " + pathErr.Err.Error()
+	}
+	return err.Error()
+}
+
+// skipCounts counts the files left out, per reason.
+type skipCounts [numSkipReasons]int64
+
+// total is the number of files left out.
+func (c *skipCounts) total() int64 {
+	var n int64
+	for _, k := range c {
+		n += k
+	}
+	return n
+}
+
+// summary is " (skipped N: A symlinks, B sockets)", the reasons by descending count; empty when
+// nothing was skipped.
+func (c *skipCounts) summary() string {
+	n := c.total()
+	if n == 0 {
+		return ""
+	}
+	order := make([]skipReason, 0, numSkipReasons)
+	for r := range numSkipReasons {
+		if c[r] > 0 {
+			order = append(order, r)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b skipReason) int { return cmp.Compare(c[b], c[a]) })
+	parts := make([]string, len(order))
+	for i, r := range order {
+		name := skipNames[r][1]
+		if c[r] == 1 {
+			name = skipNames[r][0]
+		}
+		parts[i] = fmt.Sprintf("%d %s", c[r], name)
+	}
+	return fmt.Sprintf(" (skipped %d: %s)", n, strings.Join(parts, ", "))
 }
 
 // isDatabaseFile reports whether path looks like a file of the open database (the database
@@ -132,7 +251,12 @@ func (w *treeWalker) isDatabaseFile(path string) bool {
 	return err == nil && os.SameFile(dir, w.dbDir)
 }
 
-// readLimited reads the file at path, failing if it holds more than limit bytes.
+// errTooLarge reports a file that holds more than the value limit.
+var errTooLarge = errors.New("file is larger than the value limit")
+
+// readLimited reads the file at path, failing with errTooLarge if it holds more than limit
+// bytes: from its size when it is opened (it may have grown since the walk saw it), or from the
+// bytes read, never reading more than limit+1 of them.
 func readLimited(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -140,22 +264,31 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Size() > limit {
-		return nil, fmt.Errorf("file of %d bytes is larger than %d", st.Size(), limit)
+		return nil, errTooLarge
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("file is larger than %d bytes", limit)
+		return nil, errTooLarge
 	}
 	return data, nil
 }
 
-// skip counts and reports a file left out.
-func (w *treeWalker) skip(path, reason string) {
-	w.skipped++
-	w.sh.warn("skipping %s: %s", formatBytes([]byte(path)), reason)
+// skip counts and reports a file left out: "warning: skipping PATH: symlink", with detail after
+// the reason if any ("larger than 256 MiB (300000000 bytes)").
+func (w *treeWalker) skip(path string, why skipReason, detail string) {
+	w.skipped[why]++
+	msg := skipNames[why][0]
+	switch {
+	case detail == "":
+	case why == skipUnreadable:
+		msg += ": " + detail
+	default:
+		msg += " (" + detail + ")"
+	}
+	w.sh.skipWarn("skipping %s: %s", formatBytes([]byte(path)), msg)
 }
 
 // add queues one file, flushing the batch when it is full.
@@ -213,6 +346,8 @@ func cmdImport(sh *shell, ctx context.Context, args [][]byte) error {
 	path := string(args[0])
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		switch strings.ToLower(filepath.Ext(path)) {
+		case ".json":
+			return sh.importPairs(ctx, path, readJSON)
 		case ".jsonl":
 			return sh.importPairs(ctx, path, readJSONL)
 		case ".csv":
@@ -224,8 +359,8 @@ func cmdImport(sh *shell, ctx context.Context, args [][]byte) error {
 	if w.start.IsZero() {
 		return err // nothing started: bad directory
 	}
-	fmt.Fprintf(sh.out, "imported %d files, %d bytes in %.2f s (skipped %d)\n",
-		w.files, w.bytes, w.elapsed(), w.skipped)
+	fmt.Fprintf(sh.out, "imported %d files, %d bytes in %.2f s%s\n",
+		w.files, w.bytes, w.elapsed(), w.skipped.summary())
 	return wrapWalkError("import", err)
 }
 
@@ -249,18 +384,24 @@ func (sh *shell) putBatch(items []fileItem) error {
 	})
 }
 
-// verifier tallies the files whose stored value differs or is absent.
+// verifier tallies the files compared and those whose stored value differs or is absent.
 type verifier struct {
 	sh         *shell
+	ctx        context.Context
+	checked    int64 // files compared, one by one
 	mismatches int64
 	missing    int64
 	offenders  []string // "mismatch: KEY" or "missing: KEY", at most maxReported
 }
 
-// check compares items with the stored values in one read transaction.
+// check compares items with the stored values in one read transaction, counting each file
+// compared; it stops at the first read error or at Ctrl-C.
 func (v *verifier) check(items []fileItem) error {
 	return v.sh.viewSpace(func(_ *cairn.Tx, ks keySpace) error {
 		for _, it := range items {
+			if v.ctx.Err() != nil {
+				return errInterrupted
+			}
 			got, err := ks.Get(it.key)
 			switch {
 			case errors.Is(err, cairn.ErrNotFound):
@@ -272,6 +413,7 @@ func (v *verifier) check(items []fileItem) error {
 				v.mismatches++
 				v.note("mismatch", it.key)
 			}
+			v.checked++
 		}
 		return nil
 	})
@@ -284,15 +426,23 @@ func (v *verifier) note(kind string, key []byte) {
 	}
 }
 
-// cmdVerify compares every regular file under a directory with its stored value.
+// cmdVerify compares every regular file under a directory with its stored value. It prints
+// "verified N files: M mismatches, K missing" when it went through the whole tree, or "verify
+// stopped after N files: …" before the error that stopped it (Ctrl-C, a read error): never a
+// summary that reads as a pass before an error.
 func cmdVerify(sh *shell, ctx context.Context, args [][]byte) error {
-	v := &verifier{sh: sh}
+	v := &verifier{sh: sh, ctx: ctx}
 	w := newTreeWalker(sh, string(args[0]), "verify", v.check)
 	err := w.run(ctx)
 	if w.start.IsZero() {
 		return err
 	}
-	fmt.Fprintf(sh.out, "verified %d files: %d mismatches, %d missing\n", w.files, v.mismatches, v.missing)
+	head := "verified"
+	if err != nil {
+		head = "verify stopped after"
+	}
+	fmt.Fprintf(sh.out, "%s %d files: %d mismatches, %d missing%s\n", head, v.checked, v.mismatches, v.missing,
+		w.skipped.summary())
 	for _, o := range v.offenders {
 		fmt.Fprintf(sh.out, "  %s\n", o)
 	}

@@ -141,7 +141,7 @@ func printMeta(out io.Writer, mp pager.MetaSlots, slot int) {
 	row("root", "%d", mi.Root)
 	row("page count", "%d", mi.PageCount)
 	row("free list", "%s", describeFreelistField(mi.FreelistID, mi.FreelistPages))
-	row("catalog root", "%d", mi.Field72)
+	row("catalog root", "%d", mi.Catalog)
 	row("checksum", "%s", describeChecksum(mi.CRC, mi.WantCRC))
 	tw.Flush()
 }

@@ -1,6 +1,6 @@
 package main
 
-// The trees .pages walks beside the default key space (since format version 3): the bucket catalog
+// The trees .pages walks beside the default key space: the bucket catalog
 // whose root is in the meta page, the tree of every bucket the catalog lists, and the extents of
 // deleted buckets on the catalog's drop stack, which later commits free in bounded steps. The
 // catalog's keys and values are those of package internal/ondisk, which the library writes with.

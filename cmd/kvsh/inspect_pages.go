@@ -347,8 +347,8 @@ func (pf *pageFile) printHeader(out io.Writer, id uint64, b []byte) {
 	tw.Flush()
 }
 
-// describeFlags names the header flags: bit 0 marks tree-page elements with key prefixes
-// (format 4); a page of an older file, or one that is not a tree page, has 0.
+// describeFlags names the header flags: bit 0 marks tree-page elements with key prefixes; a page
+// that is not a tree page has 0.
 func describeFlags(f byte) string {
 	if f == pager.FlagKeyPrefix {
 		return "1 (elements with key prefixes)"

@@ -572,7 +572,7 @@ func TestSegmentRoles(t *testing.T) {
 		{"commits in the first", [2]wal.ScanInfo{seg(1, 4), seg(2, 0)}, [2]string{"current", "spare"}},
 		{"checkpoint in progress", [2]wal.ScanInfo{seg(1, 4), seg(2, 1)}, [2]string{"previous", "current"}},
 		{"after the checkpoint", [2]wal.ScanInfo{seg(3, 0), seg(2, 1)}, [2]string{"spare", "current"}},
-		{"one-file layout", [2]wal.ScanInfo{seg(5, 2), {Fresh: true}}, [2]string{"current", ""}},
+		{"other segment without a header", [2]wal.ScanInfo{seg(5, 2), {Fresh: true}}, [2]string{"current", ""}},
 		{"no WAL yet", [2]wal.ScanInfo{{Fresh: true}, {Fresh: true}}, [2]string{"", ""}},
 	}
 	for _, c := range cases {

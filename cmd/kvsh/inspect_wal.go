@@ -123,11 +123,8 @@ func printWALSummary(out io.Writer, path string, info wal.ScanInfo, dbID, after 
 		fmt.Fprintf(tw, "older\t%d records up to LSN %d are in the page file already (not shown)\n",
 			info.Skipped, info.First+uint64(info.Skipped)-1)
 	}
-	switch {
-	case info.End < info.Size && info.Version >= 2:
+	if info.End < info.Size {
 		fmt.Fprintf(tw, "free\t%d bytes after offset %d: preallocated (zeros, or records of earlier generations)\n", info.Size-info.End, info.End)
-	case info.End < info.Size:
-		fmt.Fprintf(tw, "tail\t%d bytes after offset %d are not a valid record\n", info.Size-info.End, info.End)
 	}
 }
 

@@ -60,6 +60,7 @@ func (sh *shell) interactive() {
 			continue
 		case err != nil:
 			sh.fail(fmt.Errorf("read input: %w", err))
+			sh.broken = true
 			return
 		}
 		if strings.TrimSpace(line) != "" {
@@ -211,7 +212,7 @@ func (sh *shell) complete(line string, pos int) (head string, items []string, ta
 		return head, completeFrom(commandNames(), p.cur), tail
 	case name == ".mode" && len(p.words) == 1:
 		return head, completeFrom(modeNames, p.cur), tail
-	case name == ".timer" && len(p.words) == 1:
+	case (name == ".timer" || name == ".quiet") && len(p.words) == 1:
 		return head, completeFrom([]string{"on", "off"}, p.cur), tail
 	case name == "begin" && len(p.words) == 1:
 		return head, completeFrom([]string{"ro"}, p.cur), tail

@@ -30,6 +30,8 @@ type config struct {
 	file     string // -f argument: commands read from this file
 	bail     bool
 	readonly bool
+	quiet    bool // -q: no start line, no warnings for skipped files and keys
+	version  bool // -version: print the version and exit
 }
 
 // run is main without the process exit: it returns the exit status.
@@ -41,6 +43,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
+	if cfg.version {
+		printVersion(stdout)
+		return 0
+	}
+	// A person typing at a terminal: the session starts with a line saying what was opened, and
+	// failed commands do not make the exit status non-zero (unless -bail ends the session).
+	interactive := !cfg.hasCmds && cfg.file == "" && isTerminal(stdin)
+	kind := openKind(cfg.path, cfg.readonly)
 	db, err := cairn.Open(cfg.path, &cairn.Options{ReadOnly: cfg.readonly})
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %s\n", describeOpenError(cfg.path, err))
@@ -48,13 +58,17 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriter(stdout)
 	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly,
-		progress: isTerminalWriter(stderr)}
+		quiet: cfg.quiet, progress: isTerminalWriter(stderr)}
+	if interactive && !cfg.quiet {
+		fmt.Fprintln(out, startLine(db, cfg.path, kind))
+		out.Flush()
+	}
 	switch {
 	case cfg.hasCmds:
 		sh.runLine(cfg.commands)
 	case cfg.file != "":
 		sh.runFile(cfg.file)
-	case isTerminal(stdin) && isTerminalWriter(stdout):
+	case interactive && isTerminalWriter(stdout):
 		sh.interactive()
 	default:
 		sh.readLoop(stdin)
@@ -63,9 +77,18 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	out.Flush()
 	if err := db.Close(); err != nil {
 		fmt.Fprintf(stderr, "error: close: %v\n", err)
-		sh.failed = true
+		sh.broken = true
 	}
-	if sh.failed {
+	return exitStatus(sh, interactive)
+}
+
+// exitStatus is the exit status of a session: 1 if the input could not be read or the database
+// not closed; 1 if a command failed in a script (-c, -f, standard input that is not a terminal)
+// or ended the session under -bail; otherwise 0. An interactive session that ends with quit,
+// exit or Ctrl-D exits 0 even if commands failed: their errors were shown as they happened (as
+// sqlite3 and psql do).
+func exitStatus(sh *shell, interactive bool) int {
+	if sh.broken || (sh.failed && (!interactive || sh.bail)) {
 		return 1
 	}
 	return 0
@@ -80,6 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.file, "f", "", "run the commands in `file` and exit")
 	fs.BoolVar(&cfg.bail, "bail", false, "stop at the first failing command")
 	fs.BoolVar(&cfg.readonly, "readonly", false, "open the database read-only (shared lock, nothing written) and refuse commands that change it")
+	fs.BoolVar(&cfg.quiet, "q", false, "quiet: no start line, no warnings for the files and keys import, export and verify skip")
+	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
 		fs.PrintDefaults()
@@ -172,6 +197,7 @@ func (sh *shell) readLines(in io.Reader, interactive bool) {
 			}
 			if !errors.Is(err, io.EOF) {
 				sh.fail(fmt.Errorf("read input: %w", err))
+				sh.broken = true
 			}
 			return
 		}

@@ -15,7 +15,8 @@ const barEvery = 100 * time.Millisecond
 // progress reports a long operation (import, export, verify, backup, compact) on a terminal: it redraws one
 // line with a bar, the percentage, the count, the rate and the time left, erased at the end.
 // When stderr is not a terminal it prints nothing: a script's output holds only what the
-// commands print.
+// commands print. While it runs it is the shell's bar, so that warnings (shell.warn) erase it,
+// print their line and draw it again below: a warning never lands inside the bar.
 type progress struct {
 	sh    *shell
 	verb  string // "import", "export", "verify"
@@ -25,13 +26,16 @@ type progress struct {
 	byItems bool
 	start   time.Time
 	last    time.Time
-	drawn   bool // a bar is on the screen
+	drawn   bool   // a bar is on the screen
+	shown   string // the line drawn last
 }
 
 // newProgress starts reporting an operation with the given expected total (0: unknown).
 func newProgress(sh *shell, verb, unit string, total int64, byItems bool) *progress {
 	now := time.Now()
-	return &progress{sh: sh, verb: verb, unit: unit, total: total, byItems: byItems, start: now, last: now}
+	p := &progress{sh: sh, verb: verb, unit: unit, total: total, byItems: byItems, start: now, last: now}
+	sh.bar = p
+	return p
 }
 
 // update reports that items and bytes are done so far.
@@ -66,7 +70,22 @@ func (p *progress) due() (time.Time, bool) {
 func (p *progress) draw(line string) {
 	p.sh.out.Flush()
 	fmt.Fprint(p.sh.errOut, "\r"+line+"\x1b[K")
-	p.drawn = true
+	p.drawn, p.shown = true, line
+}
+
+// erase clears the bar from the screen (the cursor is then at the start of its line), so that
+// a message can take the line; redraw draws it again.
+func (p *progress) erase() {
+	if p.drawn {
+		fmt.Fprint(p.sh.errOut, "\r\x1b[K")
+	}
+}
+
+// redraw draws the bar erased by erase again, on the cursor's line.
+func (p *progress) redraw() {
+	if p.drawn {
+		p.draw(p.shown)
+	}
 }
 
 // line renders the progress bar line.
@@ -108,10 +127,12 @@ func formatETA(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
-// finish erases the bar, if one was drawn, before the command prints its summary.
+// finish erases the bar, if one was drawn, before the command prints its summary; the bar is
+// no longer the shell's.
 func (p *progress) finish() {
-	if p.drawn {
-		fmt.Fprint(p.sh.errOut, "\r\x1b[K")
-		p.drawn = false
+	p.erase()
+	p.drawn = false
+	if p.sh.bar == p {
+		p.sh.bar = nil
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +40,15 @@ type terminal struct {
 // startTerminal runs kvsh on db in a 40x200 pseudo-terminal with the given history file.
 func startTerminal(t *testing.T, db, history string) *terminal {
 	t.Helper()
-	cmd := exec.Command(kvshBin, db)
+	return startTerminalIn(t, "", history, db)
+}
+
+// startTerminalIn runs kvsh with the given arguments in directory dir (the test's if empty), in
+// a 40x200 pseudo-terminal with the given history file.
+func startTerminalIn(t *testing.T, dir, history string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(kvshBin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TERM=xterm", historyEnv+"="+history)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
 	if err != nil {
@@ -86,6 +98,33 @@ func (term *terminal) typ(s string) {
 // expect waits until the output after the previous match contains want, and moves past it.
 func (term *terminal) expect(want string) {
 	term.t.Helper()
+	term.expectMatch(strconv.Quote(want), func(b []byte) int {
+		if i := bytes.Index(b, []byte(want)); i >= 0 {
+			return i + len(want)
+		}
+		return -1
+	})
+}
+
+// promptAtEnd matches a prompt at the end of the output: "kvsh> ", "kvsh(tx):users> ".
+var promptAtEnd = regexp.MustCompile(`(?:^|\n)kvsh(?:\((?:tx|ro)\))?(?::[^\r\n]*)?> $`)
+
+// expectPrompt waits until the output after the previous match ends with a prompt (kvsh waits
+// for a line), and moves past it.
+func (term *terminal) expectPrompt() {
+	term.t.Helper()
+	term.expectMatch("a prompt", func(b []byte) int {
+		if promptAtEnd.Match(b) {
+			return len(b)
+		}
+		return -1
+	})
+}
+
+// expectMatch waits until find finds what it looks for in the output after the previous match
+// (it returns the end of the match, or -1), and moves past it. what names it in a failure.
+func (term *terminal) expectMatch(what string, find func([]byte) int) {
+	term.t.Helper()
 	timer := time.AfterFunc(screenTimeout, func() {
 		if os.Getenv("KVSH_DEBUG") != "" { // kvsh dumps its goroutines on the screen
 			term.cmd.Process.Signal(syscall.SIGQUIT)
@@ -100,14 +139,24 @@ func (term *terminal) expect(want string) {
 	term.mu.Lock()
 	defer term.mu.Unlock()
 	for {
-		if i := bytes.Index(term.buf[term.mark:], []byte(want)); i >= 0 {
-			term.mark += i + len(want)
+		if end := find(term.buf[term.mark:]); end >= 0 {
+			term.mark += end
 			return
 		}
 		if term.eof {
-			term.t.Fatalf("screen never showed %q; after the last match it shows %q", want, term.buf[term.mark:])
+			term.t.Fatalf("screen never showed %s; after the last match it shows %q", what, term.buf[term.mark:])
 		}
 		term.cond.Wait()
+	}
+}
+
+// drain waits, after kvsh exited, until everything it printed has been read.
+func (term *terminal) drain() {
+	term.t.Helper()
+	select {
+	case <-term.done:
+	case <-time.After(screenTimeout):
+		term.t.Fatal("the terminal's output never ended")
 	}
 }
 
@@ -191,8 +240,8 @@ func TestTerminalEditing(t *testing.T) {
 	term.expect("kvsh(tx)> ")
 	term.typ("\x04")
 	term.expect("warning: the open transaction was rolled back")
-	if code := term.wait(); code != 1 { // frob and get zzz failed
-		t.Fatalf("exit %d, want 1; screen %q", code, term.screen())
+	if code := term.wait(); code != 0 { // frob and get zzz failed, but the session ended cleanly
+		t.Fatalf("exit %d, want 0; screen %q", code, term.screen())
 	}
 	// The database was closed (not locked) and the rolled back key is absent.
 	runKvsh(t, "", db, "-c", "count; get apricot").expect(t, "4\n2\n", "", 0)
@@ -275,7 +324,7 @@ func TestTerminalInterruptScan(t *testing.T) {
 		t.Fatal("the scan ran to the end")
 	}
 	term.typ("quit\r")
-	if code := term.wait(); code != 1 { // the interrupted scan failed
+	if code := term.wait(); code != 0 { // the interrupted scan failed, but quit ends cleanly
 		t.Fatalf("exit %d; screen %q", code, term.screen())
 	}
 }
@@ -330,4 +379,218 @@ func TestTerminalBuckets(t *testing.T) {
 		t.Fatalf("exit %d; screen %q", code, term.screen())
 	}
 	runKvsh(t, "", db, "-c", "buckets").expect(t, "other\nuploads\nusers\n", "", 0)
+}
+
+// TestTerminalExitStatus: an interactive session that ends with quit or Ctrl-D exits 0 even
+// though commands failed (their errors were shown); under -bail the first failure ends the
+// session with status 1. The same commands from a script exit 1 (TestStdin, TestBail).
+func TestTerminalExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	hist := filepath.Join(dir, "history")
+	for _, end := range []string{"quit\r", "exit\r", "\x04"} {
+		term := startTerminal(t, db, hist)
+		term.expect("kvsh> ")
+		term.typ("get nokey\r")
+		term.expect("error: not found: nokey\r\n")
+		term.typ("frob; put a 1\r")
+		term.expect("error: unknown command frob (try help)\r\n")
+		term.expect("kvsh> ")
+		term.typ(end)
+		if code := term.wait(); code != 0 {
+			t.Fatalf("ended with %q: exit %d, want 0; screen %q", end, code, term.screen())
+		}
+	}
+	runKvsh(t, "", db, "-c", "get a").expect(t, "1\n", "", 0) // put a 1 ran after frob failed
+
+	term := startTerminalIn(t, "", hist, "-bail", db)
+	term.expect("kvsh> ")
+	term.typ("get nokey\r")
+	term.expect("error: not found: nokey\r\n")
+	if code := term.wait(); code != 1 {
+		t.Fatalf("-bail: exit %d, want 1; screen %q", code, term.screen())
+	}
+}
+
+// TestTerminalStartLine: an interactive session starts with one line naming the version, the
+// database, whether it was created (or an empty file made a database) or opened, and its keys;
+// -q leaves it out, and so does a script.
+func TestTerminalStartLine(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history")
+	start := func(want string, args ...string) {
+		t.Helper()
+		term := startTerminalIn(t, dir, hist, args...)
+		term.expect("kvsh> ")
+		term.mu.Lock()
+		got := strings.TrimSuffix(string(term.buf[:term.mark]), "kvsh> ")
+		term.mu.Unlock()
+		if got != want {
+			t.Fatalf("kvsh %q started with %q, want %q", args, got, want)
+		}
+		term.typ("put k" + strconv.Itoa(len(args)) + " v; mkbucket b" + strconv.Itoa(len(args)) + "\r")
+		term.expect("kvsh> ")
+		term.typ("\x04")
+		if code := term.wait(); code != 0 {
+			t.Fatalf("exit %d; screen %q", code, term.screen())
+		}
+	}
+	start("cairn "+version+": my.db (created, 0 keys); type help\r\n", "my.db")
+	start("cairn "+version+": my.db (opened, 1 key, 1 bucket); type help\r\n", "-bail", "my.db")
+	start("", "-q", "-bail", "my.db")
+	start("cairn "+version+": my.db (opened read-only, 3 keys, 3 buckets); type help\r\n", "-readonly", "my.db")
+	writeFile(t, filepath.Join(dir, "empty.db"), nil)
+	start("cairn "+version+": empty.db (created in the empty file, 0 keys); type help\r\n", "empty.db")
+	// A script gets no start line.
+	runIn(t, dir, "count\n", "my.db").expect(t, "3\n", "", 0)
+	// Keys that cannot be read are not counted; the line says what was opened.
+	runIn(t, dir, "", "leaf.db", "-c", "put a 1").expect(t, "", "", 0)
+	flipFileByte(t, filepath.Join(dir, "leaf.db"), 2*4096+100) // the only leaf, page 2 (TestCheck)
+	start("cairn "+version+": leaf.db (opened); type help\r\n", "leaf.db")
+}
+
+// screenLines replays terminal output as a terminal shows it, without a line length: text
+// overwrites at the cursor, "\r" returns to column 0, "\n" starts the next line (the tty turns
+// it into "\r\n"), a tab stays a tab, ESC[K erases to the end of the line, ESC[nC and ESC[nD move the cursor, "\b"
+// moves it back; other escape sequences are dropped. It returns the lines, trailing spaces cut.
+func screenLines(raw []byte) []string {
+	lines := [][]rune{nil}
+	row, col := 0, 0
+	put := func(r rune) {
+		line := lines[row]
+		for len(line) <= col {
+			line = append(line, ' ')
+		}
+		line[col] = r
+		lines[row] = line
+		col++
+	}
+	s := []rune(string(raw))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\r':
+			col = 0
+		case '\n':
+			row, col = row+1, 0
+			if row == len(lines) {
+				lines = append(lines, nil)
+			}
+		case '\b':
+			col = max(col-1, 0)
+		case 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				i++
+				continue
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			if j == len(s) {
+				i = j
+				continue
+			}
+			arg, _ := strconv.Atoi(string(s[i+2 : j]))
+			switch s[j] {
+			case 'K':
+				if arg == 0 && col < len(lines[row]) {
+					lines[row] = lines[row][:col]
+				}
+			case 'C':
+				col += max(arg, 1)
+			case 'D':
+				col = max(col-max(arg, 1), 0)
+			}
+			i = j
+		default:
+			if c >= ' ' || c == '\t' { // a tab is kept as a tab, as a transcript shows it
+				put(c)
+			}
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(string(l), " ")
+	}
+	return out
+}
+
+// TestTerminalImportWarnings imports a tree with symlinks among its files, a socket and a named
+// pipe on a terminal while the progress bar is drawn: every warning says why the file is
+// skipped and stands on a line of its own (the bar is erased before it and drawn again after),
+// and the summary counts the files skipped by reason. .quiet silences the warnings.
+func TestTerminalImportWarnings(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	const files, links = 4000, 2000
+	for i := range files {
+		writeFile(t, filepath.Join(tree, fmt.Sprintf("e%04d-file", i)), []byte("0123456789"))
+		if i%2 == 0 {
+			if err := os.Symlink(fmt.Sprintf("e%04d-file", i), filepath.Join(tree, fmt.Sprintf("e%04d-link", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(tree, "p-fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := net.Listen("unix", filepath.Join(tree, "s-sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+
+	term := startTerminal(t, filepath.Join(dir, "test.db"), filepath.Join(dir, "history"))
+	term.expect("kvsh> ")
+	// Stop reading for a while: kvsh blocks on its warnings once the terminal's buffer is full,
+	// so that the bar is due (drawn every 100 ms) when it goes on, with warnings still to come.
+	term.gate.Lock()
+	term.typ("import " + strconv.Quote(tree) + "\r")
+	time.Sleep(500 * time.Millisecond)
+	term.gate.Unlock()
+	term.expect(fmt.Sprintf("imported %d files, %d bytes in ", files, 10*files))
+	term.expect(fmt.Sprintf(" s (skipped %d: %d symlinks, 1 socket, 1 named pipe)\r\n", links+2, links))
+	term.expect("kvsh> ")
+
+	term.mu.Lock()
+	raw := slices.Clone(term.buf)
+	term.mu.Unlock()
+	if bar := bytes.Index(raw, []byte("\rimport ")); bar < 0 || bar > bytes.LastIndex(raw, []byte("warning: skipping ")) {
+		t.Fatal("no warning came after the progress bar was drawn: the test did not test that")
+	}
+	warnings := 0
+	for _, line := range screenLines(raw) {
+		i := strings.Index(line, "warning: ")
+		if i < 0 {
+			continue
+		}
+		warnings++
+		if i > 0 || strings.Contains(line, "import ") || strings.Contains(line, "[") {
+			t.Fatalf("a warning shares its line with something else: %q", line)
+		}
+		if !strings.HasSuffix(line, "-link: symlink") && !strings.HasSuffix(line, "p-fifo: named pipe") &&
+			!strings.HasSuffix(line, "s-sock: socket") {
+			t.Fatalf("warning %q does not say why", line)
+		}
+	}
+	if warnings != links+2 {
+		t.Fatalf("%d warnings, want %d", warnings, links+2)
+	}
+
+	// .quiet on: the same summary, no warning.
+	term.typ(".quiet on; verify " + strconv.Quote(tree) + "\r")
+	term.expect(fmt.Sprintf("verified %d files: 0 mismatches, 0 missing (skipped %d: %d symlinks, 1 socket, 1 named pipe)\r\n", files, links+2, links))
+	term.expect("kvsh> ")
+	term.mu.Lock()
+	after := string(term.buf[len(raw):])
+	term.mu.Unlock()
+	if strings.Contains(after, "warning:") {
+		t.Fatalf(".quiet on: warnings shown: %q", after)
+	}
+	term.typ(".quiet\r")
+	term.expect("on\r\n")
+	term.typ("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d; screen %q", code, term.screen())
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -277,4 +278,97 @@ func TestCompletionHelpers(t *testing.T) {
 	if got := quoteArg([]byte("a"), true); got != "0x61" {
 		t.Errorf("hex quoteArg = %s", got)
 	}
+}
+
+// TestExportFormats: export NAME writes JSON, JSON Lines or CSV when NAME ends in .json, .jsonl
+// or .csv (any case), and import reads each back. CSV skips a pair holding "\r\n" (a CSV
+// reader turns it into "\n") with a warning.
+func TestExportFormats(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	pairs := binaryPairs()
+	putAll(t, src, pairs)
+	jsonl := runKvsh(t, "", src, "-c", ".mode jsonl; scan").stdout
+	for _, name := range []string{"dump.json", "dump.jsonl", "DUMP.JSONL", "dump.csv", "Dump.Csv"} {
+		file := filepath.Join(dir, name)
+		r := runKvsh(t, "", src, "-c", "export "+strconv.Quote(file))
+		want, wantSkip, wantWarn := "exported 7 keys, ", "", ""
+		if strings.HasSuffix(strings.ToLower(name), ".csv") {
+			want, wantSkip = "exported 6 keys, ", " (skipped 1)\n"
+			wantWarn = `warning: skipping key quote"and\: a CSV field cannot hold "\r\n" (it reads back as "\n"): export to .jsonl` + "\n"
+		}
+		if r.code != 0 || !strings.HasPrefix(r.stdout, want) || !strings.HasSuffix(r.stdout, wantSkip) || r.stderr != wantWarn {
+			t.Fatalf("export %s: %+v", name, r)
+		}
+		st, err := os.Stat(file)
+		if err != nil || !st.Mode().IsRegular() {
+			t.Fatalf("export %s made no regular file: %v", name, err)
+		}
+		got, _ := os.ReadFile(file)
+		switch strings.ToLower(filepath.Ext(name)) {
+		case ".json": // the listing of .mode json
+			if listing := runKvsh(t, "", src, "-c", ".mode json; scan").stdout; string(got) != listing {
+				t.Errorf("%s holds %q, want the .mode json listing %q", name, got, listing)
+			}
+			var arr []jsonPair
+			if err := json.Unmarshal(got, &arr); err != nil || len(arr) != len(pairs) {
+				t.Errorf("%s is not a JSON array of %d pairs: %v", name, len(pairs), err)
+			}
+		case ".jsonl":
+			if string(got) != jsonl {
+				t.Errorf("%s holds %q, want the .mode jsonl listing", name, got)
+			}
+		case ".csv":
+			if !strings.HasPrefix(string(got), "key,value\n") {
+				t.Errorf("%s starts with %q, want the key,value header", name, got[:min(len(got), 20)])
+			}
+		}
+		dst := filepath.Join(dir, name+".db")
+		r = runKvsh(t, "", dst, "-c", "import "+strconv.Quote(file))
+		if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "imported "+strings.TrimPrefix(want, "exported ")[:2]+"pairs, ") {
+			t.Fatalf("import %s: %+v", name, r)
+		}
+		wantPairs := pairs
+		if strings.HasSuffix(strings.ToLower(name), ".csv") {
+			wantPairs = maps.Clone(pairs)
+			delete(wantPairs, "quote\"and\\")
+		}
+		samePairs(t, dumpJSONL(t, dst), wantPairs)
+	}
+	// -q silences the skip warning; the summary still counts it.
+	r := runKvsh(t, "", "-q", src, "-c", "export "+strconv.Quote(filepath.Join(dir, "q.csv")))
+	if r.code != 0 || r.stderr != "" || !strings.HasSuffix(r.stdout, " (skipped 1)\n") {
+		t.Fatalf("export -q: %+v", r)
+	}
+	// A JSON file that is not an array of pairs stops the import with the element at fault.
+	bad := filepath.Join(dir, "bad.json")
+	writeFile(t, bad, []byte(`[{"key":"a","value":"1"}, {"key":"b"}]`))
+	r = runKvsh(t, "", filepath.Join(dir, "bad.db"), "-c", "import "+strconv.Quote(bad))
+	if r.code != 1 || !strings.HasPrefix(r.stdout, "imported 1 pairs") || !strings.Contains(r.stderr, "element 2: want {") {
+		t.Fatalf("bad json: %+v", r)
+	}
+}
+
+// TestExportRefuses: export gives only its error when it cannot start: a directory export onto
+// an existing file refuses it and leaves it as it was; a file in a missing directory or a
+// destination that is a directory print no "exported" line.
+func TestExportRefuses(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "test.db")
+	putAll(t, db, map[string]string{"a": "1"})
+	file := filepath.Join(dir, "notes.txt")
+	writeFile(t, file, []byte("keep me"))
+	runKvsh(t, "", db, "-c", "export "+strconv.Quote(file)).expect(t, "",
+		"error: export to "+file+": it exists and is not a directory (want a new or empty directory, or a file name ending in .json, .jsonl or .csv)\n", 1)
+	if got, _ := os.ReadFile(file); string(got) != "keep me" {
+		t.Errorf("the existing file now holds %q", got)
+	}
+	missing := filepath.Join(dir, "nonexistent", "x.jsonl")
+	runKvsh(t, "", db, "-c", "export "+strconv.Quote(missing)).expect(t, "",
+		"error: export: open "+missing+": no such file or directory\n", 1)
+	sub := filepath.Join(dir, "d.json")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runKvsh(t, "", db, "-c", "export "+strconv.Quote(sub)).expect(t, "", "error: export: open "+sub+": is a directory\n", 1)
 }

@@ -214,17 +214,28 @@ func cmdMode(sh *shell, _ context.Context, args [][]byte) error {
 
 // cmdTimer turns the command timer on or off, or prints its state.
 func cmdTimer(sh *shell, _ context.Context, args [][]byte) error {
+	return setSwitch(sh, &sh.timer, ".timer", args)
+}
+
+// cmdQuiet turns the warnings for skipped files and keys off (on) or back on (off), or prints
+// the state.
+func cmdQuiet(sh *shell, _ context.Context, args [][]byte) error {
+	return setSwitch(sh, &sh.quiet, ".quiet", args)
+}
+
+// setSwitch sets an on/off setting from args, or prints it when args is empty.
+func setSwitch(sh *shell, setting *bool, name string, args [][]byte) error {
 	if len(args) == 0 {
-		fmt.Fprintln(sh.out, map[bool]string{true: "on", false: "off"}[sh.timer])
+		fmt.Fprintln(sh.out, map[bool]string{true: "on", false: "off"}[*setting])
 		return nil
 	}
 	switch string(args[0]) {
 	case "on":
-		sh.timer = true
+		*setting = true
 	case "off":
-		sh.timer = false
+		*setting = false
 	default:
-		return errors.New("usage: .timer [on|off]")
+		return fmt.Errorf("usage: %s [on|off]", name)
 	}
 	return nil
 }

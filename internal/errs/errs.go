@@ -2,7 +2,10 @@
 // and the root package can re-export them as cairn.ErrCorrupt and friends.
 package errs
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrCorrupt marks bytes read from disk (meta page, tree page, free list, WAL record) that fail a
 // checksum or a structural check. Test with errors.Is.
@@ -10,3 +13,21 @@ var ErrCorrupt = errors.New("corrupt data")
 
 // ErrFailed marks a database that saw a failed write or fdatasync: commits fail until reopen.
 var ErrFailed = errors.New("database failed")
+
+// VersionError reports an intact file header (magic and checksum match) of a format version
+// older than the one this build reads: a development format that no build reads any more
+// (docs/FORMAT.md, "Versions and compatibility"). It wraps ErrCorrupt, as a header of a version
+// newer than the build's does, so that callers need one test for "this build cannot read it".
+type VersionError struct {
+	File  string // "page file" or "WAL"
+	Found uint32 // the version in the file
+	Reads uint32 // the only version this build reads
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s format version %d is not supported (this build reads version %d); it was written by a development build",
+		e.File, e.Found, e.Reads)
+}
+
+// Unwrap returns ErrCorrupt.
+func (e *VersionError) Unwrap() error { return ErrCorrupt }
