@@ -25,6 +25,7 @@ type env struct {
 // the cache of uncorrelated subqueries.
 type runState struct {
 	cx        *execCtx
+	params    []value.Value
 	subqCache map[*subquery]*subqResult
 }
 

@@ -309,6 +309,8 @@ func fnRandom([]value.Value, value.Collation) (value.Value, error) {
 	return value.Int(int64(rand.Uint64())), nil
 }
 
+// minMaxFunc is the scalar min (sign -1) or max (sign 1): NULL if any argument is NULL; among
+// equal arguments min returns the last, max the first, as SQLite's minmaxFunc does.
 func minMaxFunc(sign int) func([]value.Value, value.Collation) (value.Value, error) {
 	return func(a []value.Value, coll value.Collation) (value.Value, error) {
 		best := a[0]
@@ -316,7 +318,10 @@ func minMaxFunc(sign int) func([]value.Value, value.Collation) (value.Value, err
 			if v.IsNull() {
 				return value.Value{}, nil
 			}
-			if value.Compare(v, best, coll)*sign > 0 {
+		}
+		for _, v := range a[1:] {
+			c := value.Compare(v, best, coll) * sign
+			if c > 0 || c == 0 && sign < 0 {
 				best = v
 			}
 		}

@@ -210,3 +210,101 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// AppendFixed appends f with prec digits after the decimal point as SQLite's printf("%.*f")
+// writes it: the digits of the fixed-point conversion, rounded half up in decimal at prec places
+// or at maxDigits significant digits, whichever comes first (16 for printf's %f; 26 for its
+// "!" flag, which round() uses). A negative f keeps its sign even when it rounds to zero.
+func AppendFixed(dst []byte, f float64, prec, maxDigits int) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "Inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Inf"...)
+	case f != f:
+		return append(dst, "NaN"...)
+	}
+	neg := f < 0
+	if neg {
+		f = -f
+	}
+	var buf [32]byte
+	var digits []byte
+	dp := 1
+	if f != 0 {
+		digits, dp = decimalDigits(buf[:0], f)
+		digits, dp = roundDigits(digits, dp, min(dp+prec, maxDigits))
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
+	// Integer part.
+	if dp <= 0 {
+		dst = append(dst, '0')
+	} else {
+		for i := 0; i < dp; i++ {
+			dst = append(dst, digitAt(digits, i))
+		}
+	}
+	if prec > 0 {
+		dst = append(dst, '.')
+		for i := 0; i < prec; i++ {
+			dst = append(dst, digitAt(digits, dp+i))
+		}
+	}
+	return dst
+}
+
+func digitAt(digits []byte, i int) byte {
+	if i < 0 || i >= len(digits) {
+		return '0'
+	}
+	return digits[i]
+}
+
+// decimalDigits appends the about 18 significant digits of f > 0 that the fixed-point conversion
+// gives, without rounding them further, and the position of the decimal point.
+func decimalDigits(dst []byte, f float64) ([]byte, int) {
+	m := math.Float64bits(f)
+	e := int(m>>52) & 0x7ff
+	m &= 1<<52 - 1
+	if e == 0 {
+		z := bits.LeadingZeros64(m)
+		m <<= uint(z)
+		e = -1074 - z
+	} else {
+		m = m<<11 | 1<<63
+		e -= 1086
+	}
+	d, exp := toDecimal(m, e, 18)
+	digits := strconv.AppendUint(dst, d, 10)
+	return digits, len(digits) + exp
+}
+
+// roundDigits rounds digits (decimal point at dp) half up to keep the first n of them (n may
+// be 0 or negative: everything rounds away, or to a single 1), dropping trailing zeros.
+func roundDigits(digits []byte, dp, n int) ([]byte, int) {
+	if n < 0 {
+		return digits[:0], dp
+	}
+	if n < len(digits) {
+		up := digits[n] >= '5'
+		digits = digits[:n]
+		if up {
+			i := n - 1
+			for ; i >= 0 && digits[i] == '9'; i-- {
+				digits[i] = '0'
+			}
+			if i < 0 {
+				digits = append(digits[:0], '1')
+				dp++
+			} else {
+				digits[i]++
+			}
+		}
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	return digits, dp
+}
