@@ -70,7 +70,7 @@ func (b *Bucket) Put(key, value []byte) error {
 		return err
 	}
 	if len(value) > MaxValueSize {
-		return ErrValueTooLarge
+		return &sizeError{"value", len(value), MaxValueSize, ErrValueTooLarge}
 	}
 	k, v := b.tx.logOp(b.name, ondisk.RedoPut, key, value)
 	if err := b.tree.Put(k, v); err != nil {
@@ -106,7 +106,7 @@ func (b *Bucket) checkWrite(key []byte) error {
 	case len(key) == 0:
 		return ErrKeyRequired
 	case len(key) > MaxKeySize:
-		return ErrKeyTooLarge
+		return &sizeError{"key", len(key), MaxKeySize, ErrKeyTooLarge}
 	}
 	return nil
 }
