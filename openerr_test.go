@@ -1,0 +1,188 @@
+package cairn
+
+// Tests of Open's errors (issue 27): the path once and the cause once, a hint on a permission
+// error, who holds a lock.
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/cairndb/cairn/internal/vfs"
+	"github.com/stretchr/testify/require"
+)
+
+// requirePathError checks err wraps the *fs.PathError of the file at path, with want as its cause.
+func requirePathError(t *testing.T, err error, path string, want error) {
+	t.Helper()
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, path, pe.Path)
+	require.ErrorIs(t, err, want)
+}
+
+func TestOpenErrorNamesThePathOnce(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nonexistent", "x.db")
+	_, err := Open(missing, nil)
+	require.EqualError(t, err, "cairn: open "+missing+": no such file or directory")
+	requirePathError(t, err, missing, fs.ErrNotExist)
+
+	_, err = Open(missing, &Options{ReadOnly: true})
+	require.EqualError(t, err, "cairn: open "+missing+": no such file or directory")
+	requirePathError(t, err, missing, fs.ErrNotExist)
+
+	_, err = Open(dir, nil)
+	require.EqualError(t, err, "cairn: open "+dir+": is a directory")
+	requirePathError(t, err, dir, syscall.EISDIR)
+
+	// Another file than the database keeps its path.
+	path := filepath.Join(dir, "x.db")
+	require.NoError(t, os.Mkdir(path+"-wal", 0o755))
+	_, err = Open(path, nil)
+	require.EqualError(t, err, "cairn: open "+path+": open "+path+"-wal: is a directory")
+	requirePathError(t, err, path+"-wal", syscall.EISDIR)
+
+	empty := filepath.Join(dir, "empty.db")
+	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	_, err = Open(empty, &Options{ReadOnly: true})
+	require.EqualError(t, err, "cairn: open "+empty+": empty file: no database to open read-only: file does not exist")
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// TestOpenPermissionErrorSuggestsReadOnly simulates the permission errors of a user who may not
+// write the file or its directory: the tests run as root, whom the OS lets write anything, so an
+// ErrFS over the OS's file system returns the *fs.PathError the OS gives other users.
+// TestOpenPermissionErrorAsNonRoot checks the same with real permissions when not run as root.
+func TestOpenPermissionErrorSuggestsReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	const hint = " (open it read-only: Options.ReadOnly, kvsh -readonly)"
+	denied := func(p string, errno syscall.Errno) error { return &fs.PathError{Op: "open", Path: p, Err: errno} }
+	tests := []struct {
+		name     string
+		rule     vfs.Rule
+		readOnly bool
+		want     string
+		is       error
+	}{
+		{"read-only file", vfs.Rule{Op: vfs.OpOpen, Path: path, Err: denied(path, syscall.EACCES)}, false,
+			"cairn: open " + path + ": permission denied" + hint, fs.ErrPermission},
+		{"read-only directory", vfs.Rule{Op: vfs.OpOpen, Path: path + "-wal", Err: denied(path+"-wal", syscall.EACCES)}, false,
+			"cairn: open " + path + ": open " + path + "-wal: permission denied" + hint, fs.ErrPermission},
+		{"read-only file system", vfs.Rule{Op: vfs.OpOpen, Path: path, Err: denied(path, syscall.EROFS)}, false,
+			"cairn: open " + path + ": read-only file system" + hint, syscall.EROFS},
+		// Not readable either: read-only would not help.
+		{"unreadable file", vfs.Rule{Op: vfs.OpOpen, Path: path, Err: denied(path, syscall.EACCES), Sticky: true}, false,
+			"cairn: open " + path + ": permission denied", fs.ErrPermission},
+		{"read-only open", vfs.Rule{Op: vfs.OpOpen, Path: path, Err: denied(path, syscall.EACCES)}, true,
+			"cairn: open " + path + ": permission denied", fs.ErrPermission},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			efs := vfs.NewErrFS(vfs.OS)
+			tc.rule.Plain = true
+			efs.Inject(tc.rule)
+			_, err := Open(path, &Options{fs: efs, ReadOnly: tc.readOnly})
+			require.EqualError(t, err, tc.want)
+			require.ErrorIs(t, err, tc.is)
+			var pe *fs.PathError
+			require.ErrorAs(t, err, &pe)
+		})
+	}
+}
+
+// TestOpenPermissionErrorAsNonRoot makes the file, then its directory, read-only for real: the
+// error suggests a read-only open, which works. Root may write anything, so it is skipped then.
+func TestOpenPermissionErrorAsNonRoot(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root may write a read-only file: see TestOpenPermissionErrorSuggestsReadOnly")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.db")
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("k"), []byte("v")) }))
+	require.NoError(t, db.Close())
+	const hint = " (open it read-only: Options.ReadOnly, kvsh -readonly)"
+	readBack := func() {
+		t.Helper()
+		db, err := Open(path, &Options{ReadOnly: true})
+		require.NoError(t, err)
+		require.NoError(t, db.View(func(tx *Tx) error {
+			v, err := tx.Get([]byte("k"))
+			require.Equal(t, "v", string(v))
+			return err
+		}))
+		require.NoError(t, db.Close())
+	}
+
+	require.NoError(t, os.Chmod(path, 0o444))
+	_, err = Open(path, nil)
+	require.EqualError(t, err, "cairn: open "+path+": permission denied"+hint)
+	requirePathError(t, err, path, fs.ErrPermission)
+	readBack()
+	require.NoError(t, os.Chmod(path, 0o644))
+
+	for _, wal := range []string{path + "-wal", path + "-wal2"} {
+		require.NoError(t, os.Remove(wal))
+	}
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	_, err = Open(path, nil)
+	require.EqualError(t, err, "cairn: open "+path+": open "+path+"-wal: permission denied"+hint)
+	requirePathError(t, err, path+"-wal", fs.ErrPermission)
+	readBack()
+}
+
+// TestOpenLockedByAnotherProcess holds the database open in a child process (this test binary
+// running TestHelperHoldOpen).
+func TestOpenLockedByAnotherProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	path := filepath.Join(t.TempDir(), "x.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldOpen$")
+	cmd.Env = append(os.Environ(), "CAIRN_HOLD_OPEN="+path)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "open\n", line)
+
+	_, err = Open(path, nil)
+	require.EqualError(t, err, "cairn: open "+path+": database is locked by another process")
+	require.ErrorIs(t, err, ErrLocked)
+	_, err = Open(path, &Options{ReadOnly: true})
+	require.EqualError(t, err, "cairn: open "+path+": database is locked by another process that has it open for writing")
+	require.ErrorIs(t, err, ErrLocked)
+
+	require.NoError(t, stdin.Close())
+	require.NoError(t, cmd.Wait())
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+}
+
+// TestHelperHoldOpen is the child process of TestOpenLockedByAnotherProcess: it opens the database
+// named by CAIRN_HOLD_OPEN, says "open" and keeps it open until its standard input ends.
+func TestHelperHoldOpen(t *testing.T) {
+	path := os.Getenv("CAIRN_HOLD_OPEN")
+	if path == "" {
+		t.Skip("the child process of TestOpenLockedByAnotherProcess")
+	}
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	os.Stdout.WriteString("open\n")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	require.NoError(t, db.Close())
+}
