@@ -125,9 +125,9 @@ type DB struct {
 // is three files: path itself and its two WAL segments, path+"-wal" and path+"-wal2" (created
 // beside it when missing); copy or remove them together. An empty file at path is made a new
 // database, as a missing one is (with Options.ReadOnly both are an error wrapping
-// fs.ErrNotExist). Open takes an exclusive lock: a second Open of the same path, from this or
-// another process, returns an error wrapping ErrLocked (with Options.ReadOnly: a shared lock that
-// excludes only writers). Opening replays the WAL written
+// fs.ErrNotExist). Open takes an exclusive lock: a second Open of the same path, from another
+// process or from this one, returns an error wrapping ErrLocked (with Options.ReadOnly: a shared
+// lock that excludes only writers). Opening replays the WAL written
 // since the last checkpoint; a damaged database or WAL file gives an error wrapping ErrCorrupt
 // (nothing is repaired silently). opts may be nil for the defaults.
 //

@@ -22,8 +22,9 @@ var (
 	ErrTxManaged = errors.New("cairn: transaction is managed by View or Update")
 	// ErrClosed is returned by any use of a DB after Close.
 	ErrClosed = errors.New("cairn: database is closed")
-	// ErrLocked is returned by Open when another process (or another DB in this process) has the
-	// database open.
+	// ErrLocked is returned by Open when another process, or another DB of this process, has
+	// the database open. The error wrapping it says which: "cairn: open PATH: database is locked
+	// by another process" or "...: database is already open in this process".
 	ErrLocked = errors.New("cairn: database is locked by another process")
 	// ErrKeyRequired is returned by Put and Delete for an empty key.
 	ErrKeyRequired = errors.New("cairn: key required")

@@ -3,7 +3,8 @@ package cairn
 // Errors of Open name the database file once and the cause once: "cairn: open PATH: CAUSE".
 // CAUSE leaves PATH out where the cause is an *fs.PathError of the database file itself ("no such
 // file or directory", not "open PATH: no such file or directory"), and keeps the path of any
-// other file (PATH-wal). It may add a hint (Options.ReadOnly on a permission error). Every rewritten cause unwraps to the
+// other file (PATH-wal). It may add a hint (Options.ReadOnly on a permission error), and says
+// who holds a lock (another process, or this one). Every rewritten cause unwraps to the
 // original error, so errors.Is (fs.ErrNotExist, fs.ErrPermission, ErrLocked) and errors.As
 // (*fs.PathError) see what they saw before.
 
@@ -13,6 +14,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
 	"syscall"
 
 	"github.com/cairndb/cairn/internal/vfs"
@@ -59,8 +63,9 @@ func readable(fsys vfs.FS, path string) bool {
 	return true
 }
 
-// lockFile takes the lock of the database file (exclusive, or shared for a read-only open). When
-// another holder has the lock, the error wraps ErrLocked.
+// lockFile takes the lock of the database file (exclusive, or shared for a read-only open) and
+// records the file as open in this process until the lock is closed. When another holder has the
+// lock, the error wraps ErrLocked and says whether the holder is this process.
 func (db *DB) lockFile() (io.Closer, error) {
 	fsys := db.opts.fs
 	lock := fsys.Lock
@@ -71,12 +76,96 @@ func (db *DB) lockFile() (io.Closer, error) {
 	switch {
 	case errors.Is(err, vfs.ErrLocked):
 		msg := "database is locked by another process"
-		if db.opts.ReadOnly {
+		switch {
+		case openHere.has(fsys, db.path):
+			msg = "database is already open in this process"
+		case db.opts.ReadOnly:
 			msg += " that has it open for writing"
 		}
 		return nil, &causeError{msg: msg, err: ErrLocked}
 	case err != nil:
 		return nil, err
 	}
-	return l, nil
+	return openHere.add(fsys, db.path, l), nil
+}
+
+// openHere is the set of database files open in this process: a lock that fails while the file is
+// in it is held by this process.
+var openHere openFiles
+
+type openFiles struct {
+	mu    sync.Mutex
+	files map[*openFile]struct{}
+}
+
+// openFile is a database file open in this process, locked by lock.
+type openFile struct {
+	set  *openFiles
+	fs   vfs.FS
+	path string      // absolute
+	info os.FileInfo // of the file on the OS's file system (nil on others): the same file by another name
+	lock io.Closer
+}
+
+// add records the file at path, locked by lock, and returns the closer that releases the lock and
+// forgets the file.
+func (s *openFiles) add(fsys vfs.FS, path string, lock io.Closer) io.Closer {
+	f := &openFile{set: s, fs: fsys, lock: lock}
+	f.path, f.info = identify(fsys, path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = make(map[*openFile]struct{})
+	}
+	s.files[f] = struct{}{}
+	return f
+}
+
+// Close releases the lock and then forgets the file (in that order: a lock that fails meanwhile
+// finds the file open here).
+func (f *openFile) Close() error {
+	err := f.lock.Close()
+	f.set.mu.Lock()
+	delete(f.set.files, f)
+	f.set.mu.Unlock()
+	return err
+}
+
+// has reports whether the file at path, on fsys, is open in this process.
+func (s *openFiles) has(fsys vfs.FS, path string) bool {
+	abs, info := identify(fsys, path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for f := range s.files {
+		if !sameFS(f.fs, fsys) {
+			continue
+		}
+		if f.path == abs || f.info != nil && info != nil && os.SameFile(f.info, info) {
+			return true
+		}
+	}
+	return false
+}
+
+// identify returns the absolute path of path and, on the OS's file system, its file info.
+func identify(fsys vfs.FS, path string) (string, os.FileInfo) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	if fsys != vfs.OS {
+		return abs, nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return abs, nil
+	}
+	return abs, info
+}
+
+// sameFS reports whether a and b are the same file system (false for values that cannot be
+// compared).
+func sameFS(a, b vfs.FS) bool {
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }

@@ -5,6 +5,7 @@ package cairn
 
 import (
 	"bufio"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -139,6 +140,52 @@ func TestOpenPermissionErrorAsNonRoot(t *testing.T) {
 	require.EqualError(t, err, "cairn: open "+path+": open "+path+"-wal: permission denied"+hint)
 	requirePathError(t, err, path+"-wal", fs.ErrPermission)
 	readBack()
+}
+
+func TestSecondOpenInThisProcess(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.db")
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	here := "cairn: open %s: database is already open in this process"
+	_, err = Open(path, nil)
+	require.EqualError(t, err, fmt.Sprintf(here, path))
+	require.ErrorIs(t, err, ErrLocked)
+	_, err = Open(path, &Options{ReadOnly: true})
+	require.EqualError(t, err, fmt.Sprintf(here, path))
+	require.ErrorIs(t, err, ErrLocked)
+	// The same file by other names.
+	link := filepath.Join(dir, "link.db")
+	require.NoError(t, os.Symlink(path, link))
+	_, err = Open(link, nil)
+	require.EqualError(t, err, fmt.Sprintf(here, link))
+	hard := filepath.Join(dir, "hard.db")
+	require.NoError(t, os.Link(path, hard))
+	_, err = Open(hard, nil)
+	require.EqualError(t, err, fmt.Sprintf(here, hard))
+	require.NoError(t, db.Close())
+
+	// Read-only opens share the file; a writer is refused while one is open.
+	r1, err := Open(path, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	r2, err := Open(path, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	_, err = Open(path, nil)
+	require.EqualError(t, err, fmt.Sprintf(here, path))
+	require.NoError(t, r1.Close())
+	require.NoError(t, r2.Close())
+	db, err = Open(path, nil)
+	require.NoError(t, err, "closed: the file is forgotten")
+	require.NoError(t, db.Close())
+
+	// On another file system (memory), too.
+	mem := vfs.NewMem()
+	db, err = Open("/d/db", &Options{fs: mem})
+	require.NoError(t, err)
+	_, err = Open("/d/db", &Options{fs: mem})
+	require.EqualError(t, err, "cairn: open /d/db: database is already open in this process")
+	require.ErrorIs(t, err, ErrLocked)
+	require.NoError(t, db.Close())
 }
 
 // TestOpenLockedByAnotherProcess holds the database open in a child process (this test binary
