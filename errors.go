@@ -59,6 +59,11 @@ var (
 	// ErrCorrupt marks damaged bytes read from the database or WAL file: a checksum or structure
 	// check failed. Open returns it rather than silently dropping data.
 	ErrCorrupt = errs.ErrCorrupt
+	// ErrNotDatabase is returned by Open for a file that is not a cairn database at all (another
+	// program's file): neither meta page starts with cairn's magic bytes. The message is
+	// "cairn: open PATH: not a cairn database (bad magic)". It does not wrap ErrCorrupt, which
+	// stays for a cairn file that is damaged (a meta page with the magic but a bad checksum, say).
+	ErrNotDatabase = errs.ErrNotDatabase
 	// ErrFailed marks a database whose write or fdatasync failed: the commit in flight and every
 	// later write fail until the database is closed and reopened (which recovers every
 	// acknowledged commit). Read transactions keep working. Close returns the failure too.

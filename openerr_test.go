@@ -5,6 +5,7 @@ package cairn
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -232,4 +233,69 @@ func TestHelperHoldOpen(t *testing.T) {
 	os.Stdout.WriteString("open\n")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 	require.NoError(t, db.Close())
+}
+
+// TestNotADatabase: a file that is not a cairn database is said to be so, with ErrNotDatabase,
+// not ErrCorrupt; it is left as it was, and no WAL file is made beside it. A cairn file with
+// damaged meta pages stays ErrCorrupt.
+func TestNotADatabase(t *testing.T) {
+	dir := t.TempDir()
+	passwd := []byte("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
+	if b, err := os.ReadFile("/etc/passwd"); err == nil {
+		passwd = b
+	}
+	for name, data := range map[string][]byte{
+		"passwd":  passwd,
+		"short":   []byte("hello"),
+		"zeroes":  make([]byte, 3*4096),
+		"one-off": []byte("cairnDB\x01" + string(make([]byte, 8192))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+			for _, ro := range []bool{false, true} {
+				_, err := Open(path, &Options{ReadOnly: ro})
+				require.EqualError(t, err, "cairn: open "+path+": not a cairn database (bad magic)")
+				require.ErrorIs(t, err, ErrNotDatabase)
+				require.NotErrorIs(t, err, ErrCorrupt)
+			}
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, data, got, "the file is unchanged")
+			for _, wal := range []string{path + "-wal", path + "-wal2"} {
+				require.NoFileExists(t, wal)
+			}
+		})
+	}
+
+	// A cairn file: its magic, then damage.
+	path := filepath.Join(dir, "x.db")
+	db, err := Open(path, &Options{PageSize: 8192})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	damaged := func(name string, fn func(b []byte)) string {
+		p := filepath.Join(dir, name)
+		c := bytes.Clone(b)
+		fn(c)
+		require.NoError(t, os.WriteFile(p, c, 0o600))
+		return p
+	}
+	for _, p := range []string{
+		damaged("cut.db", func([]byte) {}), // replaced below
+		damaged("magic0-crc1.db", func(c []byte) { c[0] ^= 1; c[8192+80] ^= 1 }),
+		damaged("crc-both.db", func(c []byte) { c[80] ^= 1; c[8192+80] ^= 1 }),
+	} {
+		if filepath.Base(p) == "cut.db" {
+			require.NoError(t, os.Truncate(p, 50))
+		}
+		_, err := Open(p, nil)
+		require.ErrorIs(t, err, ErrCorrupt, "%s", p)
+		require.NotErrorIs(t, err, ErrNotDatabase, "%s", p)
+	}
+	// Both meta pages without the magic: nothing says it is a cairn file.
+	p := damaged("magic-both.db", func(c []byte) { c[0] ^= 1; c[8192] ^= 1 })
+	_, err = Open(p, nil)
+	require.EqualError(t, err, "cairn: open "+p+": not a cairn database (bad magic)")
 }

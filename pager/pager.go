@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -95,7 +96,8 @@ type Options struct {
 
 // Open opens the page file f. A file of size 0 is initialised as a new, empty database with
 // o.PageSize (created reports this). Otherwise the newest valid meta page is used and o.PageSize
-// is ignored. Errors wrap errs.ErrCorrupt when the file is not a valid database.
+// is ignored. Errors wrap errs.ErrCorrupt when the file is a damaged database; the error is
+// errs.ErrNotDatabase itself when no meta page starts with the magic (see readMeta).
 func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
 	size, err := f.Size()
 	if err != nil {
@@ -154,12 +156,14 @@ func (p *Pager) initialise(pageSize int) error {
 // readMeta finds the newest valid meta page and reports whether the other one is damaged. Meta
 // page 0 gives the page size; if it is damaged, meta page 1 is looked for at every page size. A
 // read error is returned as it is: a page that could not be read is not known to be damaged, and
-// it may be the newest one.
+// it may be the newest one. A file in which neither meta page (at any page size) starts with the
+// magic, nor the first bytes of a file too short for one, is not a cairn database:
+// errs.ErrNotDatabase.
 func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	buf := make([]byte, metaSize)
 	var best Meta
 	var firstErr, readErr error
-	found := false
+	found, sawMagic := false, false
 	try := func(off int64, wantSize uint32) {
 		if off+metaSize > size || readErr != nil {
 			return
@@ -168,6 +172,7 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 			readErr = fmt.Errorf("pager: read meta page at offset %d: %w", off, ioErr(err))
 			return
 		}
+		sawMagic = sawMagic || string(buf[:len(metaMagic)]) == metaMagic
 		m, err := decodeMeta(buf)
 		if err == nil && wantSize != 0 && m.PageSize != wantSize {
 			err = fmt.Errorf("pager: meta page 1 page size mismatch: %w", errs.ErrCorrupt)
@@ -190,6 +195,15 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	}
 	if readErr != nil {
 		return Meta{}, false, readErr
+	}
+	if !found && !sawMagic {
+		head := buf[:min(size, int64(len(metaMagic)))]
+		if _, err := f.ReadAt(head, 0); err != nil {
+			return Meta{}, false, fmt.Errorf("pager: read meta page at offset 0: %w", ioErr(err))
+		}
+		if !strings.HasPrefix(metaMagic, string(head)) {
+			return Meta{}, false, errs.ErrNotDatabase
+		}
 	}
 	if !found && firstErr == nil {
 		firstErr = fmt.Errorf("pager: file of %d bytes is too small to be a cairn database: %w", size, errs.ErrCorrupt)

@@ -61,3 +61,13 @@ func TestPermissionMessage(t *testing.T) {
 		"error: cairn: open "+db+": permission denied (open it read-only: Options.ReadOnly, kvsh -readonly)\n", 1)
 	runKvsh(t, "", "-readonly", db, "-c", "get k").expect(t, "v\n", "", 0)
 }
+
+// TestNotADatabaseMessage: a file of another program is not called corrupt.
+func TestNotADatabaseMessage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "passwd")
+	writeFile(t, path, []byte("root:x:0:0:root:/root:/bin/bash\n"))
+	runKvsh(t, "", path, "-c", "count").expect(t, "",
+		"error: cairn: open "+path+": not a cairn database (bad magic)\n", 1)
+	runKvsh(t, "", "-readonly", path, "-c", "count").expect(t, "",
+		"error: cairn: open "+path+": not a cairn database (bad magic)\n", 1)
+}
