@@ -47,7 +47,8 @@ func (b *Bucket) usable() error {
 }
 
 // Get returns the value of key, or ErrNotFound. The value is valid until the transaction ends and
-// must not be modified; its bytes may belong to another page afterwards, so copy it to keep it.
+// must not be modified; its bytes may belong to another page afterwards, so copy it to keep it
+// (in tests, Options.PoisonFreedPages makes a value kept too long read as 0xdb bytes).
 func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.usable(); err != nil {
 		return nil, err

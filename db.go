@@ -167,6 +167,7 @@ func (db *DB) open() (err error) {
 	}
 	pg, created, err := pager.Open(db.pageFile, pager.Options{
 		PageSize: db.opts.PageSize, CacheBytes: db.opts.CacheBytes, Validate: btree.Validate,
+		Poison: db.opts.PoisonFreedPages,
 	})
 	if created {
 		// A failed creation leaves both files empty, as a new database is, so that the next Open

@@ -199,7 +199,8 @@ func (tx *Tx) run(fn func(tx *Tx) error) (err error) {
 func (tx *Tx) Writable() bool { return tx.writable }
 
 // Get returns the value of key in the default key space, or ErrNotFound. The value is valid
-// until the transaction ends and must not be modified.
+// until the transaction ends and must not be modified: copy it to keep it (in tests,
+// Options.PoisonFreedPages makes a value kept too long read as 0xdb bytes).
 func (tx *Tx) Get(key []byte) ([]byte, error) { return tx.main.Get(key) }
 
 // Put sets key to value in the default key space. Both are copied; value may be empty or nil

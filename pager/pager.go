@@ -60,6 +60,8 @@ type Pager struct {
 	// pool holds single-page buffers of frames that Reclaim dropped, for Allocate to reuse, at
 	// most maxPoolBytes of them. They are not counted as cached.
 	pool [][]byte
+	// poison is Options.Poison.
+	poison bool
 }
 
 // maxPoolBytes bounds the page buffers kept for reuse (Pager.pool).
@@ -92,7 +94,13 @@ type Options struct {
 	CacheBytes int64
 	// Validate, if set, checks every extent read from the file after its checksum matched.
 	Validate func(id uint64, data []byte) error
+	// Poison makes Reclaim fill the buffer of every cached extent it drops with PoisonByte (a
+	// debug mode: bytes kept past their transaction then visibly change).
+	Poison bool
 }
+
+// PoisonByte is the byte Options.Poison fills dropped buffers with.
+const PoisonByte = 0xdb
 
 // Open opens the page file f. A file of size 0 is initialised as a new, empty database with
 // o.PageSize (created reports this). Otherwise the newest valid meta page is used and o.PageSize
@@ -103,7 +111,7 @@ func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("pager: stat: %w", err)
 	}
-	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]dirtyExtent)}
+	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]dirtyExtent), poison: o.Poison}
 	if size == 0 {
 		return p, true, p.initialise(o.PageSize)
 	}
@@ -368,6 +376,8 @@ func (p *Pager) Unallocate(id uint64, n int) {
 // The cached content of those ids is dropped and its single-page buffers kept for Allocate: no
 // version can reach them, so only a caller that kept a page's bytes (a value, a key) past the end
 // of its transaction could see them change, which the API's lifetimes forbid (as bbolt's do).
+// With Options.Poison the dropped buffers are filled with PoisonByte first, so that such a
+// caller sees them change at once.
 func (p *Pager) Reclaim(readers Readers) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -377,8 +387,22 @@ func (p *Pager) Reclaim(readers Readers) {
 		s := p.table.slot(id)
 		if fr := s.fr.Load(); fr != nil && s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
+			if p.poison {
+				fill(fr.data, PoisonByte)
+			}
 			p.keepPooled(fr.data)
 		}
+	}
+}
+
+// fill sets every byte of b to c.
+func fill(b []byte, c byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = c
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
 	}
 }
 
