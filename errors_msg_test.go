@@ -10,6 +10,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,4 +123,41 @@ func TestLimitsShowTheirNumbersInGoDoc(t *testing.T) {
 	require.Equal(t, 16384, MaxKeySize)
 	require.Equal(t, 256<<20, MaxValueSize)
 	require.Equal(t, 1<<30, MaxTxSize)
+}
+
+// TestOpenDocNamesTheFiles: `go doc cairn.Open` names both WAL files, says an empty file is made
+// a database, and tells the errors.
+func TestOpenDocNamesTheFiles(t *testing.T) {
+	p, _ := packageDoc(t)
+	var text string
+	funcs := p.Funcs
+	for _, typ := range p.Types {
+		funcs = append(funcs, typ.Funcs...) // constructors: Open is listed under DB
+	}
+	for _, f := range funcs {
+		if f.Name == "Open" {
+			text = strings.Join(strings.Fields(f.Doc), " ")
+		}
+	}
+	for _, want := range []string{`path+"-wal"`, `path+"-wal2"`, "An empty file at path is made a new database",
+		"ErrLocked", "ErrCorrupt", "ErrNotDatabase", "Options.ReadOnly"} {
+		require.Contains(t, text, want)
+	}
+}
+
+// TestEmptyFileIsMadeADatabase: as Open's doc says, an empty file becomes a new database (and a
+// read-only open refuses it).
+func TestEmptyFileIsMadeADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	db, err := Open(path, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("k"), []byte("v")) }))
+	require.NoError(t, db.Close())
+	for _, wal := range []string{path + "-wal", path + "-wal2"} {
+		require.FileExists(t, wal)
+	}
+	db, err = Open(path, &Options{ReadOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
 }
