@@ -127,10 +127,10 @@ type DB struct {
 // database, as a missing one is (with Options.ReadOnly both are an error wrapping
 // fs.ErrNotExist). Open takes an exclusive lock: a second Open of the same path, from another
 // process or from this one, returns an error wrapping ErrLocked (with Options.ReadOnly: a shared
-// lock that excludes only writers). Opening replays the WAL written
-// since the last checkpoint; a damaged database or WAL file gives an error wrapping ErrCorrupt
-// (nothing is repaired silently), and a file that is not a cairn database one wrapping
-// ErrNotDatabase. opts may be nil for the defaults.
+// lock that excludes only writers). Opening replays the WAL written since the last checkpoint; a
+// damaged database or WAL file gives an error wrapping ErrCorrupt (nothing is repaired silently),
+// and a file that is not a cairn database one wrapping ErrNotDatabase. opts may be nil for the
+// defaults.
 //
 // Errors name the path once and the cause once, as in "cairn: open /tmp/x.db: no such file or
 // directory"; they wrap the cause, so errors.Is(err, fs.ErrNotExist) and the like hold. A
