@@ -164,8 +164,7 @@ func identify(fsys vfs.FS, path string) (string, os.FileInfo) {
 }
 
 // sameFS reports whether a and b are the same file system (false for values that cannot be
-// compared).
+// compared, where == would panic).
 func sameFS(a, b vfs.FS) bool {
-	t := reflect.TypeOf(a)
-	return t == reflect.TypeOf(b) && t.Comparable() && a == b
+	return reflect.ValueOf(a).Comparable() && reflect.ValueOf(b).Comparable() && a == b
 }

@@ -299,3 +299,29 @@ func TestNotADatabase(t *testing.T) {
 	_, err = Open(p, nil)
 	require.EqualError(t, err, "cairn: open "+p+": not a cairn database (bad magic)")
 }
+
+// uncomparableFS is a file system whose values == cannot compare (it holds a slice).
+type uncomparableFS struct {
+	vfs.FS
+	_ []int
+}
+
+// wrapperFS is of a comparable type, but == panics when its field holds an uncomparableFS.
+type wrapperFS struct{ vfs.FS }
+
+// TestSameFSNeverPanics: the set of open files compares file systems of any kind.
+func TestSameFSNeverPanics(t *testing.T) {
+	mem := vfs.NewMem()
+	a, b := uncomparableFS{FS: mem}, uncomparableFS{FS: mem}
+	require.NotPanics(t, func() { require.False(t, sameFS(a, b)) })
+	wa, wb := wrapperFS{a}, wrapperFS{b}
+	require.NotPanics(t, func() { require.False(t, sameFS(wa, wb)) })
+	require.True(t, sameFS(mem, mem))
+	require.False(t, sameFS(mem, vfs.NewMem()))
+	require.True(t, sameFS(vfs.OS, vfs.OS))
+	db, err := Open("/d/db", &Options{fs: wa})
+	require.NoError(t, err)
+	_, err = Open("/d/db", &Options{fs: wb})
+	require.ErrorIs(t, err, ErrLocked, "the memory file system's lock holds")
+	require.NoError(t, db.Close())
+}
