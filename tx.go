@@ -41,6 +41,9 @@ type Tx struct {
 	dropPending bool
 	// replaying is set while RollbackTo or recovery apply redo operations: they are not logged.
 	replaying bool
+	// headLSN is, for a read-write transaction, the LSN of the newest commit when it began (held
+	// commits included; base may be older).
+	headLSN uint64
 	// ws is the workspace a writable transaction's trees decode into (nil: the DB's; the copy
 	// materialization's replay has its own).
 	ws  *btree.Workspace
@@ -119,6 +122,7 @@ func (db *DB) beginWrite() (*Tx, error) {
 	defer db.stateMu.Unlock()
 	db.pager.Reclaim(db.readerSet())
 	tx := newWriteTx(db, db.latest.Load())
+	tx.headLSN = db.headLSN.Load()
 	if db.hasHeld() {
 		db.held.trees.giveTo(tx)
 	}
@@ -203,6 +207,17 @@ func (tx *Tx) run(fn func(tx *Tx) error) (err error) {
 	}
 	tx.managed = false
 	return tx.Commit()
+}
+
+// LSN returns the LSN of the newest commit the transaction sees, not counting its own changes:
+// for a read transaction the version it reads, for a read-write one the newest commit when it
+// began. LSNs grow by one per commit, so a later transaction with a larger LSN saw commits this
+// one did not (the SQL layer uses it to refuse a write based on a stale snapshot).
+func (tx *Tx) LSN() uint64 {
+	if tx.writable {
+		return tx.headLSN
+	}
+	return tx.base.lsn
 }
 
 // Writable reports whether tx is a read-write transaction.
