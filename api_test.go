@@ -344,3 +344,22 @@ func TestCloseShrinksTheWAL(t *testing.T) {
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("after"), value) }))
 	require.NoError(t, db.Check())
 }
+
+func TestTxLSN(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	var before uint64
+	require.NoError(t, db.View(func(tx *Tx) error { before = tx.LSN(); return nil }))
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		require.Equal(t, before, tx.LSN(), "a writer starts at the newest commit")
+		return tx.Put([]byte("k"), []byte("v"))
+	}))
+	old, err := db.Begin(false)
+	require.NoError(t, err)
+	defer old.Rollback()
+	require.Equal(t, before+1, old.LSN(), "a reader sees the commit")
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("k"), []byte("w")) }))
+	w, err := db.Begin(true)
+	require.NoError(t, err)
+	require.Greater(t, w.LSN(), old.LSN(), "a writer after another commit sees past the old snapshot")
+	require.NoError(t, w.Rollback())
+}

@@ -47,7 +47,8 @@ func (b *Bucket) usable() error {
 }
 
 // Get returns the value of key, or ErrNotFound. The value is valid until the transaction ends and
-// must not be modified; its bytes may belong to another page afterwards, so copy it to keep it.
+// must not be modified; its bytes may belong to another page afterwards, so copy it to keep it
+// (in tests, Options.PoisonFreedPages makes a value kept too long read as 0xdb bytes).
 func (b *Bucket) Get(key []byte) ([]byte, error) {
 	if err := b.usable(); err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func (b *Bucket) Put(key, value []byte) error {
 		return err
 	}
 	if len(value) > MaxValueSize {
-		return ErrValueTooLarge
+		return &sizeError{"value", len(value), MaxValueSize, ErrValueTooLarge}
 	}
 	k, v := b.tx.logOp(b.name, ondisk.RedoPut, key, value)
 	if err := b.tree.Put(k, v); err != nil {
@@ -106,7 +107,7 @@ func (b *Bucket) checkWrite(key []byte) error {
 	case len(key) == 0:
 		return ErrKeyRequired
 	case len(key) > MaxKeySize:
-		return ErrKeyTooLarge
+		return &sizeError{"key", len(key), MaxKeySize, ErrKeyTooLarge}
 	}
 	return nil
 }

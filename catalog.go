@@ -77,7 +77,7 @@ func (tx *Tx) checkBucketName(name []byte, write bool) error {
 	case len(name) == 0:
 		return ErrBucketNameRequired
 	case len(name) > MaxKeySize:
-		return ErrKeyTooLarge
+		return &sizeError{"bucket name", len(name), MaxKeySize, ErrKeyTooLarge}
 	}
 	return nil
 }

@@ -16,9 +16,12 @@ import (
 // first writes the pages changed so far while readers and writers go on, then holds the writer
 // slot only to pick the version and switch the WAL to its other segment (Stats.LastCheckpointStall
 // is that time), and writes the rest, the free list and the meta page while writers go on again.
-// ctx is checked between the steps. A failed write or fdatasync puts the database in the failed
-// state (ErrFailed).
+// ctx is checked between the steps (a nil ctx is context.Background()). A failed write or
+// fdatasync puts the database in the failed state (ErrFailed).
 func (db *DB) Checkpoint(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

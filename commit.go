@@ -102,7 +102,7 @@ func (tx *Tx) Commit() error {
 	case len(tx.redo) > maxTxSize:
 		tx.closed = true
 		tx.endWrite()
-		return ErrTxTooLarge
+		return &sizeError{"transaction", len(tx.redo), maxTxSize, ErrTxTooLarge}
 	}
 	db := tx.db
 	db.stateMu.Lock()

@@ -24,7 +24,8 @@ type CompactStats struct {
 // on: Compact works in steps, each a short write transaction that rewrites at most
 // compactBudget (256) extents, with checkpoints between its passes. It first lets the pages of
 // deleted buckets be freed and checkpoints, so that every freed page can be reused. progress, if
-// not nil, is called after every step. ctx is checked between steps.
+// not nil, is called after every step. ctx is checked between steps (a nil ctx is
+// context.Background()).
 //
 // Pages that a read transaction still pins cannot be reused, so a long reader open during
 // Compact leaves the file larger. Compact runs at most four passes; the file is as small as
@@ -32,6 +33,9 @@ type CompactStats struct {
 // ordinary commit, and the file is cut only after a checkpoint has recorded the smaller size.
 // Errors: ctx's error between steps, ErrClosed, and those of Update and Checkpoint.
 func (db *DB) Compact(ctx context.Context, progress func(CompactStats)) (CompactStats, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	st := CompactStats{PagesBefore: db.pager.PageCount(), FileBefore: db.pager.FileSize()}
 	report := func() {
 		st.PagesAfter, st.FileAfter = db.pager.PageCount(), db.pager.FileSize()

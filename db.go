@@ -122,12 +122,20 @@ type DB struct {
 	loopDone       sync.WaitGroup
 }
 
-// Open opens the database at path, creating it (and path+"-wal") with mode 0600 if it does not
-// exist. It takes an exclusive lock: a second Open of the same path, from this or another process,
-// returns an error wrapping ErrLocked (with Options.ReadOnly: a shared lock that excludes only
-// writers). Opening replays the WAL written since the last checkpoint;
-// a damaged database or WAL file gives an error wrapping ErrCorrupt (nothing is repaired
-// silently). opts may be nil for the defaults.
+// Open opens the database at path, creating it with mode 0600 if it does not exist. The database
+// is three files: path itself and its two WAL segments, path+"-wal" and path+"-wal2" (created
+// beside it when missing); copy or remove them together. An empty file at path is made a new
+// database, as a missing one is (with Options.ReadOnly both are an error wrapping
+// fs.ErrNotExist). Open takes an exclusive lock: a second Open of the same path, from another
+// process or from this one, returns an error wrapping ErrLocked (with Options.ReadOnly: a shared
+// lock that excludes only writers). Opening replays the WAL written since the last checkpoint; a
+// damaged database or WAL file gives an error wrapping ErrCorrupt (nothing is repaired silently),
+// and a file that is not a cairn database one wrapping ErrNotDatabase. opts may be nil for the
+// defaults.
+//
+// Errors name the path once and the cause once, as in "cairn: open /tmp/x.db: no such file or
+// directory"; they wrap the cause, so errors.Is(err, fs.ErrNotExist) and the like hold. A
+// permission error on a file that can be read suggests Options.ReadOnly.
 func Open(path string, opts *Options) (*DB, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -141,7 +149,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	if err := open(); err != nil {
 		db.closeFiles()
-		return nil, fmt.Errorf("cairn: open %s: %w", path, err)
+		return nil, openError(o.fs, path, o.ReadOnly, err)
 	}
 	if !o.ReadOnly {
 		db.loopDone.Add(1)
@@ -152,10 +160,7 @@ func Open(path string, opts *Options) (*DB, error) {
 
 func (db *DB) open() (err error) {
 	fs := db.opts.fs
-	if db.lock, err = fs.Lock(db.path); err != nil {
-		if errors.Is(err, vfs.ErrLocked) {
-			return ErrLocked
-		}
+	if db.lock, err = db.lockFile(); err != nil {
 		return err
 	}
 	if db.pageFile, err = fs.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
@@ -163,6 +168,7 @@ func (db *DB) open() (err error) {
 	}
 	pg, created, err := pager.Open(db.pageFile, pager.Options{
 		PageSize: db.opts.PageSize, CacheBytes: db.opts.CacheBytes, Validate: btree.Validate,
+		Poison: db.opts.PoisonFreedPages,
 	})
 	if created {
 		// A failed creation leaves both files empty, as a new database is, so that the next Open

@@ -2,6 +2,8 @@ package cairn
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/cairndb/cairn/internal/errs"
 	"github.com/cairndb/cairn/wal"
@@ -20,17 +22,23 @@ var (
 	ErrTxManaged = errors.New("cairn: transaction is managed by View or Update")
 	// ErrClosed is returned by any use of a DB after Close.
 	ErrClosed = errors.New("cairn: database is closed")
-	// ErrLocked is returned by Open when another process (or another DB in this process) has the
-	// database open.
+	// ErrLocked is returned by Open when another process, or another DB of this process, has
+	// the database open. The error wrapping it says which: "cairn: open PATH: database is locked
+	// by another process" or "...: database is already open in this process".
 	ErrLocked = errors.New("cairn: database is locked by another process")
 	// ErrKeyRequired is returned by Put and Delete for an empty key.
 	ErrKeyRequired = errors.New("cairn: key required")
-	// ErrKeyTooLarge is returned for a key longer than MaxKeySize bytes.
+	// ErrKeyTooLarge is returned for a key or bucket name longer than MaxKeySize (16,384) bytes.
+	// The error wrapping it gives both sizes, not the key: "cairn: key of 20,480 bytes is larger
+	// than the 16,384-byte limit" ("bucket name of ..." for a bucket name).
 	ErrKeyTooLarge = errors.New("cairn: key too large")
-	// ErrValueTooLarge is returned for a value longer than MaxValueSize bytes.
+	// ErrValueTooLarge is returned for a value longer than MaxValueSize (268,435,456) bytes, by an
+	// error giving both sizes as for ErrKeyTooLarge ("cairn: value of ... bytes is larger than
+	// the 268,435,456-byte limit").
 	ErrValueTooLarge = errors.New("cairn: value too large")
-	// ErrTxTooLarge is returned by Commit when the transaction's changes exceed MaxTxSize bytes;
-	// the transaction is rolled back and the database goes on.
+	// ErrTxTooLarge is returned by Commit when the transaction's changes (its WAL record) exceed
+	// MaxTxSize (1,073,741,824) bytes, by an error giving both sizes as for ErrKeyTooLarge; the
+	// transaction is rolled back and the database goes on.
 	ErrTxTooLarge = errors.New("cairn: transaction too large")
 	// ErrReadOnly is returned by write transactions, Checkpoint and Compact on a database opened
 	// with Options.ReadOnly.
@@ -51,6 +59,11 @@ var (
 	// ErrCorrupt marks damaged bytes read from the database or WAL file: a checksum or structure
 	// check failed. Open returns it rather than silently dropping data.
 	ErrCorrupt = errs.ErrCorrupt
+	// ErrNotDatabase is returned by Open for a file that is not a cairn database at all (another
+	// program's file): neither meta page starts with cairn's magic bytes. The message is
+	// "cairn: open PATH: not a cairn database (bad magic)". It does not wrap ErrCorrupt, which
+	// stays for a cairn file that is damaged (a meta page with the magic but a bad checksum, say).
+	ErrNotDatabase = errs.ErrNotDatabase
 	// ErrFailed marks a database whose write or fdatasync failed: the commit in flight and every
 	// later write fail until the database is closed and reopened (which recovers every
 	// acknowledged commit). Read transactions keep working. Close returns the failure too.
@@ -58,9 +71,42 @@ var (
 )
 
 // Size limits in bytes: of a key, of a value, and of all keys and values a transaction writes
-// (its WAL record, with a few bytes of framing per operation).
+// (its WAL record, with a few bytes of framing per operation). Past them Put, CreateBucket and
+// Commit return ErrKeyTooLarge, ErrValueTooLarge and ErrTxTooLarge.
 const (
-	MaxKeySize   = 16 << 10
-	MaxValueSize = 256 << 20
-	MaxTxSize    = wal.MaxRecordSize
+	MaxKeySize   = 16384      // 16 KiB: a key, or a bucket name
+	MaxValueSize = 268435456  // 256 MiB: a value
+	MaxTxSize    = 1073741824 // 1 GiB: a transaction's WAL record (wal.MaxRecordSize)
 )
+
+// MaxTxSize is wal.MaxRecordSize, written as a number for go doc: the build fails if they differ
+// (a negative constant does not convert to uint).
+const _ = uint(MaxTxSize-wal.MaxRecordSize) + uint(wal.MaxRecordSize-MaxTxSize)
+
+// sizeError is a too-large error that gives both sizes, never the bytes themselves: "cairn: key
+// of 20,480 bytes is larger than the 16,384-byte limit". errors.Is matches its sentinel
+// (ErrKeyTooLarge, ErrValueTooLarge or ErrTxTooLarge).
+type sizeError struct {
+	what        string // "key", "bucket name", "value", "transaction"
+	size, limit int
+	sentinel    error
+}
+
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("cairn: %s of %s bytes is larger than the %s-byte limit", e.what, commas(e.size), commas(e.limit))
+}
+
+func (e *sizeError) Unwrap() error { return e.sentinel }
+
+// commas formats n in decimal with a comma between groups of three digits: 16,384.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -48,6 +48,16 @@ type Options struct {
 	// empty database file is an error wrapping fs.ErrNotExist.
 	ReadOnly bool
 
+	// PoisonFreedPages is a debug mode for tests. Keys and values returned by Get, cursors and
+	// iterators point into cached pages and are valid only until their transaction ends: once no
+	// transaction can reach a page any more, a later write transaction reclaims it and its buffer
+	// is reused for another page, so a key or value kept too long silently changes. With
+	// PoisonFreedPages the buffer of every reclaimed page is first filled with 0xdb bytes, so that
+	// such a key or value reads 0xdb 0xdb ... from then on (until the buffer is reused), and the
+	// misuse fails loudly in tests. It costs a memset of each reclaimed page; the default is off.
+	// Nothing of it reaches the files: a reused buffer is zeroed or overwritten whole.
+	PoisonFreedPages bool
+
 	// fs replaces the file system in tests (crash simulation, error injection).
 	fs vfs.FS
 }

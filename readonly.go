@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/cairndb/cairn/btree"
-	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/cairndb/cairn/pager"
 	"github.com/cairndb/cairn/wal"
 )
@@ -21,10 +20,7 @@ import (
 // openReadOnly is open for Options.ReadOnly.
 func (db *DB) openReadOnly() (err error) {
 	fsys := db.opts.fs
-	if db.lock, err = fsys.LockShared(db.path); err != nil {
-		if errors.Is(err, vfs.ErrLocked) {
-			return ErrLocked
-		}
+	if db.lock, err = db.lockFile(); err != nil {
 		return err
 	}
 	if db.pageFile, err = fsys.OpenFile(db.path, os.O_RDONLY, 0); err != nil {

@@ -41,6 +41,9 @@ type Tx struct {
 	dropPending bool
 	// replaying is set while RollbackTo or recovery apply redo operations: they are not logged.
 	replaying bool
+	// headLSN is, for a read-write transaction, the LSN of the newest commit when it began (held
+	// commits included; base may be older).
+	headLSN uint64
 	// ws is the workspace a writable transaction's trees decode into (nil: the DB's; the copy
 	// materialization's replay has its own).
 	ws  *btree.Workspace
@@ -51,10 +54,12 @@ type Tx struct {
 var maxTxSize = MaxTxSize
 
 // Begin starts a transaction. Only one read-write transaction runs at a time: Begin(true) waits
-// for the current one to commit or roll back (so calling it while holding one on the same
-// goroutine deadlocks). Read-only transactions never wait. Errors: ErrClosed, and for writable
-// transactions ErrReadOnly on a database opened read-only, and an error wrapping ErrFailed after
-// a failed write.
+// for the current one to commit or roll back, however long that takes. So a goroutine that holds
+// a write transaction and calls Begin(true) or Update on the same DB (or Checkpoint, Compact,
+// Check or Close, which wait for the writer too) waits for itself forever; this is not detected
+// (Go has no cheap way to tell the goroutine holding the writer from another one waiting for it).
+// Read-only transactions never wait. Errors: ErrClosed, and for writable transactions ErrReadOnly
+// on a database opened read-only, and an error wrapping ErrFailed after a failed write.
 func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable {
 		return db.beginWrite()
@@ -117,6 +122,7 @@ func (db *DB) beginWrite() (*Tx, error) {
 	defer db.stateMu.Unlock()
 	db.pager.Reclaim(db.readerSet())
 	tx := newWriteTx(db, db.latest.Load())
+	tx.headLSN = db.headLSN.Load()
 	if db.hasHeld() {
 		db.held.trees.giveTo(tx)
 	}
@@ -151,6 +157,12 @@ func (tx *Tx) resetTree(t *btree.Tree, root uint64) {
 // Update runs fn in a read-write transaction and commits it if fn returns nil; it rolls back if
 // fn returns an error (returned as is) or panics (the panic goes on). When Update returns nil the
 // commit is durable (with SyncFull).
+//
+// Update waits for the write transaction running, if any, to end (see Begin). So fn must not call
+// Update or Begin(true) on the same DB, nor Checkpoint, Compact, Check or Close: the inner call
+// would wait for the outer transaction, which waits for fn, and the goroutine hangs forever (as
+// in bbolt; it is not detected). Use the tx passed to fn for every read and write of fn; a View
+// inside fn does not hang, but it does not see fn's changes.
 func (db *DB) Update(fn func(tx *Tx) error) error {
 	tx, err := db.Begin(true)
 	if err != nil {
@@ -162,7 +174,9 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 // View runs fn in a read-only transaction and returns fn's error, or else the first error an
 // iterator of the transaction met. The transaction (and the *Tx) is valid only while fn runs: fn
 // must not keep it, nor call its Commit or Rollback (ErrTxManaged). A View allocates nothing: its
-// transaction lives in the reader's registration slot.
+// transaction lives in the reader's registration slot. View never waits for a writer, so fn may
+// call View and Update (which commits a new version that fn's transaction does not see); it must
+// not call Close, which waits for every transaction to end, fn's included.
 func (db *DB) View(fn func(tx *Tx) error) error {
 	slot, v, err := db.pinRead()
 	if err != nil {
@@ -195,11 +209,23 @@ func (tx *Tx) run(fn func(tx *Tx) error) (err error) {
 	return tx.Commit()
 }
 
+// LSN returns the LSN of the newest commit the transaction sees, not counting its own changes:
+// for a read transaction the version it reads, for a read-write one the newest commit when it
+// began. LSNs grow by one per commit, so a later transaction with a larger LSN saw commits this
+// one did not (the SQL layer uses it to refuse a write based on a stale snapshot).
+func (tx *Tx) LSN() uint64 {
+	if tx.writable {
+		return tx.headLSN
+	}
+	return tx.base.lsn
+}
+
 // Writable reports whether tx is a read-write transaction.
 func (tx *Tx) Writable() bool { return tx.writable }
 
 // Get returns the value of key in the default key space, or ErrNotFound. The value is valid
-// until the transaction ends and must not be modified.
+// until the transaction ends and must not be modified: copy it to keep it (in tests,
+// Options.PoisonFreedPages makes a value kept too long read as 0xdb bytes).
 func (tx *Tx) Get(key []byte) ([]byte, error) { return tx.main.Get(key) }
 
 // Put sets key to value in the default key space. Both are copied; value may be empty or nil

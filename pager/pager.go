@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -59,6 +60,8 @@ type Pager struct {
 	// pool holds single-page buffers of frames that Reclaim dropped, for Allocate to reuse, at
 	// most maxPoolBytes of them. They are not counted as cached.
 	pool [][]byte
+	// poison is Options.Poison.
+	poison bool
 }
 
 // maxPoolBytes bounds the page buffers kept for reuse (Pager.pool).
@@ -91,17 +94,24 @@ type Options struct {
 	CacheBytes int64
 	// Validate, if set, checks every extent read from the file after its checksum matched.
 	Validate func(id uint64, data []byte) error
+	// Poison makes Reclaim fill the buffer of every cached extent it drops with PoisonByte (a
+	// debug mode: bytes kept past their transaction then visibly change).
+	Poison bool
 }
+
+// PoisonByte is the byte Options.Poison fills dropped buffers with.
+const PoisonByte = 0xdb
 
 // Open opens the page file f. A file of size 0 is initialised as a new, empty database with
 // o.PageSize (created reports this). Otherwise the newest valid meta page is used and o.PageSize
-// is ignored. Errors wrap errs.ErrCorrupt when the file is not a valid database.
+// is ignored. Errors wrap errs.ErrCorrupt when the file is a damaged database; the error is
+// errs.ErrNotDatabase itself when no meta page starts with the magic (see readMeta).
 func Open(f vfs.File, o Options) (p *Pager, created bool, err error) {
 	size, err := f.Size()
 	if err != nil {
 		return nil, false, fmt.Errorf("pager: stat: %w", err)
 	}
-	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]dirtyExtent)}
+	p = &Pager{f: f, cacheLimit: o.CacheBytes, validate: o.Validate, dirty: make(map[uint64]dirtyExtent), poison: o.Poison}
 	if size == 0 {
 		return p, true, p.initialise(o.PageSize)
 	}
@@ -156,12 +166,14 @@ func (p *Pager) initialise(pageSize int) error {
 // read error is returned as it is: a page that could not be read is not known to be damaged, and
 // it may be the newest one. So is an intact meta page of an older format version, in either
 // slot: the file was written, or last upgraded, by a development build, and its tree pages may
-// be in a layout this build does not read.
+// be in a layout this build does not read. A file in which neither meta page (at any page size)
+// starts with the magic, nor the first bytes of a file too short for one, is not a cairn
+// database: errs.ErrNotDatabase.
 func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	buf := make([]byte, metaSize)
 	var best Meta
 	var firstErr, readErr, versionErr error
-	found := false
+	found, sawMagic := false, false
 	try := func(off int64, wantSize uint32) {
 		if off+metaSize > size || readErr != nil {
 			return
@@ -170,6 +182,7 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 			readErr = fmt.Errorf("pager: read meta page at offset %d: %w", off, ioErr(err))
 			return
 		}
+		sawMagic = sawMagic || string(buf[:len(metaMagic)]) == metaMagic
 		m, err := decodeMeta(buf)
 		if err == nil && wantSize != 0 && m.PageSize != wantSize {
 			err = fmt.Errorf("pager: meta page 1 page size mismatch: %w", errs.ErrCorrupt)
@@ -199,6 +212,15 @@ func readMeta(f vfs.File, size int64) (Meta, bool, error) {
 	}
 	if versionErr != nil {
 		return Meta{}, false, versionErr
+	}
+	if !found && !sawMagic {
+		head := buf[:min(size, int64(len(metaMagic)))]
+		if _, err := f.ReadAt(head, 0); err != nil {
+			return Meta{}, false, fmt.Errorf("pager: read meta page at offset 0: %w", ioErr(err))
+		}
+		if !strings.HasPrefix(metaMagic, string(head)) {
+			return Meta{}, false, errs.ErrNotDatabase
+		}
 	}
 	if !found && firstErr == nil {
 		firstErr = fmt.Errorf("pager: file of %d bytes is too small to be a cairn database: %w", size, errs.ErrCorrupt)
@@ -363,6 +385,8 @@ func (p *Pager) Unallocate(id uint64, n int) {
 // The cached content of those ids is dropped and its single-page buffers kept for Allocate: no
 // version can reach them, so only a caller that kept a page's bytes (a value, a key) past the end
 // of its transaction could see them change, which the API's lifetimes forbid (as bbolt's do).
+// With Options.Poison the dropped buffers are filled with PoisonByte first, so that such a
+// caller sees them change at once.
 func (p *Pager) Reclaim(readers Readers) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -372,8 +396,22 @@ func (p *Pager) Reclaim(readers Readers) {
 		s := p.table.slot(id)
 		if fr := s.fr.Load(); fr != nil && s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
+			if p.poison {
+				fill(fr.data, PoisonByte)
+			}
 			p.keepPooled(fr.data)
 		}
+	}
+}
+
+// fill sets every byte of b to c.
+func fill(b []byte, c byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = c
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
 	}
 }
 

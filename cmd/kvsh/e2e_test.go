@@ -280,7 +280,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runKvsh(t, "", bad, "-c", "count")
-	if r.code != 1 || !strings.Contains(r.stderr, "corrupt") {
+	if r.code != 1 || !strings.Contains(r.stderr, "not a cairn database") {
 		t.Errorf("garbage database: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -53,7 +53,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	kind := openKind(cfg.path, cfg.readonly)
 	db, err := cairn.Open(cfg.path, &cairn.Options{ReadOnly: cfg.readonly})
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %s\n", describeOpenError(cfg.path, err))
+		fmt.Fprintf(stderr, "error: %v\n", err) // the library's error names the path and the cause
 		return 1
 	}
 	out := bufio.NewWriter(stdout)
@@ -149,17 +149,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-}
-
-// describeOpenError turns an Open failure into a one-line explanation.
-func describeOpenError(path string, err error) string {
-	switch {
-	case errors.Is(err, cairn.ErrLocked):
-		return fmt.Sprintf("database %s is locked: another process has it open (with -readonly: a writer has it)", path)
-	case errors.Is(err, cairn.ErrCorrupt):
-		return fmt.Sprintf("database %s is corrupt: %v", path, err)
-	}
-	return fmt.Sprintf("open %s: %v", path, err)
 }
 
 // runFile runs the commands of a file, line by line, like commands on standard input.

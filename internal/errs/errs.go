@@ -31,3 +31,8 @@ func (e *VersionError) Error() string {
 
 // Unwrap returns ErrCorrupt.
 func (e *VersionError) Unwrap() error { return ErrCorrupt }
+
+// ErrNotDatabase marks a page file none of whose meta pages starts with the magic bytes: not a
+// cairn database at all (another program's file), as opposed to a damaged one (ErrCorrupt, which
+// it does not wrap).
+var ErrNotDatabase = errors.New("not a cairn database (bad magic)")

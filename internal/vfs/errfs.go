@@ -35,7 +35,8 @@ func (o Op) String() string {
 	return opNames[o]
 }
 
-// ErrInjected is wrapped by every error that ErrFS injects, whatever Rule.Err says.
+// ErrInjected is wrapped by every error that ErrFS injects, whatever Rule.Err says, but for a
+// Plain rule's.
 var ErrInjected = errors.New("vfs: injected error")
 
 // Rule tells ErrFS which call to fail and how.
@@ -54,6 +55,9 @@ type Rule struct {
 	// Sticky keeps the rule firing on every later matching call; otherwise it fires once and
 	// is removed.
 	Sticky bool
+	// Plain returns Err as it is, without the "vfs: op path:" prefix and without ErrInjected:
+	// to imitate an error of the OS exactly (an *fs.PathError, say). It needs a non-nil Err.
+	Plain bool
 }
 
 // ErrFS wraps an FS and makes chosen calls fail, by Rule, to test error paths. Calls that no
@@ -127,6 +131,9 @@ func (e *ErrFS) check(op Op, path string) (short bool, err error) {
 	}
 	if !hit.Sticky {
 		e.rules = deleteRule(e.rules, hit)
+	}
+	if hit.Plain && hit.Err != nil {
+		return hit.ShortWrite, hit.Err
 	}
 	return hit.ShortWrite, injectedError(op, path, hit.Err)
 }

@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -59,7 +58,7 @@ func flock(f *os.File, name string, how int) (io.Closer, error) {
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, ErrLocked
 		}
-		return nil, fmt.Errorf("vfs: flock %s: %w", name, err)
+		return nil, &os.PathError{Op: "flock", Path: name, Err: err}
 	}
 	return f, nil
 }
