@@ -112,8 +112,16 @@ type ColumnDef struct {
 	Unique      bool
 	UniqueConf  Conflict
 	Default     Expr // nil: NULL
-	Checks      []Expr
+	Checks      []Check
 	Collation   string
+}
+
+// Check is a CHECK constraint: its expression, its text (for the error message of an unnamed
+// one) and its name (CONSTRAINT name), if any.
+type Check struct {
+	Expr Expr
+	Text string
+	Name string
 }
 
 // TableConstraint is a PRIMARY KEY, UNIQUE or CHECK clause of CREATE TABLE.
@@ -121,7 +129,7 @@ type TableConstraint struct {
 	Name     string
 	Kind     ConstraintKind
 	Columns  []IndexedColumn
-	Check    Expr
+	Check    *Check
 	Conflict Conflict
 }
 

@@ -106,6 +106,8 @@ type namedSavepoint struct {
 	// begins is set for a SAVEPOINT outside a transaction, which begins one (RELEASE of it
 	// commits).
 	begins bool
+	// schema is the transaction's schema when the savepoint was made (ROLLBACK TO restores it).
+	schema *Schema
 }
 
 // Errors of sessions.

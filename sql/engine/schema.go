@@ -46,7 +46,9 @@ type Column struct {
 	Affinity  value.Affinity
 	Collation value.Collation
 	NotNull   bool
-	Default   ast.Expr // nil: NULL
+	// NotNullConflict is the ON CONFLICT clause of NOT NULL.
+	NotNullConflict ast.Conflict
+	Default         ast.Expr // nil: NULL
 	// PK is the column's position in the primary key plus one (0: not in it).
 	PK int
 }
@@ -62,7 +64,10 @@ type Table struct {
 	// WithoutRowid tables are clustered by their primary key, PrimaryKey.
 	WithoutRowid bool
 	PrimaryKey   []IndexColumn // for WITHOUT ROWID (and informative for others)
-	Checks       []ast.Expr
+	// PKConflict is the ON CONFLICT clause of the PRIMARY KEY (the rowid's, for an INTEGER
+	// PRIMARY KEY).
+	PKConflict ast.Conflict
+	Checks     []ast.Check
 	Indexes      []*Index // every index of the table, the automatic ones of UNIQUE included
 	bucket       []byte
 }
@@ -82,7 +87,9 @@ type Index struct {
 	Table   *Table
 	Columns []IndexColumn
 	Unique  bool
-	bucket  []byte
+	// Conflict is the ON CONFLICT clause of the UNIQUE or PRIMARY KEY constraint it enforces.
+	Conflict ast.Conflict
+	bucket   []byte
 }
 
 // View is a view of the schema.
@@ -280,13 +287,14 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	var pk []IndexColumn
 	pkSeen := false
 	var uniques [][]IndexColumn
+	var conflicts []ast.Conflict
 	for i, cd := range st.Columns {
 		if seen[fold(cd.Name)] {
 			return nil, fmt.Errorf("duplicate column name: %s", cd.Name)
 		}
 		seen[fold(cd.Name)] = true
 		col := Column{Name: cd.Name, Type: cd.Type, Affinity: value.AffinityOf(cd.Type), NotNull: cd.NotNull,
-			Default: cd.Default}
+			NotNullConflict: cd.NotNullConf, Default: cd.Default}
 		if cd.Collation != "" {
 			c, ok := value.CollationByName(cd.Collation)
 			if !ok {
@@ -302,16 +310,18 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			}
 			pkSeen = true
 			pk = []IndexColumn{{Column: i, Desc: cd.PKDesc, Collation: col.Collation}}
+			t.PKConflict = cd.PKConflict
 		}
 		if cd.Unique {
 			uniques = append(uniques, []IndexColumn{{Column: i, Collation: col.Collation}})
+			conflicts = append(conflicts, cd.UniqueConf)
 		}
 	}
 	for _, tc := range st.Constraints {
 		switch tc.Kind {
 		case ast.CheckConstraint:
 			if tc.Check != nil {
-				t.Checks = append(t.Checks, tc.Check)
+				t.Checks = append(t.Checks, *tc.Check)
 			}
 		case ast.PrimaryKey, ast.UniqueKey:
 			cols, err := t.indexColumns(tc.Columns)
@@ -320,12 +330,13 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			}
 			if tc.Kind == ast.UniqueKey {
 				uniques = append(uniques, cols)
+				conflicts = append(conflicts, tc.Conflict)
 				continue
 			}
 			if pkSeen {
 				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
 			}
-			pkSeen, pk = true, cols
+			pkSeen, pk, t.PKConflict = true, cols, tc.Conflict
 		}
 	}
 	t.PrimaryKey = pk
@@ -344,11 +355,12 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		t.RowidColumn = pk[0].Column
 	case len(pk) > 0:
 		uniques = append([][]IndexColumn{pk}, uniques...)
+		conflicts = append([]ast.Conflict{t.PKConflict}, conflicts...)
 	}
 	for i, cols := range uniques {
 		name := fmt.Sprintf("sqlite_autoindex_%s_%d", st.Name, i+1)
 		t.Indexes = append(t.Indexes, &Index{Name: name, ID: autoIndexID(id, i), Table: t, Columns: cols,
-			Unique: true, bucket: indexBucket(autoIndexID(id, i))})
+			Unique: true, Conflict: conflicts[i], bucket: indexBucket(autoIndexID(id, i))})
 	}
 	return t, nil
 }

@@ -84,7 +84,11 @@ func (c *converter) columnDef(col *m.ColumnDef) (ast.ColumnDef, error) {
 			if err != nil {
 				return def, err
 			}
-			def.Checks = append(def.Checks, x)
+			chk := ast.Check{Expr: x, Text: c.text(unparen(k.Expr))}
+			if k.Name != nil {
+				chk.Name = k.Name.Name
+			}
+			def.Checks = append(def.Checks, chk)
 		case m.ColumnDefault:
 			x, err := c.expr(k.Expr)
 			if err != nil {
@@ -125,10 +129,9 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 		if err != nil {
 			return out, err
 		}
-		out.Check = x
+		out.Check = &ast.Check{Expr: x, Text: c.text(unparen(tc.Expr)), Name: out.Name}
 	case m.TableForeignKey:
-		out.Kind = ast.CheckConstraint // not enforced: see columnDef
-		out.Check = nil
+		out.Kind = ast.CheckConstraint // not enforced: see columnDef; Check stays nil
 	}
 	return out, nil
 }
