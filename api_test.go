@@ -363,3 +363,28 @@ func TestTxLSN(t *testing.T) {
 	require.Greater(t, w.LSN(), old.LSN(), "a writer after another commit sees past the old snapshot")
 	require.NoError(t, w.Rollback())
 }
+
+func TestInMemoryCreatesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mem.db")
+	db, err := Open(path, &Options{InMemory: true})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("k"), []byte("v")) }))
+	require.NoError(t, db.View(func(tx *Tx) error {
+		v, err := tx.Get([]byte("k"))
+		require.Equal(t, "v", string(v))
+		return err
+	}))
+	other, err := Open(path, &Options{InMemory: true}) // another private file system: not locked
+	require.NoError(t, err)
+	require.NoError(t, other.View(func(tx *Tx) error {
+		_, err := tx.Get([]byte("k"))
+		require.ErrorIs(t, err, ErrNotFound)
+		return nil
+	}))
+	require.NoError(t, other.Close())
+	require.NoError(t, db.Close())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "an in-memory database writes no file")
+}

@@ -58,6 +58,12 @@ type Options struct {
 	// Nothing of it reaches the files: a reused buffer is zeroed or overwritten whole.
 	PoisonFreedPages bool
 
+	// InMemory keeps the database in memory, in files of a file system private to this DB: no
+	// file is created on disk, path only names the database, and everything is gone at Close (or
+	// when the process ends). Durability modes and checkpoints behave as on disk. For tests,
+	// caches, and the SQL driver's ":memory:" databases.
+	InMemory bool
+
 	// fs replaces the file system in tests (crash simulation, error injection).
 	fs vfs.FS
 }
@@ -90,7 +96,11 @@ func (o *Options) withDefaults() (Options, error) {
 	if r.Sync != SyncFull && r.Sync != SyncNone {
 		return r, fmt.Errorf("cairn: unknown sync mode %d", r.Sync)
 	}
-	if r.fs == nil {
+	switch {
+	case r.fs != nil:
+	case r.InMemory:
+		r.fs = vfs.NewMem()
+	default:
 		r.fs = vfs.OS
 	}
 	return r, nil
