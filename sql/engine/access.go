@@ -97,15 +97,15 @@ type tableRange struct {
 func (p *tableRange) explain() string { return p.desc }
 
 type tableRangeIter struct {
-	e      *env
-	src    int
-	t      *Table
-	c      *cairn.Cursor
-	hi     []byte
-	first  bool
-	lo     []byte
-	empty  bool
-	buf    []value.Value
+	e     *env
+	src   int
+	t     *Table
+	c     *cairn.Cursor
+	hi    []byte
+	first bool
+	lo    []byte
+	empty bool
+	buf   []value.Value
 }
 
 func (p *tableRange) open(e *env, src int) (candidates, error) {
@@ -263,16 +263,16 @@ type bound struct {
 func (p *indexScan) explain() string { return p.desc }
 
 type indexScanIter struct {
-	e      *env
-	src    int
-	p      *indexScan
-	c      *cairn.Cursor
-	start  []byte
-	end    []byte // exclusive end of the keys to read (nil: to the end of the index)
-	first  bool
-	empty  bool
-	tb     *cairn.Bucket
-	buf    []value.Value
+	e     *env
+	src   int
+	p     *indexScan
+	c     *cairn.Cursor
+	start []byte
+	end   []byte // exclusive end of the keys to read (nil: to the end of the index)
+	first bool
+	empty bool
+	tb    *cairn.Bucket
+	buf   []value.Value
 }
 
 func (p *indexScan) open(e *env, src int) (candidates, error) {

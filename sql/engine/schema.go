@@ -68,8 +68,8 @@ type Table struct {
 	// PRIMARY KEY).
 	PKConflict ast.Conflict
 	Checks     []ast.Check
-	Indexes      []*Index // every index of the table, the automatic ones of UNIQUE included
-	bucket       []byte
+	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
+	bucket     []byte
 }
 
 // IndexColumn is a column of an index or primary key.

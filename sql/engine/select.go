@@ -34,15 +34,15 @@ type orderKey struct {
 
 // selectPlan is a planned SELECT.
 type selectPlan struct {
-	cores []*corePlan
-	ops   []ast.CompoundOp
-	ncols int
-	names []string
-	decl  []string   // declared types of the result columns ("" for expressions)
-	infos []exprInfo // of the first core's result columns
-	order []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
+	cores         []*corePlan
+	ops           []ast.CompoundOp
+	ncols         int
+	names         []string
+	decl          []string   // declared types of the result columns ("" for expressions)
+	infos         []exprInfo // of the first core's result columns
+	order         []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
 	limit, offset expr
-	sc    *scope
+	sc            *scope
 }
 
 func (p *selectPlan) resultInfo(i int) exprInfo {
@@ -54,18 +54,18 @@ func (p *selectPlan) resultInfo(i int) exprInfo {
 
 // corePlan is one planned core.
 type corePlan struct {
-	sources  []*source
-	levels   []*level
-	agg      *aggPlan
-	having   expr
-	project  []expr // the select list, then the extra ORDER BY keys of a single-core select
+	sources []*source
+	levels  []*level
+	agg     *aggPlan
+	having  expr
+	project []expr // the select list, then the extra ORDER BY keys of a single-core select
 	// extraColl are the collations of the extra ORDER BY columns.
 	extraColl []value.Collation
-	ncols    int
-	distinct bool
-	dcolls   []value.Collation // collations for DISTINCT
-	values   [][]expr          // a VALUES core
-	consts   []expr            // WHERE terms that read no source of this query
+	ncols     int
+	distinct  bool
+	dcolls    []value.Collation // collations for DISTINCT
+	values    [][]expr          // a VALUES core
+	consts    []expr            // WHERE terms that read no source of this query
 }
 
 // aggPlan is the grouping of an aggregate core.
