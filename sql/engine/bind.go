@@ -1,0 +1,437 @@
+package engine
+
+// The binder: ast expressions to bound expressions (expr.go), with names resolved (scope.go) and
+// SQLite's affinity and collation rules applied where an operator needs them (datatype3.html
+// §4.2, §7.1).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+type exprAST = ast.Expr
+
+// exprInfo is what the binder knows of a bound expression's type.
+type exprInfo struct {
+	// hasAff is set when the expression has an affinity (a column, a CAST, a scalar subquery of
+	// one), aff its value.
+	hasAff bool
+	aff    value.Affinity
+	// coll is the expression's collation: explicit (COLLATE) or a column's (hasColl).
+	coll     value.Collation
+	hasColl  bool
+	explicit bool
+	// column is set for a plain column reference (for names of result columns and index use).
+	column *colRefResult
+}
+
+// binder binds the expressions of one query.
+type binder struct {
+	pc *planCtx
+	sc *scope
+	// agg collects aggregate calls when set: the select list, HAVING and ORDER BY of an
+	// aggregate query are bound with it.
+	agg *aggCollector
+	// noAgg is set where an aggregate call is an error (WHERE, GROUP BY, ON).
+	noAgg string
+}
+
+// aggCollector gathers the aggregate calls of a query.
+type aggCollector struct {
+	calls []*aggCall
+	// minMax is the index of the query's min or max call when it is the only aggregate, so that
+	// bare columns take that row (-1 otherwise; see select.go).
+	bare bool // the query reads columns outside aggregates
+}
+
+func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
+	switch e := e.(type) {
+	case *ast.Literal:
+		return &constExpr{v: e.Value}, exprInfo{}, nil
+	case *ast.ColumnRef:
+		return b.column(e)
+	case *ast.Param:
+		b.pc.noteParam(e.Index)
+		return &paramExpr{i: e.Index - 1}, exprInfo{}, nil
+	case *ast.Unary:
+		return b.unary(e)
+	case *ast.Binary:
+		return b.binary(e)
+	case *ast.Like:
+		return b.like(e)
+	case *ast.IsNull:
+		x, _, err := b.bind(e.X)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		return &isNullExpr{x: x, not: e.Not}, exprInfo{}, nil
+	case *ast.Between:
+		return b.between(e)
+	case *ast.In:
+		return b.in(e)
+	case *ast.Case:
+		return b.caseExpr(e)
+	case *ast.Cast:
+		x, info, err := b.bind(e.X)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		aff := value.AffinityOf(e.Type)
+		return &castExpr{x: x, aff: aff}, exprInfo{hasAff: true, aff: aff, coll: info.coll, hasColl: info.hasColl,
+			explicit: info.explicit}, nil
+	case *ast.Collate:
+		x, info, err := b.bind(e.X)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		c, ok := value.CollationByName(e.Collation)
+		if !ok {
+			return nil, exprInfo{}, fmt.Errorf("no such collation sequence: %s", e.Collation)
+		}
+		info.coll, info.hasColl, info.explicit = c, true, true
+		return x, info, nil
+	case *ast.Call:
+		return b.call(e)
+	case *ast.Exists:
+		sq, err := b.subquery(e.Select, subqExists)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		return sq, exprInfo{}, nil
+	case *ast.Subquery:
+		sq, err := b.subquery(e.Select, subqScalar)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		info := exprInfo{}
+		if c := sq.plan.resultInfo(0); c.hasAff {
+			info.hasAff, info.aff = true, c.aff
+		}
+		return sq, info, nil
+	}
+	return nil, exprInfo{}, fmt.Errorf("unsupported expression %T", e)
+}
+
+func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
+	r, err := b.sc.resolve(e.Table, e.Column)
+	if nc, ok := err.(*errNoColumn); ok {
+		if e.Table == "" {
+			if x, info, ok, err := b.alias(e.Column); ok || err != nil {
+				return x, info, err
+			}
+			if e.DoubleQuoted {
+				return &constExpr{v: value.TextString(e.Column)}, exprInfo{}, nil
+			}
+		}
+		return nil, exprInfo{}, nc
+	}
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	if b.agg != nil && r.depth == 0 {
+		b.agg.bare = true
+	}
+	info := exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true, column: &r}
+	return &colExpr{depth: r.depth, src: r.src, col: r.col}, info, nil
+}
+
+// alias binds name as a select-list alias of this query, if it is one.
+func (b *binder) alias(name string) (expr, exprInfo, bool, error) {
+	sc := b.sc
+	if sc.inAliasBinding {
+		return nil, exprInfo{}, false, nil
+	}
+	for _, a := range sc.aliases {
+		if strings.EqualFold(a.name, name) {
+			sc.inAliasBinding = true
+			x, info, err := b.bind(a.expr)
+			sc.inAliasBinding = false
+			return x, info, true, err
+		}
+	}
+	return nil, exprInfo{}, false, nil
+}
+
+func (b *binder) unary(e *ast.Unary) (expr, exprInfo, error) {
+	x, info, err := b.bind(e.X)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	switch e.Op {
+	case ast.Plus:
+		// +x keeps x's value and collation but not its affinity (nor its being a column).
+		info.hasAff, info.column = false, nil
+		return x, info, nil
+	case ast.Neg:
+		if c, ok := x.(*constExpr); ok {
+			return &constExpr{v: value.Negate(c.v)}, exprInfo{}, nil
+		}
+		return &negExpr{x: x}, exprInfo{}, nil
+	case ast.Not:
+		return &notExpr{x: x}, exprInfo{}, nil
+	}
+	return &bitNotExpr{x: x}, exprInfo{}, nil
+}
+
+var arithOps = map[ast.BinaryOp]value.Op{
+	ast.Add: value.OpAdd, ast.Sub: value.OpSub, ast.Mul: value.OpMul, ast.Div: value.OpDiv,
+	ast.Rem: value.OpRem, ast.BitAnd: value.OpBitAnd, ast.BitOr: value.OpBitOr,
+	ast.ShiftLeft: value.OpShiftLeft, ast.ShiftRight: value.OpShiftRight,
+}
+
+var cmpOps = map[ast.BinaryOp]cmpOp{
+	ast.Eq: cmpEq, ast.Ne: cmpNe, ast.Lt: cmpLt, ast.Le: cmpLe, ast.Gt: cmpGt, ast.Ge: cmpGe,
+	ast.Is: cmpIs, ast.IsNot: cmpIsNot,
+}
+
+func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
+	x, xi, err := b.bind(e.X)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	y, yi, err := b.bind(e.Y)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	switch e.Op {
+	case ast.And:
+		return &andExpr{x: x, y: y}, exprInfo{}, nil
+	case ast.Or:
+		return &orExpr{x: x, y: y}, exprInfo{}, nil
+	case ast.Concat:
+		return &concatExpr{x: x, y: y}, exprInfo{}, nil
+	}
+	if op, ok := cmpOps[e.Op]; ok {
+		aff := comparisonAffinity(xi, yi)
+		return &cmpExpr{op: op, x: x, y: y, affX: aff, affY: aff, coll: comparisonCollation(xi, yi)}, exprInfo{}, nil
+	}
+	return &arithExpr{op: arithOps[e.Op], x: x, y: y}, exprInfo{}, nil
+}
+
+// comparisonAffinity is the affinity applied to both operands of a comparison: numeric if either
+// operand has a numeric affinity and both have one, else none; with one operand without
+// affinity, the other's (sqlite3CompareAffinity).
+func comparisonAffinity(x, y exprInfo) value.Affinity {
+	switch {
+	case x.hasAff && y.hasAff:
+		if x.aff.IsNumeric() || y.aff.IsNumeric() {
+			return value.AffinityNumeric
+		}
+		return value.AffinityBlob
+	case x.hasAff:
+		return x.aff
+	case y.hasAff:
+		return y.aff
+	}
+	return value.AffinityBlob
+}
+
+// comparisonCollation is the collation of a comparison: an explicit COLLATE of the left operand,
+// else of the right, else the left operand's column's, else the right's, else BINARY.
+func comparisonCollation(x, y exprInfo) value.Collation {
+	switch {
+	case x.explicit:
+		return x.coll
+	case y.explicit:
+		return y.coll
+	case x.hasColl:
+		return x.coll
+	case y.hasColl:
+		return y.coll
+	}
+	return value.Binary
+}
+
+func (b *binder) like(e *ast.Like) (expr, exprInfo, error) {
+	x, _, err := b.bind(e.X)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	p, _, err := b.bind(e.Pattern)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	var esc expr
+	if e.Escape != nil {
+		if esc, _, err = b.bind(e.Escape); err != nil {
+			return nil, exprInfo{}, err
+		}
+	}
+	return &likeExpr{x: x, pattern: p, escape: esc, glob: e.Glob, not: e.Not}, exprInfo{}, nil
+}
+
+// between binds x BETWEEN lo AND hi as x >= lo AND x <= hi (each comparison with its own
+// affinity and collation, as SQLite rewrites it), negated for NOT BETWEEN.
+func (b *binder) between(e *ast.Between) (expr, exprInfo, error) {
+	ge := &ast.Binary{At: e.At, Op: ast.Ge, X: e.X, Y: e.Lo}
+	le := &ast.Binary{At: e.At, Op: ast.Le, X: e.X, Y: e.Hi}
+	var both exprAST = &ast.Binary{At: e.At, Op: ast.And, X: ge, Y: le}
+	if e.Not {
+		both = &ast.Unary{At: e.At, Op: ast.Not, X: both}
+	}
+	return b.bind(both)
+}
+
+func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
+	x, xi, err := b.bind(e.X)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	if e.Select != nil {
+		sq, err := b.subquery(e.Select, subqIn)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		if sq.plan.ncols != 1 {
+			return nil, exprInfo{}, fmt.Errorf("sub-select returns %d columns - expected 1", sq.plan.ncols)
+		}
+		ci := sq.plan.resultInfo(0)
+		aff := comparisonAffinity(xi, ci)
+		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, exprInfo{}, nil
+	}
+	out := &inListExpr{x: x, not: e.Not, affX: xi.aff, coll: value.Binary}
+	if !xi.hasAff {
+		out.affX = value.AffinityBlob
+	}
+	for i, item := range e.List {
+		v, vi, err := b.bind(item)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		out.list = append(out.list, v)
+		aff := out.affX // x's affinity, applied to every item (exprINAffinity)
+		out.affs = append(out.affs, aff)
+		if i == 0 {
+			out.coll = comparisonCollation(xi, vi)
+		}
+	}
+	return out, exprInfo{}, nil
+}
+
+func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
+	out := &caseExpr{}
+	var opInfo exprInfo
+	if e.Operand != nil {
+		x, info, err := b.bind(e.Operand)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		out.operand, opInfo = x, info
+	}
+	slot := &operandSlot{}
+	for _, w := range e.Whens {
+		c, ci, err := b.bind(w.Cond)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		r, _, err := b.bind(w.Result)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		out.whens = append(out.whens, c)
+		out.results = append(out.results, r)
+		if e.Operand != nil {
+			aff := comparisonAffinity(opInfo, ci)
+			out.cmps = append(out.cmps, &cmpExpr{op: cmpEq, x: slot, y: c, affX: aff, affY: aff,
+				coll: comparisonCollation(opInfo, ci)})
+		}
+	}
+	if e.Else != nil {
+		x, _, err := b.bind(e.Else)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		out.els = x
+	}
+	return out, exprInfo{}, nil
+}
+
+func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
+	if isAggregate(e.Name, len(e.Args), e.Star) {
+		return b.aggregate(e)
+	}
+	if e.Star {
+		return nil, exprInfo{}, fmt.Errorf("wrong number of arguments to function %s()", e.Name)
+	}
+	if e.Distinct {
+		return nil, exprInfo{}, fmt.Errorf("DISTINCT aggregates must have exactly one argument")
+	}
+	f, err := lookupScalar(e.Name, len(e.Args))
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	out := &funcExpr{fn: f}
+	var infos []exprInfo
+	for _, a := range e.Args {
+		x, info, err := b.bind(a)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		out.args = append(out.args, x)
+		infos = append(infos, info)
+	}
+	out.coll = callCollation(infos)
+	return out, exprInfo{}, nil
+}
+
+// callCollation is the collation a function compares with: the first explicit COLLATE of its
+// arguments, else the first column's.
+func callCollation(infos []exprInfo) value.Collation {
+	for _, i := range infos {
+		if i.explicit {
+			return i.coll
+		}
+	}
+	for _, i := range infos {
+		if i.hasColl {
+			return i.coll
+		}
+	}
+	return value.Binary
+}
+
+func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
+	if b.agg == nil {
+		if b.noAgg != "" {
+			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
+		}
+		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate function %s()", e.Name)
+	}
+	def, err := lookupAggregate(e.Name, len(e.Args), e.Star, e.Distinct)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	call := &aggCall{name: e.Name, def: def, distinct: e.Distinct}
+	// Arguments are bound in the FROM scope, without the collector: no aggregate inside one.
+	inner := &binder{pc: b.pc, sc: b.sc, noAgg: "aggregate"}
+	var infos []exprInfo
+	for _, a := range e.Args {
+		x, info, err := inner.bind(a)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		call.args = append(call.args, x)
+		infos = append(infos, info)
+	}
+	call.coll = callCollation(infos)
+	b.agg.calls = append(b.agg.calls, call)
+	info := exprInfo{}
+	if (e.Name == "min" || e.Name == "max") && len(infos) == 1 {
+		info = exprInfo{coll: infos[0].coll, hasColl: infos[0].hasColl, explicit: infos[0].explicit}
+	}
+	return &aggRefExpr{i: len(b.agg.calls) - 1}, info, nil
+}
+
+// conjuncts splits e into its AND terms.
+func conjuncts(e exprAST, out []exprAST) []exprAST {
+	if bin, ok := e.(*ast.Binary); ok && bin.Op == ast.And {
+		return conjuncts(bin.Y, conjuncts(bin.X, out))
+	}
+	if e != nil {
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,505 @@
+package engine
+
+// INSERT, UPDATE and DELETE, with SQLite's constraint checks and conflict algorithms
+// (lang_conflict.html): NOT NULL, CHECK, then the rowid or primary key, then each UNIQUE index;
+// ABORT (the default) undoes the statement, FAIL keeps its earlier rows, IGNORE skips the row,
+// REPLACE deletes the rows in the way (or uses the column's default for NOT NULL), ROLLBACK ends
+// the transaction.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// conflictError is a constraint violation with the algorithm that handles it.
+type conflictError struct {
+	err  error
+	algo ast.Conflict
+}
+
+func (c *conflictError) Error() string { return c.err.Error() }
+func (c *conflictError) Unwrap() error { return c.err }
+
+// effective returns the conflict algorithm in force: the statement's OR clause, else the
+// constraint's ON CONFLICT, else ABORT.
+func effective(stmt, constraint ast.Conflict) ast.Conflict {
+	switch {
+	case stmt != ast.ConflictDefault:
+		return stmt
+	case constraint != ast.ConflictDefault:
+		return constraint
+	}
+	return ast.ConflictAbort
+}
+
+// errSkipRow tells the caller that IGNORE skipped the row.
+var errSkipRow = errors.New("row skipped")
+
+// rowWriter checks and writes the rows of one INSERT or UPDATE.
+type rowWriter struct {
+	cx     *execCtx
+	t      *Table
+	algo   ast.Conflict // the statement's OR clause
+	checks []expr
+	e      *env
+}
+
+func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value) (*rowWriter, error) {
+	w := &rowWriter{cx: cx, t: t, algo: algo}
+	if len(t.Checks) > 0 {
+		sc := &scope{sources: []*source{tableSource(t, t.Name)}}
+		b := &binder{pc: &planCtx{schema: cx.schema, sess: cx.sess}, sc: sc, noAgg: "CHECK"}
+		for _, c := range t.Checks {
+			x, _, err := b.bind(c.Expr)
+			if err != nil {
+				return nil, err
+			}
+			w.checks = append(w.checks, x)
+		}
+		w.e = &env{rows: make([][]value.Value, 1), params: params, run: &runState{cx: cx, params: params,
+			subqCache: map[*subquery]*subqResult{}}}
+	}
+	return w, nil
+}
+
+// tableSource is a source for one table, as name.
+func tableSource(t *Table, name string) *source {
+	src := &source{name: name, table: t, rowidSlot: -1}
+	for _, c := range t.Columns {
+		src.cols = append(src.cols, srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type})
+	}
+	if !t.WithoutRowid {
+		src.rowidSlot = len(t.Columns)
+	}
+	return src
+}
+
+// prepare applies affinities and the NOT NULL and CHECK constraints to vals (a full row, its
+// rowid in the last slot for a rowid table). It returns errSkipRow for IGNORE.
+func (w *rowWriter) prepare(vals []value.Value) error {
+	t := w.t
+	for i := range t.Columns {
+		if i == t.RowidColumn {
+			continue
+		}
+		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
+	}
+	for i, c := range t.Columns {
+		if !c.NotNull || !vals[i].IsNull() || i == t.RowidColumn {
+			continue
+		}
+		switch effective(w.algo, c.NotNullConflict) {
+		case ast.ConflictIgnore:
+			return errSkipRow
+		case ast.ConflictReplace:
+			if c.Default != nil {
+				v, err := constDefault(c.Default, w.cx)
+				if err != nil {
+					return err
+				}
+				vals[i] = c.Affinity.Apply(v)
+				if !vals[i].IsNull() {
+					continue
+				}
+			}
+			fallthrough
+		default:
+			return &conflictError{err: fmt.Errorf("NOT NULL constraint failed: %s.%s", t.Name, c.Name),
+				algo: effective(w.algo, c.NotNullConflict)}
+		}
+	}
+	for i, x := range w.checks {
+		w.e.rows[0] = vals
+		v, err := x.eval(w.e)
+		if err != nil {
+			return err
+		}
+		if ok, known := value.Truth(v); known && !ok {
+			if w.algo == ast.ConflictIgnore {
+				return errSkipRow
+			}
+			c := t.Checks[i]
+			name := c.Name
+			if name == "" {
+				name = c.Text
+			}
+			return &conflictError{err: fmt.Errorf("CHECK constraint failed: %s", name), algo: effective(w.algo, ast.ConflictAbort)}
+		}
+	}
+	return nil
+}
+
+// resolveUnique handles the rows a new row (at key self, with rowid) would conflict with: an error
+// for ABORT, FAIL and ROLLBACK, errSkipRow for IGNORE, their deletion for REPLACE.
+func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, isUpdate bool) error {
+	t := w.t
+	if !isUpdate { // the rowid (or the primary key of a WITHOUT ROWID table) first
+		if existing, ok, err := w.cx.readRow(t, self); err != nil {
+			return err
+		} else if ok {
+			algo := effective(w.algo, t.PKConflict)
+			cols := t.PrimaryKey
+			if t.RowidColumn < 0 && !t.WithoutRowid {
+				cols = nil
+			}
+			switch algo {
+			case ast.ConflictIgnore:
+				return errSkipRow
+			case ast.ConflictReplace:
+				if err := w.cx.deleteRow(t, existing, rowidOfRow(t, existing)); err != nil {
+					return err
+				}
+			default:
+				if cols == nil {
+					return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
+				}
+				return &conflictError{err: uniqueError(t, cols), algo: algo}
+			}
+		}
+	}
+	for _, ix := range t.Indexes {
+		if !ix.Unique {
+			continue
+		}
+		other, err := w.cx.conflicting(ix, vals, self)
+		if err != nil {
+			return err
+		}
+		if other == nil {
+			continue
+		}
+		algo := effective(w.algo, ix.Conflict)
+		switch algo {
+		case ast.ConflictIgnore:
+			return errSkipRow
+		case ast.ConflictReplace:
+			row, ok, err := w.cx.readRow(t, other)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if err := w.cx.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
+					return err
+				}
+			}
+		default:
+			return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
+		}
+	}
+	return nil
+}
+
+// rowidOfRow returns the rowid in a decoded row (0 for WITHOUT ROWID).
+func rowidOfRow(t *Table, row []value.Value) int64 {
+	if t.WithoutRowid {
+		return 0
+	}
+	return row[len(t.Columns)].Int()
+}
+
+// constDefault evaluates a DEFAULT expression (constant: no columns).
+func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
+	b := &binder{pc: &planCtx{schema: cx.schema, sess: cx.sess}, sc: &scope{}, noAgg: "DEFAULT"}
+	e, _, err := b.bind(x)
+	if err != nil {
+		return value.Value{}, err
+	}
+	return e.eval(&env{run: &runState{cx: cx, subqCache: map[*subquery]*subqResult{}}})
+}
+
+// insert runs an INSERT.
+func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
+	t := x.schema.table(st.Table)
+	if t == nil {
+		if x.schema.view(st.Table) != nil {
+			return Result{}, fmt.Errorf("cannot modify %s because it is a view", st.Table)
+		}
+		return Result{}, fmt.Errorf("no such table: %s", st.Table)
+	}
+	// Target columns.
+	var targets []int
+	if st.Columns == nil {
+		for i := range t.Columns {
+			targets = append(targets, i)
+		}
+	} else {
+		for _, name := range st.Columns {
+			i := t.columnIndex(name)
+			if i < 0 {
+				if isRowidName(name) && !t.WithoutRowid {
+					i = len(t.Columns) // the rowid itself
+				} else {
+					return Result{}, fmt.Errorf("table %s has no column named %s", t.Name, name)
+				}
+			}
+			targets = append(targets, i)
+		}
+	}
+	rows, err := x.insertSource(st, params, len(targets), t)
+	if err != nil {
+		return Result{}, err
+	}
+	defaults, err := x.defaults(t)
+	if err != nil {
+		return Result{}, err
+	}
+	w, err := newRowWriter(x, t, st.Conflict, params)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	for _, src := range rows {
+		vals := make([]value.Value, len(t.Columns)+1)
+		copy(vals, defaults)
+		explicitRowid := false
+		for i, col := range targets {
+			vals[col] = src[i]
+			if col == len(t.Columns) || col == t.RowidColumn {
+				explicitRowid = !src[i].IsNull()
+			}
+		}
+		rowid, err := x.rowidFor(t, vals, explicitRowid)
+		if err != nil {
+			return res, err
+		}
+		if err := x.insertRow(w, vals, rowid); err != nil {
+			if errors.Is(err, errSkipRow) {
+				continue
+			}
+			return res, err
+		}
+		res.RowsAffected++
+		if !t.WithoutRowid {
+			res.LastInsertID = rowid
+			x.sess.lastInsertID = rowid
+		}
+	}
+	return res, nil
+}
+
+// insertRow checks and writes one new row.
+func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error {
+	t := w.t
+	if err := w.prepare(vals); err != nil {
+		return err
+	}
+	if !t.WithoutRowid {
+		vals[len(t.Columns)] = value.Int(rowid)
+		if t.RowidColumn >= 0 {
+			vals[t.RowidColumn] = value.Int(rowid)
+		}
+	}
+	self := t.rowKey(vals, rowid)
+	if err := w.resolveUnique(vals, rowid, self, false); err != nil {
+		return err
+	}
+	return x.writeRow(t, vals, rowid)
+}
+
+// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next.
+func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, error) {
+	if t.WithoutRowid {
+		return 0, nil
+	}
+	slot := len(t.Columns)
+	if t.RowidColumn >= 0 && !vals[t.RowidColumn].IsNull() {
+		slot = t.RowidColumn
+	}
+	if explicit && !vals[slot].IsNull() {
+		v := value.AffinityInteger.Apply(vals[slot])
+		if v.Kind() != value.Integer {
+			return 0, errors.New("datatype mismatch")
+		}
+		return v.Int(), nil
+	}
+	return x.nextRowid(t)
+}
+
+// defaults returns the default value of each column (a row of len(columns)+1).
+func (x *execCtx) defaults(t *Table) ([]value.Value, error) {
+	out := make([]value.Value, len(t.Columns)+1)
+	for i, c := range t.Columns {
+		if c.Default == nil {
+			continue
+		}
+		v, err := constDefault(c.Default, x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// insertSource returns the rows an INSERT inserts (n values each), materialized first so that
+// an INSERT ... SELECT from the same table reads it as it was.
+func (x *execCtx) insertSource(st *ast.Insert, params []value.Value, n int, t *Table) ([][]value.Value, error) {
+	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
+	if st.DefaultValues || st.Select == nil {
+		return [][]value.Value{make([]value.Value, n)}, nil
+	}
+	pc := &planCtx{schema: x.schema, sess: x.sess}
+	plan, err := planSelect(pc, st.Select, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	if plan.ncols != n {
+		if st.Columns == nil {
+			return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
+		}
+		return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
+	}
+	return plan.collect(run, nil)
+}
+
+// targetRows plans a single-table WHERE for UPDATE and DELETE and returns the matching rows
+// (copied) in rowid or key order.
+func (x *execCtx) targetRows(table, alias string, where exprAST, params []value.Value) (*Table, [][]value.Value, *scope, error) {
+	t := x.schema.table(table)
+	if t == nil {
+		if x.schema.view(table) != nil {
+			return nil, nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
+		}
+		return nil, nil, nil, fmt.Errorf("no such table: %s", table)
+	}
+	pc := &planCtx{schema: x.schema, sess: x.sess}
+	name := t.Name
+	if alias != "" {
+		name = alias
+	}
+	sc := &scope{sources: []*source{tableSource(t, name)}}
+	cp := &corePlan{sources: sc.sources}
+	core := &ast.SelectCore{From: []ast.FromItem{{Table: table, Alias: alias}}, Where: where}
+	if err := planJoin(pc, core, sc, cp); err != nil {
+		return nil, nil, nil, err
+	}
+	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
+	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
+	j := &joinIter{cp: cp, e: e}
+	var rows [][]value.Value
+	for {
+		ok, err := j.next()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			break
+		}
+		rows = append(rows, cloneRow(e.rows[0]))
+	}
+	return t, rows, sc, nil
+}
+
+// delete runs a DELETE.
+func (x *execCtx) delete(st *ast.Delete, params []value.Value) (Result, error) {
+	t, rows, _, err := x.targetRows(st.Table, st.Alias, st.Where, params)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, row := range rows {
+		if err := x.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{RowsAffected: int64(len(rows))}, nil
+}
+
+// update runs an UPDATE.
+func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
+	t, rows, sc, err := x.targetRows(st.Table, st.Alias, st.Where, params)
+	if err != nil {
+		return Result{}, err
+	}
+	type set struct {
+		col int
+		x   expr
+	}
+	pc := &planCtx{schema: x.schema, sess: x.sess}
+	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
+	var sets []set
+	for _, a := range st.Set {
+		col := t.columnIndex(a.Columns[0])
+		if col < 0 {
+			if isRowidName(a.Columns[0]) && !t.WithoutRowid {
+				col = len(t.Columns)
+			} else {
+				return Result{}, fmt.Errorf("no such column: %s", a.Columns[0])
+			}
+		}
+		ex, _, err := b.bind(a.Expr)
+		if err != nil {
+			return Result{}, err
+		}
+		sets = append(sets, set{col, ex})
+	}
+	w, err := newRowWriter(x, t, st.Conflict, params)
+	if err != nil {
+		return Result{}, err
+	}
+	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
+	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
+	var res Result
+	for _, old := range rows {
+		e.rows[0] = old
+		vals := append([]value.Value(nil), old...)
+		for _, s := range sets {
+			v, err := s.x.eval(e)
+			if err != nil {
+				return res, err
+			}
+			vals[s.col] = v.Clone()
+		}
+		oldRowid := rowidOfRow(t, old)
+		rowid := oldRowid
+		if !t.WithoutRowid {
+			slot := len(t.Columns)
+			for _, s := range sets {
+				if s.col == t.RowidColumn || s.col == len(t.Columns) {
+					slot = s.col
+				}
+			}
+			if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
+				v := value.AffinityInteger.Apply(vals[slot])
+				if v.Kind() != value.Integer {
+					return res, errors.New("datatype mismatch")
+				}
+				rowid = v.Int()
+			}
+		}
+		if err := w.prepare(vals); err != nil {
+			if errors.Is(err, errSkipRow) {
+				continue
+			}
+			return res, err
+		}
+		if !t.WithoutRowid {
+			vals[len(t.Columns)] = value.Int(rowid)
+			if t.RowidColumn >= 0 {
+				vals[t.RowidColumn] = value.Int(rowid)
+			}
+		}
+		oldKey := t.rowKey(old, oldRowid)
+		newKey := t.rowKey(vals, rowid)
+		if err := x.deleteRow(t, old, oldRowid); err != nil {
+			return res, err
+		}
+		keyMoved := string(oldKey) != string(newKey)
+		if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
+			if errors.Is(err, errSkipRow) {
+				if werr := x.writeRow(t, old, oldRowid); werr != nil {
+					return res, werr
+				}
+				continue
+			}
+			return res, err
+		}
+		if err := x.writeRow(t, vals, rowid); err != nil {
+			return res, err
+		}
+		res.RowsAffected++
+	}
+	return res, nil
+}

@@ -1,0 +1,378 @@
+// Package engine runs SQL in SQLite's dialect over a cairn database: statements are parsed
+// (package parse), bound and planned (bind.go, select.go, join.go, choose.go), and run by pull
+// iterators (exec.go) inside cairn transactions. Tables and indexes are cairn buckets, their keys
+// and rows in package codec's formats, the schema in a bucket of its own (schema.go).
+//
+// An Engine serves one cairn.DB; each connection has a Session, which holds its transaction
+// state. A Session is used by one goroutine at a time; an Engine by any number.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/parse"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// Engine runs SQL over one database. It is safe for concurrent use.
+type Engine struct {
+	db *cairn.DB
+
+	mu      sync.Mutex
+	schemas map[int64]*Schema // recent schemas by cookie
+	latest  *Schema
+}
+
+// New returns an engine over db. db stays the caller's to close.
+func New(db *cairn.DB) *Engine {
+	return &Engine{db: db, schemas: map[int64]*Schema{}}
+}
+
+// DB returns the database the engine runs on.
+func (e *Engine) DB() *cairn.DB { return e.db }
+
+// NewSession returns a session: a connection's state (its transaction, savepoints, TEMP views,
+// last insert rowid).
+func (e *Engine) NewSession() *Session {
+	return &Session{eng: e}
+}
+
+// schemaFor returns the schema of tx's snapshot, loading it if the cached ones are of another
+// cookie.
+func (e *Engine) schemaFor(tx *cairn.Tx) (*Schema, error) {
+	cookie, err := readCookie(tx)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	s := e.schemas[cookie]
+	e.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err = loadSchema(tx, cookie)
+	if err != nil {
+		return nil, err
+	}
+	e.remember(s)
+	return s, nil
+}
+
+// remember caches s, keeping the few newest schemas.
+func (e *Engine) remember(s *Schema) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.schemas[s.cookie] = s
+	if e.latest == nil || s.cookie > e.latest.cookie {
+		e.latest = s
+	}
+	for c := range e.schemas {
+		if len(e.schemas) <= 8 {
+			break
+		}
+		if c < e.latest.cookie-4 {
+			delete(e.schemas, c)
+		}
+	}
+}
+
+// Session is one connection's state. Its methods are for one goroutine at a time.
+type Session struct {
+	eng *Engine
+	// tx is the cairn transaction of an explicit transaction (BEGIN ... COMMIT), nil before its
+	// first statement (deferred) or outside one.
+	tx       *cairn.Tx
+	inTx     bool
+	mode     ast.TxMode
+	snapshot uint64 // the LSN a deferred transaction's first read saw
+	// schema is the schema an explicit transaction sees (its own DDL included).
+	schema     *Schema
+	savepoints []namedSavepoint
+	tempViews  map[string]*View
+
+	lastInsertID int64
+	changes      int64
+	totalChanges int64
+}
+
+type namedSavepoint struct {
+	name string
+	sp   cairn.Savepoint
+	// begins is set for a SAVEPOINT outside a transaction, which begins one (RELEASE of it
+	// commits).
+	begins bool
+	// schema is the transaction's schema when the savepoint was made (ROLLBACK TO restores it).
+	schema *Schema
+}
+
+// Errors of sessions.
+var (
+	// ErrBusySnapshot is returned when a deferred transaction that read an older snapshot tries to
+	// write after another connection committed: retry the transaction (SQLite's SQLITE_BUSY_SNAPSHOT).
+	ErrBusySnapshot = errors.New("database is locked: the transaction read a snapshot another connection has since written past (SQLITE_BUSY_SNAPSHOT); retry it")
+	// ErrNoTransaction is returned by COMMIT or ROLLBACK outside a transaction.
+	ErrNoTransaction = errors.New("cannot commit - no transaction is active")
+)
+
+// InTransaction reports whether an explicit transaction is open.
+func (s *Session) InTransaction() bool { return s.inTx }
+
+// LastInsertID is the rowid of the last row an INSERT of this session added.
+func (s *Session) LastInsertID() int64 { return s.lastInsertID }
+
+// Stmt is a prepared statement: parsed once, planned when first run and again when the schema
+// changed. A Stmt belongs to its Session.
+type Stmt struct {
+	sess   *Session
+	parsed parse.Statement
+	// plan is the select plan of a query, for the schema of cookie planCookie.
+	plan       *selectPlan
+	planSchema *Schema
+}
+
+// Prepare parses one statement.
+func (s *Session) Prepare(sql string) (*Stmt, error) {
+	stmts, err := parse.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return nil, errors.New("empty statement")
+	case 1:
+		return &Stmt{sess: s, parsed: stmts[0]}, nil
+	}
+	return nil, fmt.Errorf("%d statements in one: prepare them one by one", len(stmts))
+}
+
+// PrepareAll parses every statement of sql.
+func (s *Session) PrepareAll(sql string) ([]*Stmt, error) {
+	stmts, err := parse.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Stmt, len(stmts))
+	for i := range stmts {
+		out[i] = &Stmt{sess: s, parsed: stmts[i]}
+	}
+	return out, nil
+}
+
+// NumInput returns the number of parameters (the highest parameter number).
+func (st *Stmt) NumInput() int { return st.parsed.Params }
+
+// ParamIndex returns the number of the named parameter name (with its sigil), or 0.
+func (st *Stmt) ParamIndex(name string) int { return st.parsed.Names[name] }
+
+// ReadOnly reports whether the statement only reads (a SELECT or EXPLAIN).
+func (st *Stmt) ReadOnly() bool {
+	switch st.parsed.Stmt.(type) {
+	case *ast.Select, *ast.Explain:
+		return true
+	}
+	return false
+}
+
+// Text returns the statement's SQL text.
+func (st *Stmt) Text() string { return st.parsed.Text }
+
+// Result is what a statement that is not a query did.
+type Result struct {
+	LastInsertID int64
+	RowsAffected int64
+}
+
+// Exec runs a statement that returns no rows (a query's rows are read and dropped).
+func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
+	if st.ReadOnly() {
+		rows, err := st.Query(ctx, args)
+		if err != nil {
+			return Result{}, err
+		}
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+		return Result{LastInsertID: st.sess.lastInsertID}, err
+	}
+	return st.sess.exec(ctx, st, args)
+}
+
+// Rows is the result of a query. Values of a row are valid until the next call of Next (copy
+// them to keep them).
+type Rows struct {
+	it    rowIter
+	names []string
+	decl  []string
+	err   error
+	done  bool
+	end   func() // ends the statement's transaction (autocommit)
+	row   []value.Value
+	cx    *execCtx
+}
+
+// Columns returns the result's column names.
+func (r *Rows) Columns() []string { return r.names }
+
+// DeclTypes returns the declared types of the result columns ("" for expressions).
+func (r *Rows) DeclTypes() []string { return r.decl }
+
+// Next advances to the next row; false at the end or on an error (see Err).
+func (r *Rows) Next() bool {
+	if r.done {
+		return false
+	}
+	ok, err := r.it.next()
+	if err != nil || !ok {
+		r.err = err
+		r.Close()
+		return false
+	}
+	r.row = r.it.row()
+	return true
+}
+
+// Row returns the current row, valid until the next call of Next.
+func (r *Rows) Row() []value.Value { return r.row }
+
+// Err returns the error that ended the rows, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close ends the rows (and an autocommit query's read transaction). It may be called twice.
+func (r *Rows) Close() error {
+	if r.done {
+		return nil
+	}
+	r.done = true
+	if r.it != nil {
+		r.it.close()
+	}
+	if r.end != nil {
+		r.end()
+	}
+	return nil
+}
+
+// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
+func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
+	if !st.ReadOnly() {
+		res, err := st.Exec(ctx, args)
+		_ = res
+		if err != nil {
+			return nil, err
+		}
+		return &Rows{it: &sliceIter{}, done: false}, nil
+	}
+	s := st.sess
+	tx, end, err := s.readTx()
+	if err != nil {
+		return nil, err
+	}
+	schema, err := s.schemaOf(tx)
+	if err != nil {
+		end()
+		return nil, err
+	}
+	cx := &execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
+	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
+		rows, err := st.explain(cx, ex)
+		end()
+		return rows, err
+	}
+	plan, err := st.selectPlan(schema)
+	if err != nil {
+		end()
+		return nil, err
+	}
+	run := &runState{cx: cx, params: args, subqCache: map[*subquery]*subqResult{}}
+	it, err := plan.open(run, nil)
+	if err != nil {
+		end()
+		return nil, err
+	}
+	return &Rows{it: it, names: plan.names, decl: plan.decl, end: end, cx: cx}, nil
+}
+
+// selectPlan returns the statement's plan for schema, planning it again after a schema change.
+func (st *Stmt) selectPlan(schema *Schema) (*selectPlan, error) {
+	if st.plan != nil && st.planSchema == schema {
+		return st.plan, nil
+	}
+	sel, ok := st.parsed.Stmt.(*ast.Select)
+	if !ok {
+		return nil, fmt.Errorf("not a query")
+	}
+	pc := &planCtx{schema: schema, sess: st.sess}
+	plan, err := planSelect(pc, sel, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	st.plan, st.planSchema = plan, schema
+	return plan, nil
+}
+
+// readTx returns the transaction a query reads in and the function that ends it: the explicit
+// transaction's (begun now if deferred), or a read transaction of its own.
+func (s *Session) readTx() (*cairn.Tx, func(), error) {
+	db := s.eng.db
+	if s.inTx {
+		if s.tx == nil {
+			tx, err := db.Begin(false)
+			if err != nil {
+				return nil, nil, err
+			}
+			s.tx, s.snapshot = tx, tx.LSN()
+		}
+		return s.tx, func() {}, nil
+	}
+	tx, err := db.Begin(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tx, func() { tx.Rollback() }, nil
+}
+
+// schemaOf returns the schema a statement of this session sees in tx.
+func (s *Session) schemaOf(tx *cairn.Tx) (*Schema, error) {
+	if s.inTx && s.schema != nil {
+		return s.schema, nil
+	}
+	schema, err := s.eng.schemaFor(tx)
+	if err != nil {
+		return nil, err
+	}
+	if s.inTx {
+		s.schema = schema
+	}
+	return schema, nil
+}
+
+// Exec parses and runs every statement of sql (parameters go to each).
+func (s *Session) Exec(ctx context.Context, sql string, args []value.Value) (Result, error) {
+	stmts, err := s.PrepareAll(sql)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	for _, st := range stmts {
+		if res, err = st.Exec(ctx, args); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// view returns the view called name: a TEMP view of the session, else the schema's.
+func (pc *planCtx) view(name string) *View {
+	if pc.sess != nil {
+		if v := pc.sess.tempViews[fold(name)]; v != nil {
+			return v
+		}
+	}
+	return pc.schema.view(name)
+}

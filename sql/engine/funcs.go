@@ -1,0 +1,378 @@
+package engine
+
+// Scalar functions (lang_corefunc.html). Each is called with its evaluated arguments.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// scalarFunc is a built-in scalar function: minArgs to maxArgs arguments (maxArgs -1: any number).
+type scalarFunc struct {
+	name             string
+	minArgs, maxArgs int
+	// fn computes the result; coll is the collation of the call (min, max, nullif, instr... use
+	// it for comparisons).
+	fn func(args []value.Value, coll value.Collation) (value.Value, error)
+	// nondeterministic functions (random) are never folded into constants.
+	nondeterministic bool
+}
+
+func (f *scalarFunc) call(args []value.Value, coll value.Collation) (value.Value, error) {
+	return f.fn(args, coll)
+}
+
+var errIntegerOverflow = errors.New("integer overflow")
+
+var scalarFuncs = map[string]*scalarFunc{}
+
+func init() {
+	for _, f := range []*scalarFunc{
+		{name: "abs", minArgs: 1, maxArgs: 1, fn: fnAbs},
+		{name: "coalesce", minArgs: 2, maxArgs: -1, fn: fnCoalesce},
+		{name: "ifnull", minArgs: 2, maxArgs: 2, fn: fnCoalesce},
+		{name: "nullif", minArgs: 2, maxArgs: 2, fn: fnNullif},
+		{name: "iif", minArgs: 3, maxArgs: 3, fn: fnIif},
+		{name: "length", minArgs: 1, maxArgs: 1, fn: fnLength},
+		{name: "lower", minArgs: 1, maxArgs: 1, fn: fnLower},
+		{name: "upper", minArgs: 1, maxArgs: 1, fn: fnUpper},
+		{name: "substr", minArgs: 2, maxArgs: 3, fn: fnSubstr},
+		{name: "substring", minArgs: 2, maxArgs: 3, fn: fnSubstr},
+		{name: "trim", minArgs: 1, maxArgs: 2, fn: trimFunc(true, true)},
+		{name: "ltrim", minArgs: 1, maxArgs: 2, fn: trimFunc(true, false)},
+		{name: "rtrim", minArgs: 1, maxArgs: 2, fn: trimFunc(false, true)},
+		{name: "replace", minArgs: 3, maxArgs: 3, fn: fnReplace},
+		{name: "instr", minArgs: 2, maxArgs: 2, fn: fnInstr},
+		{name: "round", minArgs: 1, maxArgs: 2, fn: fnRound},
+		{name: "min", minArgs: 2, maxArgs: -1, fn: minMaxFunc(-1)},
+		{name: "max", minArgs: 2, maxArgs: -1, fn: minMaxFunc(1)},
+		{name: "typeof", minArgs: 1, maxArgs: 1, fn: fnTypeof},
+		{name: "hex", minArgs: 1, maxArgs: 1, fn: fnHex},
+		{name: "quote", minArgs: 1, maxArgs: 1, fn: fnQuote},
+		{name: "random", minArgs: 0, maxArgs: 0, fn: fnRandom, nondeterministic: true},
+		{name: "printf", minArgs: 1, maxArgs: -1, fn: fnPrintf},
+		{name: "format", minArgs: 1, maxArgs: -1, fn: fnPrintf},
+		{name: "char", minArgs: 0, maxArgs: -1, fn: fnChar},
+		{name: "unicode", minArgs: 1, maxArgs: 1, fn: fnUnicode},
+		{name: "zeroblob", minArgs: 1, maxArgs: 1, fn: fnZeroblob},
+	} {
+		scalarFuncs[f.name] = f
+	}
+}
+
+func fnAbs(a []value.Value, _ value.Collation) (value.Value, error) {
+	x := a[0]
+	switch x.Kind() {
+	case value.Null:
+		return x, nil
+	case value.Integer:
+		i := x.Int()
+		if i == math.MinInt64 {
+			return value.Value{}, errIntegerOverflow
+		}
+		if i < 0 {
+			i = -i
+		}
+		return value.Int(i), nil
+	}
+	return value.Float(math.Abs(value.ToFloat(x))), nil
+}
+
+func fnCoalesce(a []value.Value, _ value.Collation) (value.Value, error) {
+	for _, v := range a {
+		if !v.IsNull() {
+			return v, nil
+		}
+	}
+	return value.Value{}, nil
+}
+
+func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {
+	if !a[0].IsNull() && !a[1].IsNull() && value.Compare(a[0], a[1], coll) == 0 {
+		return value.Value{}, nil
+	}
+	return a[0], nil
+}
+
+func fnIif(a []value.Value, _ value.Collation) (value.Value, error) {
+	if t, ok := value.Truth(a[0]); ok && t {
+		return a[1], nil
+	}
+	return a[2], nil
+}
+
+func fnLength(a []value.Value, _ value.Collation) (value.Value, error) {
+	x := a[0]
+	switch x.Kind() {
+	case value.Null:
+		return x, nil
+	case value.Blob:
+		return value.Int(int64(len(x.Bytes()))), nil
+	case value.Text:
+		return value.Int(int64(utf8.RuneCount(textBeforeNUL(x.Bytes())))), nil
+	}
+	return value.Int(int64(len(x.AppendText(nil)))), nil
+}
+
+// textBeforeNUL returns b up to its first NUL: SQLite's character functions stop there.
+func textBeforeNUL(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func caseFunc(a []value.Value, upper bool) (value.Value, error) {
+	x := a[0]
+	if x.IsNull() {
+		return x, nil
+	}
+	b := x.AppendText(nil)
+	for i, c := range b {
+		switch {
+		case upper && c >= 'a' && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case !upper && c >= 'A' && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return value.TextBytes(b), nil
+}
+
+func fnLower(a []value.Value, _ value.Collation) (value.Value, error) { return caseFunc(a, false) }
+func fnUpper(a []value.Value, _ value.Collation) (value.Value, error) { return caseFunc(a, true) }
+
+// fnSubstr is substr(X, Y[, Z]) with SQLite's rules for a start of 0 or below and for a
+// negative length; characters for text, bytes for blobs.
+func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
+	x := a[0]
+	if x.IsNull() || a[1].IsNull() || len(a) == 3 && a[2].IsNull() {
+		return value.Value{}, nil
+	}
+	start := value.ToInt(a[1])
+	length := int64(math.MaxInt64)
+	hasLen := len(a) == 3
+	if hasLen {
+		length = value.ToInt(a[2])
+	}
+	blob := x.Kind() == value.Blob
+	var units []int // byte offsets of the characters (text), for slicing
+	b := x.Bytes()
+	if !blob {
+		b = x.AppendText(nil)
+		if x.Kind() == value.Text {
+			b = x.Bytes()
+		}
+	}
+	n := int64(len(b))
+	if !blob {
+		units = make([]int, 0, len(b)+1)
+		for i := range string(b) {
+			units = append(units, i)
+		}
+		units = append(units, len(b))
+		n = int64(len(units) - 1)
+	}
+	// Translate to a 0-based [p1, p1+p2) in units, as SQLite's substrFunc does.
+	p1, p2 := start, length
+	if p1 < 0 {
+		p1 += n
+		if p1 < 0 {
+			if hasLen {
+				p2 += p1
+			}
+			p1 = 0
+		}
+	} else if p1 > 0 {
+		p1--
+	} else if hasLen && p2 > 0 {
+		p2--
+	}
+	if hasLen && p2 < 0 {
+		p1 += p2
+		p2 = -p2
+		if p1 < 0 {
+			p2 += p1
+			p1 = 0
+		}
+	}
+	if p2 < 0 {
+		p2 = 0
+	}
+	end := p1 + p2
+	if p2 > n || end > n || end < p1 {
+		end = n
+	}
+	if p1 > n {
+		p1 = n
+	}
+	if blob {
+		return value.BlobBytes(b[p1:end]), nil
+	}
+	return value.TextBytes(b[units[p1]:units[end]]), nil
+}
+
+func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Value, error) {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		x := a[0]
+		if x.IsNull() || len(a) == 2 && a[1].IsNull() {
+			return value.Value{}, nil
+		}
+		set := " "
+		if len(a) == 2 {
+			set = string(a[1].AppendText(nil))
+		}
+		s := string(x.AppendText(nil))
+		if left {
+			s = strings.TrimLeft(s, set)
+		}
+		if right {
+			s = strings.TrimRight(s, set)
+		}
+		return value.TextString(s), nil
+	}
+}
+
+func fnReplace(a []value.Value, _ value.Collation) (value.Value, error) {
+	for _, v := range a {
+		if v.IsNull() {
+			return value.Value{}, nil
+		}
+	}
+	s, from, to := a[0].AppendText(nil), a[1].AppendText(nil), a[2].AppendText(nil)
+	if len(from) == 0 {
+		return value.TextBytes(s), nil
+	}
+	return value.TextBytes(bytes.ReplaceAll(s, from, to)), nil
+}
+
+func fnInstr(a []value.Value, _ value.Collation) (value.Value, error) {
+	if a[0].IsNull() || a[1].IsNull() {
+		return value.Value{}, nil
+	}
+	if a[0].Kind() == value.Blob && a[1].Kind() == value.Blob {
+		return value.Int(int64(bytes.Index(a[0].Bytes(), a[1].Bytes()) + 1)), nil
+	}
+	h, n := string(a[0].AppendText(nil)), string(a[1].AppendText(nil))
+	i := strings.Index(h, n)
+	if i < 0 {
+		return value.Int(0), nil
+	}
+	return value.Int(int64(utf8.RuneCountInString(h[:i]) + 1)), nil
+}
+
+// fnRound is round(X[, N]): half away from zero, on the decimal digits SQLite renders.
+func fnRound(a []value.Value, _ value.Collation) (value.Value, error) {
+	if a[0].IsNull() || len(a) == 2 && a[1].IsNull() {
+		return value.Value{}, nil
+	}
+	n := int64(0)
+	if len(a) == 2 {
+		n = max(0, min(value.ToInt(a[1]), 30))
+	}
+	f := value.ToFloat(a[0])
+	switch {
+	case n == 0 && math.Abs(f) < 4503599627370496.0:
+		return value.Float(float64(int64(f + math.Copysign(0.5, f)))), nil
+	case math.IsInf(f, 0) || math.Abs(f) >= 4503599627370496.0:
+		return value.Float(f), nil
+	}
+	return value.Float(roundDecimal(f, int(n))), nil
+}
+
+func fnTypeof(a []value.Value, _ value.Collation) (value.Value, error) {
+	return value.TextString(a[0].Kind().String()), nil
+}
+
+func fnHex(a []value.Value, _ value.Collation) (value.Value, error) {
+	const digits = "0123456789ABCDEF"
+	b := a[0].AppendText(nil)
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return value.TextBytes(out), nil
+}
+
+func fnQuote(a []value.Value, _ value.Collation) (value.Value, error) {
+	return value.TextBytes(value.AppendQuoted(nil, a[0])), nil
+}
+
+func fnRandom([]value.Value, value.Collation) (value.Value, error) {
+	return value.Int(int64(rand.Uint64())), nil
+}
+
+// minMaxFunc is the scalar min (sign -1) or max (sign 1): NULL if any argument is NULL; among
+// equal arguments min returns the last, max the first, as SQLite's minmaxFunc does.
+func minMaxFunc(sign int) func([]value.Value, value.Collation) (value.Value, error) {
+	return func(a []value.Value, coll value.Collation) (value.Value, error) {
+		best := a[0]
+		for _, v := range a {
+			if v.IsNull() {
+				return value.Value{}, nil
+			}
+		}
+		for _, v := range a[1:] {
+			c := value.Compare(v, best, coll) * sign
+			if c > 0 || c == 0 && sign < 0 {
+				best = v
+			}
+		}
+		return best, nil
+	}
+}
+
+func fnChar(a []value.Value, _ value.Collation) (value.Value, error) {
+	var b []byte
+	for _, v := range a {
+		r := rune(value.ToInt(v))
+		if r < 0 || r > utf8.MaxRune {
+			r = utf8.RuneError
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return value.TextBytes(b), nil
+}
+
+func fnUnicode(a []value.Value, _ value.Collation) (value.Value, error) {
+	if a[0].IsNull() {
+		return value.Value{}, nil
+	}
+	b := a[0].AppendText(nil)
+	if len(b) == 0 {
+		return value.Value{}, nil
+	}
+	r, _ := utf8.DecodeRune(b)
+	return value.Int(int64(r)), nil
+}
+
+func fnZeroblob(a []value.Value, _ value.Collation) (value.Value, error) {
+	n := value.ToInt(a[0])
+	if n < 0 {
+		n = 0
+	}
+	if n > 1<<30 {
+		return value.Value{}, errors.New("string or blob too big")
+	}
+	return value.BlobBytes(make([]byte, n)), nil
+}
+
+// lookupScalar returns the scalar function name called with n arguments, or an error in SQLite's
+// words.
+func lookupScalar(name string, n int) (*scalarFunc, error) {
+	f := scalarFuncs[name]
+	if f == nil {
+		return nil, fmt.Errorf("no such function: %s", name)
+	}
+	if n < f.minArgs || f.maxArgs >= 0 && n > f.maxArgs {
+		return nil, fmt.Errorf("wrong number of arguments to function %s()", name)
+	}
+	return f, nil
+}

@@ -1,0 +1,276 @@
+package engine
+
+// FROM: the sources of a core, and the nested loops that join them, in FROM order. Each WHERE
+// term (and each ON term of an inner join) is evaluated at the first loop where every source it
+// reads has its row; each ON term of a LEFT JOIN decides, at its own loop, whether a row of the
+// right side matches, and a left row without a match gets a row of NULLs.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// level is one loop of the join: a source, how its candidates are read, and the terms checked
+// there.
+type level struct {
+	src    int
+	access accessPath
+	left   bool   // LEFT JOIN: a row of NULLs when nothing matches
+	on     []expr // LEFT JOIN's ON terms: whether a candidate matches
+	where  []expr // terms checked on every row this level produces
+	null   []value.Value
+}
+
+// addSources resolves the FROM items into sc's sources.
+func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
+	for i := range from {
+		item := &from[i]
+		src, err := newSource(pc, item, sc)
+		if err != nil {
+			return err
+		}
+		for _, other := range sc.sources {
+			if strings.EqualFold(other.name, src.name) {
+				return fmt.Errorf("ambiguous column name: %s", src.name)
+			}
+		}
+		src.left = item.Join == ast.JoinLeft
+		sc.sources = append(sc.sources, src)
+		if item.Natural || len(item.Using) > 0 {
+			if err := hideMergedColumns(item, sc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
+	if item.Subquery != nil {
+		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
+	}
+	if t := pc.schema.table(item.Table); t != nil {
+		name := t.Name
+		if item.Alias != "" {
+			name = item.Alias
+		}
+		src := &source{name: name, table: t, rowidSlot: -1}
+		for _, c := range t.Columns {
+			src.cols = append(src.cols, srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type})
+		}
+		if !t.WithoutRowid {
+			src.rowidSlot = len(t.Columns)
+		}
+		return src, nil
+	}
+	if v := pc.view(item.Table); v != nil {
+		if pc.viewDepth > 32 {
+			return nil, fmt.Errorf("view %s is circularly defined", v.Name)
+		}
+		pc.viewDepth++
+		defer func() { pc.viewDepth-- }()
+		name := v.Name
+		if item.Alias != "" {
+			name = item.Alias
+		}
+		src, err := subquerySource(pc, v.Select, name, sc, v.Name)
+		if err != nil {
+			return nil, err
+		}
+		if v.Columns != nil {
+			if len(v.Columns) != len(src.cols) {
+				return nil, fmt.Errorf("expected %d columns for '%s' but got %d", len(v.Columns), v.Name, len(src.cols))
+			}
+			for i, n := range v.Columns {
+				src.cols[i].name = n
+			}
+		}
+		return src, nil
+	}
+	return nil, fmt.Errorf("no such table: %s", item.Table)
+}
+
+// subquerySource plans a subquery (or a view's select) of FROM as a source.
+func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label string) (*source, error) {
+	child := &scope{outer: sc.outer}
+	plan, err := planSelect(pc, sel, child)
+	if err != nil {
+		return nil, err
+	}
+	if child.usedOuter {
+		sc.usedOuter = true
+	}
+	src := &source{name: alias, sub: plan, rowidSlot: -1}
+	if alias == "" {
+		src.name = label
+	}
+	for i := 0; i < plan.ncols; i++ {
+		info := plan.resultInfo(i)
+		c := srcColumn{name: plan.names[i], collation: collationOf(info), declType: plan.decl[i]}
+		if info.hasAff {
+			c.affinity = info.aff
+		}
+		src.cols = append(src.cols, c)
+	}
+	return src, nil
+}
+
+// hideMergedColumns marks the right-hand copy of each column of USING (or of each common column,
+// for NATURAL) hidden, so that an unqualified name finds the left one.
+func hideMergedColumns(item *ast.FromItem, sc *scope) error {
+	right := sc.sources[len(sc.sources)-1]
+	names := item.Using
+	if item.Natural {
+		names = nil
+		for _, c := range right.cols {
+			for _, left := range sc.sources[:len(sc.sources)-1] {
+				if hasColumn(left, c.name) {
+					names = append(names, c.name)
+					break
+				}
+			}
+		}
+	}
+	for _, n := range names {
+		ok := false
+		for i := range right.cols {
+			if strings.EqualFold(right.cols[i].name, n) {
+				right.cols[i].hidden = true
+				ok = true
+			}
+		}
+		leftFound := false
+		for _, left := range sc.sources[:len(sc.sources)-1] {
+			if hasColumn(left, n) {
+				leftFound = true
+			}
+		}
+		if !ok || !leftFound {
+			return fmt.Errorf("cannot join using column %s - column not present in both tables", n)
+		}
+	}
+	return nil
+}
+
+func hasColumn(s *source, name string) bool {
+	for _, c := range s.cols {
+		if !c.hidden && strings.EqualFold(c.name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// usingTerms returns the equality terms a USING or NATURAL join adds: left.c = right.c.
+func usingTerms(item *ast.FromItem, sc *scope, idx int) []exprAST {
+	right := sc.sources[idx]
+	var out []exprAST
+	for _, c := range right.cols {
+		if !c.hidden {
+			continue
+		}
+		for _, left := range sc.sources[:idx] {
+			if hasColumn(left, c.name) {
+				out = append(out, &ast.Binary{At: item.At, Op: ast.Eq,
+					X: &ast.ColumnRef{Table: left.name, Column: c.name},
+					Y: &ast.ColumnRef{Table: right.name, Column: c.name}})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// boundTerm is a bound WHERE or ON term with the sources it reads.
+type boundTerm struct {
+	ast  exprAST
+	x    expr
+	refs uint64
+}
+
+// planJoin binds the WHERE and ON terms, places them on the loops and picks each loop's access
+// path.
+func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error {
+	b := &binder{pc: pc, sc: sc, noAgg: "WHERE"}
+	bindTerm := func(e exprAST) (boundTerm, error) {
+		sc.refs = 0
+		x, _, err := b.bind(e)
+		return boundTerm{ast: e, x: x, refs: sc.refs}, err
+	}
+	n := len(sc.sources)
+	onTerms := make([][]boundTerm, n)
+	var where []boundTerm
+	for i := range core.From {
+		item := &core.From[i]
+		terms := conjuncts(item.On, nil)
+		terms = append(terms, usingTerms(item, sc, i)...)
+		for _, t := range terms {
+			bt, err := bindTerm(t)
+			if err != nil {
+				return err
+			}
+			if item.Join == ast.JoinLeft {
+				onTerms[i] = append(onTerms[i], bt)
+			} else {
+				where = append(where, bt)
+			}
+		}
+	}
+	for _, t := range conjuncts(core.Where, nil) {
+		bt, err := bindTerm(t)
+		if err != nil {
+			return err
+		}
+		where = append(where, bt)
+	}
+	for i, src := range sc.sources {
+		lv := &level{src: i, left: src.left}
+		if src.left {
+			lv.null = make([]value.Value, src.rowLen())
+		}
+		cp.levels = append(cp.levels, lv)
+	}
+	for _, t := range where {
+		if t.refs == 0 {
+			cp.consts = append(cp.consts, t.x)
+			continue
+		}
+		lv := cp.levels[highestBit(t.refs)]
+		lv.where = append(lv.where, t.x)
+	}
+	for i, lv := range cp.levels {
+		for _, t := range onTerms[i] {
+			lv.on = append(lv.on, t.x)
+		}
+		// Access: a LEFT JOIN's right side may use its ON terms only; another source the WHERE
+		// terms placed on it and the inner ON terms among them.
+		var usable []boundTerm
+		if lv.left {
+			usable = onTerms[i]
+		} else {
+			for _, t := range where {
+				if t.refs != 0 && highestBit(t.refs) == i {
+					usable = append(usable, t)
+				}
+			}
+		}
+		access, err := chooseAccess(pc, sc, i, usable, core.From[i])
+		if err != nil {
+			return err
+		}
+		lv.access = access
+	}
+	return nil
+}
+
+func highestBit(x uint64) int {
+	n := -1
+	for x != 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}

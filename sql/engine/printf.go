@@ -1,0 +1,304 @@
+package engine
+
+// printf(FORMAT, ...) as SQLite's built-in printf (lang_corefunc.html#printf, printf.c): the
+// conversions d i u f e E g G x X o c s z q Q w %, flags - + space 0 # ! , width and precision
+// (* takes them from the arguments).
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cairndb/cairn/sql/value"
+)
+
+func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
+	if a[0].IsNull() {
+		return value.Value{}, nil
+	}
+	format := string(a[0].AppendText(nil))
+	args := a[1:]
+	next := func() value.Value {
+		if len(args) == 0 {
+			return value.Value{}
+		}
+		v := args[0]
+		args = args[1:]
+		return v
+	}
+	var out []byte
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(format) {
+			break
+		}
+		var minus, plus, space, zero, alt, alt2, comma bool
+	flags:
+		for ; i < len(format); i++ {
+			switch format[i] {
+			case '-':
+				minus = true
+			case '+':
+				plus = true
+			case ' ':
+				space = true
+			case '0':
+				zero = true
+			case '#':
+				alt = true
+			case '!':
+				alt2 = true
+			case ',':
+				comma = true
+			default:
+				break flags
+			}
+		}
+		width := 0
+		if i < len(format) && format[i] == '*' {
+			width = int(value.ToInt(next()))
+			if width < 0 {
+				minus, width = true, -width
+			}
+			i++
+		}
+		for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+			width = width*10 + int(format[i]-'0')
+			i++
+		}
+		prec := -1
+		if i < len(format) && format[i] == '.' {
+			i++
+			prec = 0
+			if i < len(format) && format[i] == '*' {
+				prec = int(value.ToInt(next()))
+				i++
+			}
+			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+				prec = prec*10 + int(format[i]-'0')
+				i++
+			}
+		}
+		for i < len(format) && (format[i] == 'l' || format[i] == 'h') { // length modifiers: ignored
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		verb := format[i]
+		var body string
+		numeric := true
+		switch verb {
+		case '%':
+			out = append(out, '%')
+			continue
+		case 'd', 'i', 'u':
+			n := value.ToInt(next())
+			if verb == 'u' && n < 0 {
+				n = -n
+			}
+			body = signed(strconv.FormatInt(abs64(n), 10), n < 0, plus, space)
+			if comma {
+				body = withCommas(body)
+			}
+			if prec > 0 {
+				body = padDigits(body, prec)
+			}
+		case 'x', 'X', 'o':
+			n := uint64(value.ToInt(next()))
+			base := 16
+			if verb == 'o' {
+				base = 8
+			}
+			body = strconv.FormatUint(n, base)
+			if verb == 'X' {
+				body = strings.ToUpper(body)
+			}
+			if alt && n != 0 {
+				body = map[byte]string{'x': "0x", 'X': "0X", 'o': "0"}[verb] + body
+			}
+		case 'f', 'e', 'E', 'g', 'G':
+			f := value.ToFloat(next())
+			if prec < 0 {
+				prec = 6
+			}
+			body = formatFloat(f, verb, prec, plus, space, alt2)
+			if comma && verb == 'f' {
+				body = withCommas(body)
+			}
+		case 'c':
+			s := string(next().AppendText(nil))
+			numeric = false
+			if s != "" {
+				r := []rune(s)[:1]
+				n := 1
+				if prec > 1 {
+					n = prec
+				}
+				body = strings.Repeat(string(r), n)
+			}
+		case 's', 'z':
+			v := next()
+			numeric = false
+			if v.IsNull() {
+				body = ""
+			} else {
+				body = string(v.AppendText(nil))
+			}
+			if prec >= 0 && prec < len([]rune(body)) {
+				body = string([]rune(body)[:prec])
+			}
+		case 'q', 'Q', 'w':
+			v := next()
+			numeric = false
+			switch {
+			case verb == 'Q' && v.IsNull():
+				body = "NULL"
+			default:
+				q := byte('\'')
+				if verb == 'w' {
+					q = '"'
+				}
+				s := string(v.AppendText(nil))
+				if v.IsNull() && verb != 'Q' {
+					s = "(NULL)"
+				}
+				s = strings.ReplaceAll(s, string(q), string([]byte{q, q}))
+				if verb == 'Q' {
+					s = "'" + s + "'"
+				}
+				body = s
+			}
+		default:
+			// An unknown conversion ends the output, as in SQLite.
+			return value.TextBytes(out), nil
+		}
+		pad := width - len([]rune(body))
+		switch {
+		case pad <= 0:
+			out = append(out, body...)
+		case minus:
+			out = append(out, body...)
+			out = append(out, strings.Repeat(" ", pad)...)
+		case zero && numeric:
+			sign := ""
+			if len(body) > 0 && (body[0] == '-' || body[0] == '+' || body[0] == ' ') {
+				sign, body = body[:1], body[1:]
+			}
+			out = append(out, sign...)
+			out = append(out, strings.Repeat("0", pad)...)
+			out = append(out, body...)
+		default:
+			out = append(out, strings.Repeat(" ", pad)...)
+			out = append(out, body...)
+		}
+	}
+	return value.TextBytes(out), nil
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func signed(digits string, neg, plus, space bool) string {
+	switch {
+	case neg:
+		return "-" + strings.TrimPrefix(digits, "-")
+	case plus:
+		return "+" + digits
+	case space:
+		return " " + digits
+	}
+	return digits
+}
+
+func padDigits(body string, prec int) string {
+	sign := ""
+	if len(body) > 0 && (body[0] == '-' || body[0] == '+' || body[0] == ' ') {
+		sign, body = body[:1], body[1:]
+	}
+	if len(body) < prec {
+		body = strings.Repeat("0", prec-len(body)) + body
+	}
+	return sign + body
+}
+
+// withCommas puts thousands separators into the integer part of a decimal number.
+func withCommas(s string) string {
+	sign := ""
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+' || s[0] == ' ') {
+		sign, s = s[:1], s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + frac
+}
+
+func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string {
+	if math.IsInf(f, 0) || f != f {
+		switch {
+		case f != f:
+			return "NaN"
+		case f > 0 && plus:
+			return "+Inf"
+		case f > 0:
+			return "Inf"
+		}
+		return "-Inf"
+	}
+	var s string
+	switch verb {
+	case 'f':
+		maxDigits := 16
+		if alt2 {
+			maxDigits = 26
+		}
+		s = string(value.AppendFixed(nil, f, prec, maxDigits))
+	case 'e', 'E':
+		s = strconv.FormatFloat(f, 'e', prec, 64)
+	default:
+		if prec == 0 {
+			prec = 1
+		}
+		s = strconv.FormatFloat(f, 'g', prec, 64)
+		if alt2 && !strings.ContainsAny(s, ".eInf") {
+			s += ".0"
+		}
+	}
+	if verb == 'E' || verb == 'G' {
+		s = strings.ToUpper(s)
+	}
+	if s[0] != '-' {
+		switch {
+		case plus:
+			s = "+" + s
+		case space:
+			s = " " + s
+		}
+	}
+	return s
+}
+
+// roundDecimal returns f rounded half away from zero to n decimal places, as SQLite's round()
+// computes it (printf("%!.*f") and back).
+func roundDecimal(f float64, n int) float64 {
+	r, _ := strconv.ParseFloat(string(value.AppendFixed(nil, f, n, 26)), 64)
+	return r
+}

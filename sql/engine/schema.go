@@ -1,0 +1,415 @@
+package engine
+
+// The schema: tables, indexes and views, kept in the database itself. Invariants:
+//   - The schema bucket (schemaBucket) holds one entry per object, keyed by its name folded to
+//     lower case, whose value is a record (type, name, table name, id, SQL text); the text is
+//     what CREATE said, and re-parsing it gives the object back. The entry cookieKey holds a
+//     counter that every schema change increments in the same transaction, so a transaction
+//     knows from one Get whether its cached Schema is the one its snapshot holds.
+//   - Each table's rows are in bucket tableBucket(id), each index's entries in indexBucket(id);
+//     ids are never reused (nextIDKey).
+// FORMAT.md, "SQL schema", gives the bytes.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/codec"
+	"github.com/cairndb/cairn/sql/parse"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// Names of the SQL layer's cairn buckets (on-disk format). They start with 0x00 so that they sort
+// before, and do not collide with, the buckets an application names in text.
+var (
+	schemaBucket = []byte("\x00sql/schema")
+	cookieKey    = []byte("\x00cookie")
+	nextIDKey    = []byte("\x00next-id")
+	versionKey   = []byte("\x00version")
+)
+
+// formatVersion is the version of the SQL layer's layout (schema entries, keys, records):
+// FORMAT.md, "SQL schema".
+const formatVersion = 1
+
+func tableBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/t/%d", id) }
+func indexBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/i/%d", id) }
+
+// Column is a column of a table.
+type Column struct {
+	Name      string
+	Type      string // as declared
+	Affinity  value.Affinity
+	Collation value.Collation
+	NotNull   bool
+	// NotNullConflict is the ON CONFLICT clause of NOT NULL.
+	NotNullConflict ast.Conflict
+	Default         ast.Expr // nil: NULL
+	// PK is the column's position in the primary key plus one (0: not in it).
+	PK int
+}
+
+// Table is a table of the schema.
+type Table struct {
+	Name    string
+	ID      int64
+	SQL     string
+	Columns []Column
+	// RowidColumn is the column that is an alias of the rowid (INTEGER PRIMARY KEY), or -1.
+	RowidColumn int
+	// WithoutRowid tables are clustered by their primary key, PrimaryKey.
+	WithoutRowid bool
+	PrimaryKey   []IndexColumn // for WITHOUT ROWID (and informative for others)
+	// PKConflict is the ON CONFLICT clause of the PRIMARY KEY (the rowid's, for an INTEGER
+	// PRIMARY KEY).
+	PKConflict ast.Conflict
+	Checks     []ast.Check
+	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
+	bucket     []byte
+}
+
+// IndexColumn is a column of an index or primary key.
+type IndexColumn struct {
+	Column    int
+	Desc      bool
+	Collation value.Collation
+}
+
+// Index is an index of a table (explicit, or made for a UNIQUE or PRIMARY KEY constraint).
+type Index struct {
+	Name    string
+	ID      int64
+	SQL     string // empty for an automatic index
+	Table   *Table
+	Columns []IndexColumn
+	Unique  bool
+	// Conflict is the ON CONFLICT clause of the UNIQUE or PRIMARY KEY constraint it enforces.
+	Conflict ast.Conflict
+	bucket   []byte
+}
+
+// View is a view of the schema.
+type View struct {
+	Name    string
+	SQL     string
+	Columns []string // the column list of CREATE VIEW, or nil
+	Select  *ast.Select
+}
+
+// Schema is the set of objects of one version of the database. A Schema is immutable once
+// loaded; a DDL statement works on a copy (clone).
+type Schema struct {
+	cookie  int64
+	tables  map[string]*Table // by lower-case name
+	indexes map[string]*Index
+	views   map[string]*View
+}
+
+func fold(name string) string { return strings.ToLower(name) }
+
+func (s *Schema) table(name string) *Table { return s.tables[fold(name)] }
+func (s *Schema) index(name string) *Index { return s.indexes[fold(name)] }
+func (s *Schema) view(name string) *View   { return s.views[fold(name)] }
+
+// objectExists reports whether name is taken by a table, index or view.
+func (s *Schema) objectExists(name string) bool {
+	n := fold(name)
+	return s.tables[n] != nil || s.indexes[n] != nil || s.views[n] != nil
+}
+
+// clone returns a copy of s whose maps can be changed; the objects are shared (a DDL statement
+// replaces an object rather than changing it).
+func (s *Schema) clone() *Schema {
+	c := &Schema{cookie: s.cookie, tables: make(map[string]*Table, len(s.tables)),
+		indexes: make(map[string]*Index, len(s.indexes)), views: make(map[string]*View, len(s.views))}
+	for k, v := range s.tables {
+		c.tables[k] = v
+	}
+	for k, v := range s.indexes {
+		c.indexes[k] = v
+	}
+	for k, v := range s.views {
+		c.views[k] = v
+	}
+	return c
+}
+
+func emptySchema() *Schema {
+	return &Schema{tables: map[string]*Table{}, indexes: map[string]*Index{}, views: map[string]*View{}}
+}
+
+// readCookie returns the schema cookie of tx's snapshot (0 for a database without SQL objects).
+func readCookie(tx *cairn.Tx) (int64, error) {
+	b, err := tx.Bucket(schemaBucket)
+	if errors.Is(err, cairn.ErrBucketNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	v, err := b.Get(cookieKey)
+	switch {
+	case errors.Is(err, cairn.ErrNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	case len(v) != 8:
+		return 0, fmt.Errorf("sql: schema cookie of %d bytes: %w", len(v), cairn.ErrCorrupt)
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
+
+// schemaEntry is one object's entry in the schema bucket.
+type schemaEntry struct {
+	kind, name, table, sql string
+	id                     int64
+}
+
+// loadSchema reads the schema of tx's snapshot, whose cookie is cookie.
+func loadSchema(tx *cairn.Tx, cookie int64) (*Schema, error) {
+	s := emptySchema()
+	s.cookie = cookie
+	b, err := tx.Bucket(schemaBucket)
+	if errors.Is(err, cairn.ErrBucketNotFound) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v, err := b.Get(versionKey); err == nil {
+		if len(v) != 8 || binary.BigEndian.Uint64(v) != formatVersion {
+			return nil, fmt.Errorf("sql: schema format version %x is not supported (this build reads %d)", v, formatVersion)
+		}
+	}
+	var entries []schemaEntry
+	for k, v := range b.Range(nil, nil) {
+		if len(k) > 0 && k[0] == 0 {
+			continue // cookie, next id, version
+		}
+		vals, err := codec.DecodeRecord(v, nil)
+		if err != nil || len(vals) != 5 {
+			return nil, fmt.Errorf("sql: schema entry %q: %w", k, cairn.ErrCorrupt)
+		}
+		entries = append(entries, schemaEntry{kind: string(vals[0].Bytes()), name: string(vals[1].Bytes()),
+			table: string(vals[2].Bytes()), id: vals[3].Int(), sql: string(vals[4].Bytes())})
+	}
+	if err := tx.Err(); err != nil {
+		return nil, err
+	}
+	// Tables first: indexes and views refer to them.
+	for _, pass := range []string{"table", "index", "view"} {
+		for _, e := range entries {
+			if e.kind != pass {
+				continue
+			}
+			if err := s.addEntry(e); err != nil {
+				return nil, fmt.Errorf("sql: schema entry %s %s: %w", e.kind, e.name, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// addEntry re-creates the object of e in s from its SQL text.
+func (s *Schema) addEntry(e schemaEntry) error {
+	if e.sql == "" {
+		return nil // an automatic index: made with its table
+	}
+	stmts, err := parse.Parse(e.sql)
+	if err != nil {
+		return err
+	}
+	if len(stmts) != 1 {
+		return fmt.Errorf("not one statement: %w", cairn.ErrCorrupt)
+	}
+	switch st := stmts[0].Stmt.(type) {
+	case *ast.CreateTable:
+		t, err := newTable(st, e.id)
+		if err != nil {
+			return err
+		}
+		s.addTable(t)
+	case *ast.CreateIndex:
+		t := s.table(st.Table)
+		if t == nil {
+			return fmt.Errorf("no such table: %s: %w", st.Table, cairn.ErrCorrupt)
+		}
+		ix, err := newIndex(st, t, e.id)
+		if err != nil {
+			return err
+		}
+		s.addIndex(ix)
+	case *ast.CreateView:
+		s.views[fold(st.Name)] = &View{Name: st.Name, SQL: e.sql, Columns: st.Columns, Select: st.Select}
+	default:
+		return fmt.Errorf("unexpected statement: %w", cairn.ErrCorrupt)
+	}
+	return nil
+}
+
+// addTable adds t and its automatic indexes to s (replacing any table of that name).
+func (s *Schema) addTable(t *Table) {
+	s.tables[fold(t.Name)] = t
+	for _, ix := range t.Indexes {
+		s.indexes[fold(ix.Name)] = ix
+	}
+}
+
+// addIndex adds an explicit index, giving its table a new Table value that lists it.
+func (s *Schema) addIndex(ix *Index) {
+	t := *ix.Table
+	t.Indexes = append(append([]*Index(nil), t.Indexes...), ix)
+	s.replaceTable(&t)
+	ix.Table = &t
+	s.indexes[fold(ix.Name)] = ix
+}
+
+// replaceTable puts t in place of the table of the same name, pointing its indexes at it.
+func (s *Schema) replaceTable(t *Table) {
+	for i, ix := range t.Indexes {
+		c := *ix
+		c.Table = t
+		t.Indexes[i] = &c
+		s.indexes[fold(c.Name)] = &c
+	}
+	s.tables[fold(t.Name)] = t
+}
+
+// newTable builds a table from its CREATE TABLE statement.
+func newTable(st *ast.CreateTable, id int64) (*Table, error) {
+	t := &Table{Name: st.Name, ID: id, SQL: st.SQL, RowidColumn: -1, WithoutRowid: st.WithoutRowid,
+		bucket: tableBucket(id)}
+	seen := map[string]bool{}
+	var pk []IndexColumn
+	pkSeen := false
+	var uniques [][]IndexColumn
+	var conflicts []ast.Conflict
+	for i, cd := range st.Columns {
+		if seen[fold(cd.Name)] {
+			return nil, fmt.Errorf("duplicate column name: %s", cd.Name)
+		}
+		seen[fold(cd.Name)] = true
+		col := Column{Name: cd.Name, Type: cd.Type, Affinity: value.AffinityOf(cd.Type), NotNull: cd.NotNull,
+			NotNullConflict: cd.NotNullConf, Default: cd.Default}
+		if cd.Collation != "" {
+			c, ok := value.CollationByName(cd.Collation)
+			if !ok {
+				return nil, fmt.Errorf("no such collation sequence: %s", cd.Collation)
+			}
+			col.Collation = c
+		}
+		t.Checks = append(t.Checks, cd.Checks...)
+		t.Columns = append(t.Columns, col)
+		if cd.PrimaryKey {
+			if pkSeen {
+				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
+			}
+			pkSeen = true
+			pk = []IndexColumn{{Column: i, Desc: cd.PKDesc, Collation: col.Collation}}
+			t.PKConflict = cd.PKConflict
+		}
+		if cd.Unique {
+			uniques = append(uniques, []IndexColumn{{Column: i, Collation: col.Collation}})
+			conflicts = append(conflicts, cd.UniqueConf)
+		}
+	}
+	for _, tc := range st.Constraints {
+		switch tc.Kind {
+		case ast.CheckConstraint:
+			if tc.Check != nil {
+				t.Checks = append(t.Checks, *tc.Check)
+			}
+		case ast.PrimaryKey, ast.UniqueKey:
+			cols, err := t.indexColumns(tc.Columns)
+			if err != nil {
+				return nil, err
+			}
+			if tc.Kind == ast.UniqueKey {
+				uniques = append(uniques, cols)
+				conflicts = append(conflicts, tc.Conflict)
+				continue
+			}
+			if pkSeen {
+				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
+			}
+			pkSeen, pk, t.PKConflict = true, cols, tc.Conflict
+		}
+	}
+	t.PrimaryKey = pk
+	for i, c := range pk {
+		t.Columns[c.Column].PK = i + 1
+	}
+	switch {
+	case t.WithoutRowid && len(pk) == 0:
+		return nil, fmt.Errorf("PRIMARY KEY missing on table %s", st.Name)
+	case t.WithoutRowid:
+		for _, c := range pk {
+			t.Columns[c.Column].NotNull = true
+		}
+	case len(pk) == 1 && strings.EqualFold(t.Columns[pk[0].Column].Type, "INTEGER") && !pk[0].Desc:
+		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
+		t.RowidColumn = pk[0].Column
+	case len(pk) > 0:
+		uniques = append([][]IndexColumn{pk}, uniques...)
+		conflicts = append([]ast.Conflict{t.PKConflict}, conflicts...)
+	}
+	for i, cols := range uniques {
+		name := fmt.Sprintf("sqlite_autoindex_%s_%d", st.Name, i+1)
+		t.Indexes = append(t.Indexes, &Index{Name: name, ID: autoIndexID(id, i), Table: t, Columns: cols,
+			Unique: true, Conflict: conflicts[i], bucket: indexBucket(autoIndexID(id, i))})
+	}
+	return t, nil
+}
+
+// autoIndexID is the id of the i-th automatic index of table id: ids of tables and explicit
+// indexes are multiples of 1024 (nextID steps by 1024), so a table's automatic indexes take the
+// ids after its own.
+func autoIndexID(table int64, i int) int64 { return table + 1 + int64(i) }
+
+// idStep is how far apart object ids are: room for a table's automatic indexes.
+const idStep = 1024
+
+// indexColumns resolves the columns of an index or constraint.
+func (t *Table) indexColumns(cols []ast.IndexedColumn) ([]IndexColumn, error) {
+	var out []IndexColumn
+	for _, ic := range cols {
+		i := t.columnIndex(ic.Name)
+		if i < 0 {
+			return nil, fmt.Errorf("no such column: %s", ic.Name)
+		}
+		c := IndexColumn{Column: i, Desc: ic.Desc, Collation: t.Columns[i].Collation}
+		if ic.Collation != "" {
+			coll, ok := value.CollationByName(ic.Collation)
+			if !ok {
+				return nil, fmt.Errorf("no such collation sequence: %s", ic.Collation)
+			}
+			c.Collation = coll
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// columnIndex returns the index of the column called name, or -1.
+func (t *Table) columnIndex(name string) int {
+	for i := range t.Columns {
+		if strings.EqualFold(t.Columns[i].Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// newIndex builds an index from its CREATE INDEX statement.
+func newIndex(st *ast.CreateIndex, t *Table, id int64) (*Index, error) {
+	cols, err := t.indexColumns(st.Columns)
+	if err != nil {
+		return nil, err
+	}
+	return &Index{Name: st.Name, ID: id, SQL: st.SQL, Table: t, Columns: cols, Unique: st.Unique,
+		bucket: indexBucket(id)}, nil
+}

@@ -1,0 +1,166 @@
+package engine
+
+// Name resolution: the sources of a query (its FROM items) and how a column name finds its
+// source, with SQLite's rules: an unqualified name must name one column of the query's sources
+// (columns merged by USING or NATURAL count once), else one of an enclosing query's; "rowid",
+// "oid" and "_rowid_" name a rowid table's rowid unless a column has that name; a name that
+// matches no column may be an alias of the select list (SQLite allows that in WHERE, GROUP BY,
+// HAVING and ORDER BY); an unknown double-quoted name is a string literal.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// srcColumn is a column of a source as names see it.
+type srcColumn struct {
+	name      string
+	affinity  value.Affinity
+	collation value.Collation
+	declType  string
+	// hidden columns are found by qualified names only: the right-hand copy of a column
+	// merged by USING or NATURAL.
+	hidden bool
+}
+
+// source is one FROM item of a query.
+type source struct {
+	name  string // the alias, or the table's name
+	table *Table // nil for a subquery or view
+	cols  []srcColumn
+	// rowidSlot is the index in the row of the rowid (len(cols)), or -1 for sources without one.
+	rowidSlot int
+	sub       *selectPlan // a subquery or view, materialized when the query runs
+	// left is set for the right side of a LEFT JOIN.
+	left bool
+}
+
+// rowLen is the length of the row slice of the source: its columns and, for a rowid table, the
+// rowid.
+func (s *source) rowLen() int {
+	if s.rowidSlot >= 0 {
+		return s.rowidSlot + 1
+	}
+	return len(s.cols)
+}
+
+// scope is the name space of one query.
+type scope struct {
+	sources []*source
+	outer   *scope
+	// usedOuter is set when an expression of this query (or of a query inside it) read a column
+	// of an enclosing query: the query is correlated.
+	usedOuter bool
+	// aliases are the select list's aliases and expressions, for names no column matches.
+	aliases []aliasDef
+	// inAliasBinding is set while an alias's expression is bound (an alias cannot name itself).
+	inAliasBinding bool
+	// refs has bit i set once an expression bound since the last reset read source i of this
+	// query (the planner uses it to place WHERE terms).
+	refs uint64
+}
+
+type aliasDef struct {
+	name string
+	expr exprAST
+}
+
+// colRefResult is what a column name resolved to.
+type colRefResult struct {
+	depth, src, col int
+	c               srcColumn
+}
+
+// errNoColumn is returned by resolve when no source has the name.
+type errNoColumn struct{ name string }
+
+func (e *errNoColumn) Error() string { return "no such column: " + e.name }
+
+// resolve finds the column table.column (table may be empty) from sc outward.
+func (sc *scope) resolve(table, column string) (colRefResult, error) {
+	depth := 0
+	for s := sc; s != nil; s, depth = s.outer, depth+1 {
+		r, found, err := s.resolveHere(table, column)
+		if err != nil {
+			return r, err
+		}
+		if found {
+			r.depth = depth
+			if r.src < 64 {
+				s.refs |= 1 << uint(r.src)
+			}
+			for o, d := sc, 0; d < depth; o, d = o.outer, d+1 {
+				o.usedOuter = true
+			}
+			return r, nil
+		}
+	}
+	name := column
+	if table != "" {
+		name = table + "." + column
+	}
+	return colRefResult{}, &errNoColumn{name: name}
+}
+
+func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
+	var out colRefResult
+	found := 0
+	for si, src := range sc.sources {
+		if table != "" && !strings.EqualFold(src.name, table) {
+			continue
+		}
+		for ci, c := range src.cols {
+			if c.hidden && table == "" {
+				continue
+			}
+			if strings.EqualFold(c.name, column) {
+				if found == 0 {
+					out = colRefResult{src: si, col: ci, c: c}
+				}
+				found++
+			}
+		}
+	}
+	if found > 1 {
+		name := column
+		if table != "" {
+			name = table + "." + column
+		}
+		return out, false, fmt.Errorf("ambiguous column name: %s", name)
+	}
+	if found == 1 {
+		return out, true, nil
+	}
+	if isRowidName(column) {
+		for si, src := range sc.sources {
+			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 {
+				return colRefResult{src: si, col: src.rowidSlot,
+					c: srcColumn{name: column, affinity: value.AffinityInteger}}, true, nil
+			}
+		}
+	}
+	if table != "" {
+		for _, src := range sc.sources {
+			if strings.EqualFold(src.name, table) {
+				return out, false, nil
+			}
+		}
+	}
+	return out, false, nil
+}
+
+func isRowidName(n string) bool {
+	return strings.EqualFold(n, "rowid") || strings.EqualFold(n, "oid") || strings.EqualFold(n, "_rowid_")
+}
+
+// hasTable reports whether some source of sc (not the outer ones) is called name.
+func (sc *scope) hasTable(name string) bool {
+	for _, s := range sc.sources {
+		if strings.EqualFold(s.name, name) {
+			return true
+		}
+	}
+	return false
+}

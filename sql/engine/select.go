@@ -1,0 +1,443 @@
+package engine
+
+// Planning a SELECT: its cores (FROM, WHERE, GROUP BY, HAVING, the select list), compound
+// operators, ORDER BY and LIMIT. Name resolution follows SQLite (resolve.c): ORDER BY terms are
+// result column numbers, aliases, or expressions; GROUP BY terms result column numbers or
+// expressions; aliases of the select list are visible where no column has their name.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// planCtx is what planning a statement needs: the schema, the session (TEMP views), and the
+// parameters seen.
+type planCtx struct {
+	schema    *Schema
+	sess      *Session
+	maxParam  int
+	viewDepth int
+}
+
+func (pc *planCtx) noteParam(i int) { pc.maxParam = max(pc.maxParam, i) }
+
+// orderKey is one ORDER BY key: a column of the rows being sorted.
+type orderKey struct {
+	col        int
+	desc       bool
+	nullsFirst bool // NULLs sort first (ascending default) or last
+	coll       value.Collation
+}
+
+// selectPlan is a planned SELECT.
+type selectPlan struct {
+	cores         []*corePlan
+	ops           []ast.CompoundOp
+	ncols         int
+	names         []string
+	decl          []string   // declared types of the result columns ("" for expressions)
+	infos         []exprInfo // of the first core's result columns
+	order         []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
+	limit, offset expr
+	sc            *scope
+}
+
+func (p *selectPlan) resultInfo(i int) exprInfo {
+	if i < len(p.infos) {
+		return p.infos[i]
+	}
+	return exprInfo{}
+}
+
+// corePlan is one planned core.
+type corePlan struct {
+	sources []*source
+	levels  []*level
+	agg     *aggPlan
+	having  expr
+	project []expr // the select list, then the extra ORDER BY keys of a single-core select
+	// extraColl are the collations of the extra ORDER BY columns.
+	extraColl []value.Collation
+	ncols     int
+	distinct  bool
+	dcolls    []value.Collation // collations for DISTINCT
+	values    [][]expr          // a VALUES core
+	consts    []expr            // WHERE terms that read no source of this query
+}
+
+// aggPlan is the grouping of an aggregate core.
+type aggPlan struct {
+	groupBy []expr
+	gcolls  []value.Collation
+	calls   []*aggCall
+	bare    bool // the projection reads columns outside aggregates: keep a row per group
+	// minMax is the call whose row the bare columns take (the only aggregate, a min or max), or -1.
+	minMax int
+}
+
+// planSelect plans sel with sc as its scope (its outer scope set by the caller).
+func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
+	p := &selectPlan{sc: sc, ops: sel.Ops}
+	single := len(sel.Cores) == 1
+	for i, core := range sel.Cores {
+		csc := sc
+		if i > 0 {
+			csc = &scope{outer: sc.outer}
+		}
+		var order []ast.OrderTerm
+		if single {
+			order = sel.OrderBy
+		}
+		cp, info, err := planCore(pc, core, csc, order, p)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			p.ncols = cp.ncols
+			p.names, p.decl, p.infos = info.names, info.decl, info.infos
+		} else {
+			sc.usedOuter = sc.usedOuter || csc.usedOuter
+			if cp.ncols != p.ncols {
+				return nil, fmt.Errorf("SELECTs to the left and right of %s do not have the same number of result columns",
+					compoundName(sel.Ops[i-1]))
+			}
+		}
+		p.cores = append(p.cores, cp)
+	}
+	if !single && len(sel.OrderBy) > 0 {
+		if err := p.compoundOrder(pc, sel.OrderBy); err != nil {
+			return nil, err
+		}
+	}
+	b := &binder{pc: pc, sc: &scope{outer: sc.outer}, noAgg: "LIMIT"}
+	var err error
+	if sel.Limit != nil {
+		if p.limit, _, err = b.bind(sel.Limit); err != nil {
+			return nil, err
+		}
+	}
+	if sel.Offset != nil {
+		if p.offset, _, err = b.bind(sel.Offset); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func compoundName(op ast.CompoundOp) string {
+	return [...]string{"UNION", "UNION ALL", "INTERSECT", "EXCEPT"}[op]
+}
+
+// compoundOrder resolves the ORDER BY of a compound select: each term must be a result column's
+// number, or name (alias or column name of the first core), or an expression equal to one.
+func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
+	for i, t := range terms {
+		col := -1
+		if n, ok := orderNumber(t.Expr); ok {
+			if n < 1 || n > p.ncols {
+				return fmt.Errorf("%s ORDER BY term out of range - should be between 1 and %d", ordinal(i+1), p.ncols)
+			}
+			col = n - 1
+		} else if ref, ok := unwrapCollate(t.Expr).(*ast.ColumnRef); ok && ref.Table == "" {
+			for j, name := range p.names {
+				if strings.EqualFold(name, ref.Column) {
+					col = j
+					break
+				}
+			}
+		}
+		if col < 0 {
+			return fmt.Errorf("%s ORDER BY term does not match any column in the result set", ordinal(i+1))
+		}
+		coll := value.Binary
+		if info := p.resultInfo(col); info.hasColl {
+			coll = info.coll
+		}
+		if c, ok := t.Expr.(*ast.Collate); ok {
+			cc, ok := value.CollationByName(c.Collation)
+			if !ok {
+				return fmt.Errorf("no such collation sequence: %s", c.Collation)
+			}
+			coll = cc
+		}
+		p.order = append(p.order, orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll})
+	}
+	return nil
+}
+
+func unwrapCollate(e exprAST) exprAST {
+	if c, ok := e.(*ast.Collate); ok {
+		return c.X
+	}
+	return e
+}
+
+func nullsFirst(t ast.OrderTerm) bool {
+	switch {
+	case t.NullsFirst:
+		return true
+	case t.NullsLast:
+		return false
+	}
+	return !t.Desc
+}
+
+// orderNumber reports whether e is an integer constant (a result column number).
+func orderNumber(e exprAST) (int, bool) {
+	if l, ok := e.(*ast.Literal); ok && l.Value.Kind() == value.Integer {
+		return int(l.Value.Int()), true
+	}
+	return 0, false
+}
+
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// resultInfo describes a core's result columns.
+type resultInfo struct {
+	names []string
+	decl  []string
+	infos []exprInfo
+}
+
+// planCore plans one core; order is the ORDER BY of a single-core select (its keys become extra
+// columns of the projection and p.order).
+func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTerm, p *selectPlan) (*corePlan, resultInfo, error) {
+	cp := &corePlan{distinct: core.Distinct}
+	if core.Values != nil {
+		return planValues(pc, core, sc, cp)
+	}
+	if err := addSources(pc, core.From, sc); err != nil {
+		return nil, resultInfo{}, err
+	}
+	cp.sources = sc.sources
+	// The select list: * expanded, aliases recorded for WHERE, GROUP BY, HAVING, ORDER BY.
+	items, err := expandStars(core.Columns, sc)
+	if err != nil {
+		return nil, resultInfo{}, err
+	}
+	for _, it := range items {
+		if it.alias != "" {
+			sc.aliases = append(sc.aliases, aliasDef{name: it.alias, expr: it.expr})
+		}
+	}
+	// WHERE and ON terms: placed on the join loops.
+	if err := planJoin(pc, core, sc, cp); err != nil {
+		return nil, resultInfo{}, err
+	}
+	// Aggregation: bind the select list, HAVING and ORDER BY with a collector.
+	coll := &aggCollector{}
+	ab := &binder{pc: pc, sc: sc, agg: coll}
+	var info resultInfo
+	for _, it := range items {
+		x, xi, err := ab.bind(it.expr)
+		if err != nil {
+			return nil, info, err
+		}
+		cp.project = append(cp.project, x)
+		info.names = append(info.names, it.name(xi))
+		info.decl = append(info.decl, it.declType(xi, sc))
+		info.infos = append(info.infos, xi)
+	}
+	cp.ncols = len(cp.project)
+	aggregate := len(core.GroupBy) > 0 || len(coll.calls) > 0
+	var groupBy []expr
+	var gcolls []value.Collation
+	if len(core.GroupBy) > 0 {
+		gb := &binder{pc: pc, sc: sc, noAgg: "GROUP BY"}
+		for _, g := range core.GroupBy {
+			if n, ok := orderNumber(g); ok {
+				if n < 1 || n > len(items) {
+					return nil, info, fmt.Errorf("%s GROUP BY term out of range - should be between 1 and %d", ordinal(len(groupBy)+1), len(items))
+				}
+				g = items[n-1].expr
+			}
+			x, xi, err := gb.bind(g)
+			if err != nil {
+				return nil, info, err
+			}
+			groupBy = append(groupBy, x)
+			gcolls = append(gcolls, collationOf(xi))
+		}
+	}
+	if core.Having != nil {
+		x, _, err := ab.bind(core.Having)
+		if err != nil {
+			return nil, info, err
+		}
+		cp.having = x
+		aggregate = aggregate || len(coll.calls) > 0
+		if !aggregate {
+			return nil, info, fmt.Errorf("a GROUP BY clause is required before HAVING")
+		}
+	}
+	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns).
+	for i, t := range order {
+		col, err := orderColumn(t, i, items, info, cp, ab)
+		if err != nil {
+			return nil, info, err
+		}
+		coll := value.Binary
+		if col < len(info.infos) && info.infos[col].hasColl {
+			coll = info.infos[col].coll
+		}
+		if c, ok := t.Expr.(*ast.Collate); ok {
+			cc, ok := value.CollationByName(c.Collation)
+			if !ok {
+				return nil, info, fmt.Errorf("no such collation sequence: %s", c.Collation)
+			}
+			coll = cc
+		}
+		if col >= cp.ncols {
+			coll = cp.extraColl[col-cp.ncols]
+			if c, ok := t.Expr.(*ast.Collate); ok {
+				coll, _ = value.CollationByName(c.Collation)
+			}
+		}
+		p.order = append(p.order, orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll})
+	}
+	aggregate = aggregate || len(coll.calls) > 0
+	if aggregate {
+		cp.agg = &aggPlan{groupBy: groupBy, gcolls: gcolls, calls: coll.calls, bare: coll.bare, minMax: -1}
+		if len(coll.calls) == 1 && (coll.calls[0].name == "min" || coll.calls[0].name == "max") {
+			cp.agg.minMax = 0
+		}
+	}
+	if cp.distinct {
+		for _, xi := range info.infos {
+			cp.dcolls = append(cp.dcolls, collationOf(xi))
+		}
+	}
+	return cp, info, nil
+}
+
+func collationOf(xi exprInfo) value.Collation {
+	if xi.hasColl {
+		return xi.coll
+	}
+	return value.Binary
+}
+
+// orderColumn resolves ORDER BY term i of a single-core select to a column of the projection,
+// adding an extra column when the term is an expression.
+func orderColumn(t ast.OrderTerm, i int, items []selectItem, info resultInfo, cp *corePlan, b *binder) (int, error) {
+	e := unwrapCollate(t.Expr)
+	if n, ok := orderNumber(e); ok {
+		if n < 1 || n > cp.ncols {
+			return 0, fmt.Errorf("%s ORDER BY term out of range - should be between 1 and %d", ordinal(i+1), cp.ncols)
+		}
+		return n - 1, nil
+	}
+	if ref, ok := e.(*ast.ColumnRef); ok && ref.Table == "" {
+		for j, it := range items {
+			if it.alias != "" && strings.EqualFold(it.alias, ref.Column) {
+				return j, nil
+			}
+		}
+	}
+	x, xi, err := b.bind(e)
+	if err != nil {
+		return 0, err
+	}
+	cp.project = append(cp.project, x)
+	cp.extraColl = append(cp.extraColl, collationOf(xi))
+	return len(cp.project) - 1, nil
+}
+
+// planValues plans a VALUES core: every row must have the same number of values.
+func planValues(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) (*corePlan, resultInfo, error) {
+	b := &binder{pc: pc, sc: sc, noAgg: "VALUES"}
+	var info resultInfo
+	for r, row := range core.Values {
+		if r > 0 && len(row) != len(core.Values[0]) {
+			return nil, info, fmt.Errorf("all VALUES must have the same number of terms")
+		}
+		var out []expr
+		for _, e := range row {
+			x, _, err := b.bind(e)
+			if err != nil {
+				return nil, info, err
+			}
+			out = append(out, x)
+		}
+		cp.values = append(cp.values, out)
+	}
+	cp.ncols = len(core.Values[0])
+	for i := 0; i < cp.ncols; i++ {
+		info.names = append(info.names, fmt.Sprintf("column%d", i+1))
+		info.decl = append(info.decl, "")
+		info.infos = append(info.infos, exprInfo{})
+	}
+	return cp, info, nil
+}
+
+// selectItem is one column of the select list after * is expanded.
+type selectItem struct {
+	expr  exprAST
+	alias string
+	text  string
+}
+
+func (it selectItem) name(xi exprInfo) string {
+	switch {
+	case it.alias != "":
+		return it.alias
+	case xi.column != nil:
+		if ref, ok := it.expr.(*ast.ColumnRef); ok {
+			return ref.Column
+		}
+	}
+	return it.text
+}
+
+func (it selectItem) declType(xi exprInfo, sc *scope) string {
+	if xi.column == nil || xi.column.depth != 0 {
+		return ""
+	}
+	return xi.column.c.declType
+}
+
+// expandStars returns the select list with * and table.* replaced by column references.
+func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
+	var out []selectItem
+	for _, c := range cols {
+		if !c.Star {
+			out = append(out, selectItem{expr: c.Expr, alias: c.Alias, text: c.Text})
+			continue
+		}
+		found := false
+		for _, src := range sc.sources {
+			if c.Table != "" && !strings.EqualFold(src.name, c.Table) {
+				continue
+			}
+			found = true
+			for _, col := range src.cols {
+				if col.hidden && c.Table == "" {
+					continue
+				}
+				out = append(out, selectItem{expr: &ast.ColumnRef{Table: src.name, Column: col.name}, text: col.name})
+			}
+		}
+		switch {
+		case c.Table != "" && !found:
+			return nil, fmt.Errorf("no such table: %s", c.Table)
+		case len(sc.sources) == 0:
+			return nil, fmt.Errorf("no tables specified")
+		}
+	}
+	return out, nil
+}

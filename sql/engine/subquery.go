@@ -1,0 +1,156 @@
+package engine
+
+// Subqueries in expressions: scalar (SELECT ...), EXISTS (SELECT ...) and x IN (SELECT ...). An
+// uncorrelated subquery (one that reads no column of an enclosing query) runs once per statement
+// execution; its result is cached in the run state. A correlated one runs each time it is
+// evaluated.
+
+import (
+	"fmt"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/codec"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+type subqKind uint8
+
+const (
+	subqScalar subqKind = iota
+	subqExists
+	subqIn
+)
+
+type subquery struct {
+	kind       subqKind
+	plan       *selectPlan
+	correlated bool
+}
+
+// subqResult is a cached result: the scalar or EXISTS value, or the IN set.
+type subqResult struct {
+	v       value.Value
+	set     map[string]struct{}
+	hasNull bool
+}
+
+func (b *binder) subquery(sel *ast.Select, kind subqKind) (*subquery, error) {
+	child := &scope{outer: b.sc}
+	plan, err := planSelect(b.pc, sel, child)
+	if err != nil {
+		return nil, err
+	}
+	if kind == subqScalar && plan.ncols != 1 {
+		return nil, fmt.Errorf("sub-select returns %d columns - expected 1", plan.ncols)
+	}
+	return &subquery{kind: kind, plan: plan, correlated: child.usedOuter}, nil
+}
+
+func (s *subquery) eval(e *env) (value.Value, error) {
+	if !s.correlated {
+		if r, ok := e.run.subqCache[s]; ok {
+			return r.v, nil
+		}
+	}
+	v, err := s.compute(e)
+	if err != nil {
+		return v, err
+	}
+	if !s.correlated {
+		e.run.subqCache[s] = &subqResult{v: v}
+	}
+	return v, nil
+}
+
+// compute runs the subquery for a scalar or EXISTS result.
+func (s *subquery) compute(e *env) (value.Value, error) {
+	it, err := s.plan.open(e.run, e)
+	if err != nil {
+		return value.Value{}, err
+	}
+	defer it.close()
+	ok, err := it.next()
+	if err != nil {
+		return value.Value{}, err
+	}
+	if s.kind == subqExists {
+		return value.Bool(ok), nil
+	}
+	if !ok {
+		return value.Value{}, nil
+	}
+	return it.row()[0].Clone(), nil
+}
+
+// inSubqueryExpr is x [NOT] IN (SELECT y ...): the subquery's values are compared with x after
+// the comparison affinity aff and with collation coll.
+type inSubqueryExpr struct {
+	x    expr
+	sub  *subquery
+	aff  value.Affinity
+	coll value.Collation
+	not  bool
+	key  []byte
+}
+
+func (in *inSubqueryExpr) eval(e *env) (value.Value, error) {
+	x, err := in.x.eval(e)
+	if err != nil {
+		return x, err
+	}
+	r, err := in.set(e)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if len(r.set) == 0 && !r.hasNull {
+		return value.Bool(in.not), nil // empty: false even for a NULL x
+	}
+	if x.IsNull() {
+		return value.Value{}, nil
+	}
+	in.key = codec.AppendKey(in.key[:0], in.aff.ApplyForCompare(x), false, in.coll)
+	if _, ok := r.set[string(in.key)]; ok {
+		return value.Bool(!in.not), nil
+	}
+	if r.hasNull {
+		return value.Value{}, nil
+	}
+	return value.Bool(in.not), nil
+}
+
+// set returns the subquery's values as a set of keys (cached when it is not correlated).
+func (in *inSubqueryExpr) set(e *env) (*subqResult, error) {
+	s := in.sub
+	if !s.correlated {
+		if r, ok := e.run.subqCache[s]; ok {
+			return r, nil
+		}
+	}
+	it, err := s.plan.open(e.run, e)
+	if err != nil {
+		return nil, err
+	}
+	defer it.close()
+	r := &subqResult{set: map[string]struct{}{}}
+	var key []byte
+	for {
+		ok, err := it.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		v := it.row()[0]
+		if v.IsNull() {
+			r.hasNull = true
+			continue
+		}
+		key = codec.AppendKey(key[:0], in.aff.ApplyForCompare(v), false, in.coll)
+		r.set[string(key)] = struct{}{}
+	}
+	if !s.correlated {
+		e.run.subqCache[s] = r
+	}
+	return r, nil
+}

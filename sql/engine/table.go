@@ -1,0 +1,200 @@
+package engine
+
+// Writing rows: a table's row and its index entries change together. A rowid table's row is at
+// key AppendRowid(rowid) with the record of its columns (the rowid alias column stored as NULL,
+// as SQLite does); a WITHOUT ROWID table's at the key of its primary key columns. An index entry's
+// key is the index columns' key components followed by the row's key as components (the rowid as
+// an INTEGER component, or the primary key's), so that entries are unique; its value is the
+// record of the indexed columns' values (keys may lose case or the INTEGER/REAL class).
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/codec"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// rowKey returns the table key of a row with values vals and rowid.
+func (t *Table) rowKey(vals []value.Value, rowid int64) []byte {
+	if !t.WithoutRowid {
+		return codec.AppendRowid(nil, rowid)
+	}
+	var k []byte
+	for _, c := range t.PrimaryKey {
+		k = codec.AppendKey(k, vals[c.Column], c.Desc, c.Collation)
+	}
+	return k
+}
+
+// record returns the stored record of a row.
+func (t *Table) record(vals []value.Value) []byte {
+	if t.RowidColumn < 0 {
+		return codec.AppendRecord(nil, vals[:len(t.Columns)])
+	}
+	saved := vals[t.RowidColumn]
+	vals[t.RowidColumn] = value.Value{}
+	rec := codec.AppendRecord(nil, vals[:len(t.Columns)])
+	vals[t.RowidColumn] = saved
+	return rec
+}
+
+// entryPrefix returns the index columns' key components of a row (ok false if one is NULL, which
+// UNIQUE does not compare).
+func (ix *Index) entryPrefix(vals []value.Value) ([]byte, bool) {
+	var k []byte
+	ok := true
+	for _, c := range ix.Columns {
+		v := vals[c.Column]
+		if v.IsNull() {
+			ok = false
+		}
+		k = codec.AppendKey(k, v, c.Desc, c.Collation)
+	}
+	return k, ok
+}
+
+// entry returns an index entry's key and value for a row.
+func (ix *Index) entry(vals []value.Value, rowid int64) ([]byte, []byte) {
+	k, _ := ix.entryPrefix(vals)
+	t := ix.Table
+	if t.WithoutRowid {
+		k = append(k, t.rowKey(vals, rowid)...)
+	} else {
+		k = codec.AppendKey(k, value.Int(rowid), false, value.Binary)
+	}
+	cols := make([]value.Value, len(ix.Columns))
+	for i, c := range ix.Columns {
+		cols[i] = vals[c.Column]
+	}
+	return k, codec.AppendRecord(nil, cols)
+}
+
+// writeRow stores a row and its index entries.
+func (x *execCtx) writeRow(t *Table, vals []value.Value, rowid int64) error {
+	b, err := x.bucket(t.bucket)
+	if err != nil {
+		return err
+	}
+	if err := b.Put(t.rowKey(vals, rowid), t.record(vals)); err != nil {
+		return rowError(err)
+	}
+	for _, ix := range t.Indexes {
+		ib, err := x.bucket(ix.bucket)
+		if err != nil {
+			return err
+		}
+		k, v := ix.entry(vals, rowid)
+		if err := ib.Put(k, v); err != nil {
+			return rowError(err)
+		}
+	}
+	return nil
+}
+
+// deleteRow removes a row and its index entries.
+func (x *execCtx) deleteRow(t *Table, vals []value.Value, rowid int64) error {
+	b, err := x.bucket(t.bucket)
+	if err != nil {
+		return err
+	}
+	if err := b.Delete(t.rowKey(vals, rowid)); err != nil {
+		return err
+	}
+	for _, ix := range t.Indexes {
+		ib, err := x.bucket(ix.bucket)
+		if err != nil {
+			return err
+		}
+		k, _ := ix.entry(vals, rowid)
+		if err := ib.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowError turns cairn's size errors into SQLite's words.
+func rowError(err error) error {
+	if errors.Is(err, cairn.ErrKeyTooLarge) || errors.Is(err, cairn.ErrValueTooLarge) {
+		return fmt.Errorf("string or blob too big: %w", err)
+	}
+	return err
+}
+
+// readRow reads the row at key, or ok false.
+func (x *execCtx) readRow(t *Table, key []byte) ([]value.Value, bool, error) {
+	b, err := x.bucket(t.bucket)
+	if err != nil {
+		return nil, false, err
+	}
+	rec, err := b.Get(key)
+	if errors.Is(err, cairn.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var rowid int64
+	if !t.WithoutRowid {
+		rowid, _ = codec.Rowid(key)
+	}
+	row, err := decodeRow(t, rowid, rec, nil)
+	return row, err == nil, err
+}
+
+// conflicting returns the key of a row other than self (its table key) whose values equal vals
+// on ix's columns, or nil.
+func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byte, error) {
+	prefix, ok := ix.entryPrefix(vals)
+	if !ok {
+		return nil, nil // NULLs are distinct
+	}
+	ib, err := x.bucket(ix.bucket)
+	if err != nil {
+		return nil, err
+	}
+	c := ib.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		rowKey, err := indexRowKey(ix, k)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(rowKey, self) {
+			return rowKey, nil
+		}
+	}
+	return nil, c.Err()
+}
+
+// uniqueError is SQLite's message for a violated UNIQUE or PRIMARY KEY constraint.
+func uniqueError(t *Table, cols []IndexColumn) error {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = t.Name + "." + t.Columns[c.Column].Name
+	}
+	return fmt.Errorf("UNIQUE constraint failed: %s", strings.Join(names, ", "))
+}
+
+// nextRowid returns the rowid of a new row: one more than the largest (1 for an empty table).
+func (x *execCtx) nextRowid(t *Table) (int64, error) {
+	b, err := x.bucket(t.bucket)
+	if err != nil {
+		return 0, err
+	}
+	k, _ := b.Cursor().Last()
+	if k == nil {
+		return 1, nil
+	}
+	max, err := codec.Rowid(k)
+	if err != nil {
+		return 0, fmt.Errorf("sql: table %s: %w", t.Name, cairn.ErrCorrupt)
+	}
+	if max == 1<<63-1 {
+		return 0, errors.New("database or disk is full (the largest rowid is taken)")
+	}
+	return max + 1, nil
+}

@@ -1,0 +1,313 @@
+package engine
+
+// Transactions. Outside BEGIN each statement is its own transaction: a query reads a snapshot, a
+// write runs in db.Update, so that concurrent autocommit writers share group commits. BEGIN
+// (DEFERRED) starts nothing until the first statement: a read takes a snapshot, a write takes the
+// writer slot; a write after a read upgrades, and fails with ErrBusySnapshot if another
+// connection committed since the snapshot (SQLite's SQLITE_BUSY_SNAPSHOT). BEGIN IMMEDIATE and
+// EXCLUSIVE take the writer slot at once. A statement that fails inside a transaction undoes its
+// own changes only (a savepoint around each write statement).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// exec runs a statement that is not a query.
+func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Result, error) {
+	switch stmt := st.parsed.Stmt.(type) {
+	case *ast.Begin:
+		return Result{}, s.begin(stmt.Mode)
+	case *ast.Commit:
+		return Result{}, s.commit()
+	case *ast.Rollback:
+		if stmt.Savepoint != "" {
+			return Result{}, s.rollbackTo(stmt.Savepoint)
+		}
+		return Result{}, s.rollback()
+	case *ast.Savepoint:
+		return Result{}, s.savepoint(stmt.Name)
+	case *ast.Release:
+		return Result{}, s.release(stmt.Name)
+	}
+	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st.parsed.Stmt, args) })
+	if err == nil {
+		s.changes = res.RowsAffected
+		s.totalChanges += res.RowsAffected
+		res.LastInsertID = s.lastInsertID
+	}
+	return res, err
+}
+
+// run executes a write statement in the context's transaction.
+func (x *execCtx) run(stmt ast.Stmt, args []value.Value) (Result, error) {
+	switch st := stmt.(type) {
+	case *ast.Insert:
+		return x.insert(st, args)
+	case *ast.Update:
+		return x.update(st, args)
+	case *ast.Delete:
+		return x.delete(st, args)
+	case *ast.CreateTable:
+		return Result{}, x.createTable(st, args)
+	case *ast.CreateIndex:
+		return Result{}, x.createIndex(st)
+	case *ast.CreateView:
+		return Result{}, x.createView(st)
+	case *ast.Drop:
+		return Result{}, x.drop(st)
+	case *ast.Reindex:
+		return Result{}, x.reindex(st)
+	}
+	return Result{}, fmt.Errorf("unsupported statement %T", stmt)
+}
+
+// write runs fn in a write transaction: its own (autocommit) or the session's.
+func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error)) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if !s.inTx {
+		return s.autocommit(ctx, fn)
+	}
+	tx, err := s.writeTx()
+	if err != nil {
+		return Result{}, err
+	}
+	sp, err := tx.Savepoint()
+	if err != nil {
+		return Result{}, err
+	}
+	cx := &execCtx{ctx: ctx, tx: tx, schema: s.schema, sess: s}
+	res, err := fn(cx)
+	if err != nil {
+		var ce *conflictError
+		switch {
+		case errors.As(err, &ce) && ce.algo == ast.ConflictFail:
+			s.schema = cx.schema // FAIL keeps what the statement did before the failing row
+			_ = tx.Release(sp)
+		case errors.As(err, &ce) && ce.algo == ast.ConflictRollback:
+			s.endTx(false)
+		default:
+			if rerr := tx.RollbackTo(sp); rerr != nil {
+				s.endTx(false)
+				return res, fmt.Errorf("%w (and the statement could not be undone: %v; the transaction was rolled back)", err, rerr)
+			}
+			_ = tx.Release(sp)
+		}
+		return res, err
+	}
+	s.schema = cx.schema
+	return res, tx.Release(sp)
+}
+
+// autocommit runs fn in a transaction of its own, committed when fn succeeds (and, for a FAIL
+// conflict, with the rows written before it).
+func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, error)) (Result, error) {
+	var res Result
+	var fnErr error
+	var schema *Schema
+	err := s.eng.db.Update(func(tx *cairn.Tx) error {
+		sc, err := s.eng.schemaFor(tx)
+		if err != nil {
+			return err
+		}
+		cx := &execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
+		res, fnErr = fn(cx)
+		schema = cx.schema
+		var ce *conflictError
+		if fnErr != nil && errors.As(fnErr, &ce) && ce.algo == ast.ConflictFail {
+			return nil
+		}
+		return fnErr
+	})
+	if err == nil && fnErr != nil {
+		err = fnErr
+	}
+	if err == nil || fnErr != nil && err == fnErr {
+		if schema != nil && (err == nil || errors.As(fnErr, new(*conflictError))) {
+			s.eng.remember(schema)
+		}
+	}
+	return res, err
+}
+
+// writeTx returns the explicit transaction's write transaction, taking the writer slot if it does
+// not have it yet (and checking that a deferred transaction's snapshot is still the newest).
+func (s *Session) writeTx() (*cairn.Tx, error) {
+	if s.tx != nil && s.tx.Writable() {
+		return s.tx, nil
+	}
+	w, err := s.eng.db.Begin(true)
+	if err != nil {
+		return nil, err
+	}
+	if s.tx != nil {
+		if w.LSN() != s.snapshot {
+			w.Rollback()
+			return nil, ErrBusySnapshot
+		}
+		s.tx.Rollback()
+	}
+	s.tx = w
+	if s.schema == nil {
+		sc, err := s.eng.schemaFor(w)
+		if err != nil {
+			return nil, err
+		}
+		s.schema = sc
+	}
+	return w, nil
+}
+
+func (s *Session) begin(mode ast.TxMode) error {
+	if s.inTx {
+		return errors.New("cannot start a transaction within a transaction")
+	}
+	s.inTx, s.mode, s.schema = true, mode, nil
+	if mode != ast.Deferred {
+		if _, err := s.writeTx(); err != nil {
+			s.inTx = false
+			return err
+		}
+	}
+	return nil
+}
+
+// BeginTx begins an explicit transaction for database/sql: read-only ones read one snapshot;
+// immediate ones take the writer slot at once.
+func (s *Session) BeginTx(readOnly, immediate bool) error {
+	mode := ast.Deferred
+	if immediate && !readOnly {
+		mode = ast.Immediate
+	}
+	return s.begin(mode)
+}
+
+// Commit commits the explicit transaction (COMMIT).
+func (s *Session) Commit() error { return s.commit() }
+
+// Rollback rolls the explicit transaction back (ROLLBACK).
+func (s *Session) Rollback() error { return s.rollback() }
+
+func (s *Session) commit() error {
+	if !s.inTx {
+		return ErrNoTransaction
+	}
+	tx, schema := s.tx, s.schema
+	s.reset()
+	if tx == nil {
+		return nil
+	}
+	if !tx.Writable() {
+		return tx.Rollback()
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if schema != nil {
+		s.eng.remember(schema)
+	}
+	return nil
+}
+
+func (s *Session) rollback() error {
+	if !s.inTx {
+		return errors.New("cannot rollback - no transaction is active")
+	}
+	s.endTx(false)
+	return nil
+}
+
+// endTx ends the explicit transaction, rolling it back.
+func (s *Session) endTx(bool) {
+	if s.tx != nil {
+		s.tx.Rollback()
+	}
+	s.reset()
+}
+
+func (s *Session) reset() {
+	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot = nil, false, nil, nil, 0
+}
+
+// savepoint is SAVEPOINT name: outside a transaction it begins one, which its RELEASE commits.
+func (s *Session) savepoint(name string) error {
+	begins := false
+	if !s.inTx {
+		if err := s.begin(ast.Deferred); err != nil {
+			return err
+		}
+		begins = true
+	}
+	tx, err := s.writeTx()
+	if err != nil {
+		if begins {
+			s.reset()
+		}
+		return err
+	}
+	sp, err := tx.Savepoint()
+	if err != nil {
+		return err
+	}
+	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema})
+	return nil
+}
+
+// findSavepoint returns the index of the newest savepoint called name.
+func (s *Session) findSavepoint(name string) (int, error) {
+	for i := len(s.savepoints) - 1; i >= 0; i-- {
+		if strings.EqualFold(s.savepoints[i].name, name) {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("no such savepoint: %s", name)
+}
+
+// release is RELEASE name: it forgets the savepoint and the newer ones, committing if it began
+// the transaction.
+func (s *Session) release(name string) error {
+	i, err := s.findSavepoint(name)
+	if err != nil {
+		return err
+	}
+	sp := s.savepoints[i]
+	if err := s.tx.Release(sp.sp); err != nil {
+		return err
+	}
+	s.savepoints = s.savepoints[:i]
+	if sp.begins {
+		return s.commit()
+	}
+	return nil
+}
+
+// rollbackTo is ROLLBACK TO name: it undoes everything since the savepoint, which stays.
+func (s *Session) rollbackTo(name string) error {
+	i, err := s.findSavepoint(name)
+	if err != nil {
+		return err
+	}
+	sp := s.savepoints[i]
+	if err := s.tx.RollbackTo(sp.sp); err != nil {
+		s.reset()
+		return err
+	}
+	s.savepoints = s.savepoints[:i+1]
+	s.schema = sp.schema
+	return nil
+}
+
+// Close ends the session, rolling back an open transaction.
+func (s *Session) Close() {
+	if s.inTx {
+		s.endTx(false)
+	}
+}

@@ -1,0 +1,190 @@
+package parse
+
+import (
+	"github.com/cairndb/cairn/sql/ast"
+	m "github.com/sqlc-dev/meyer/ast"
+)
+
+func (c *converter) createTable(s *m.CreateTableStmt) (ast.Stmt, error) {
+	if s.Temp {
+		return nil, c.unsupported(s, "CREATE TEMP TABLE")
+	}
+	name, err := c.name(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := &ast.CreateTable{At: pos(s), Name: name, IfNotExists: s.IfNotExists, SQL: c.stmtText(s)}
+	for _, o := range s.Options {
+		switch {
+		case o.Without && equalFold(o.Name.Name, "rowid"):
+			out.WithoutRowid = true
+		default:
+			return nil, c.unsupported(o, "table option "+c.text(o))
+		}
+	}
+	if s.Select != nil {
+		if out.AsSelect, err = c.selectStmt(s.Select); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	for _, col := range s.Columns {
+		def, err := c.columnDef(col)
+		if err != nil {
+			return nil, err
+		}
+		out.Columns = append(out.Columns, def)
+	}
+	for _, tc := range s.Constraints {
+		con, err := c.tableConstraint(tc)
+		if err != nil {
+			return nil, err
+		}
+		out.Constraints = append(out.Constraints, con)
+	}
+	return out, nil
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if y >= 'A' && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *converter) columnDef(col *m.ColumnDef) (ast.ColumnDef, error) {
+	def := ast.ColumnDef{Name: col.Name.Name}
+	if col.Type != nil {
+		def.Type = col.Type.Name
+	}
+	for _, k := range col.Constraints {
+		switch k.Kind {
+		case m.ColumnNull:
+		case m.ColumnNotNull:
+			def.NotNull, def.NotNullConf = true, ast.Conflict(k.OnConflict)
+		case m.ColumnPrimaryKey:
+			def.PrimaryKey, def.PKDesc, def.AutoInc = true, k.Order == m.SortDesc, k.AutoIncrement
+			def.PKConflict = ast.Conflict(k.OnConflict)
+		case m.ColumnUnique:
+			def.Unique, def.UniqueConf = true, ast.Conflict(k.OnConflict)
+		case m.ColumnCheck:
+			x, err := c.expr(k.Expr)
+			if err != nil {
+				return def, err
+			}
+			chk := ast.Check{Expr: x, Text: c.text(unparen(k.Expr))}
+			if k.Name != nil {
+				chk.Name = k.Name.Name
+			}
+			def.Checks = append(def.Checks, chk)
+		case m.ColumnDefault:
+			x, err := c.expr(k.Expr)
+			if err != nil {
+				return def, err
+			}
+			def.Default = x
+		case m.ColumnCollate:
+			def.Collation = k.Collation.Name
+		case m.ColumnReferences, m.ColumnDeferrable:
+			// FOREIGN KEY clauses are parsed and not enforced, as SQLite does by default
+			// (PRAGMA foreign_keys is off).
+		case m.ColumnGenerated:
+			return def, c.unsupported(k, "generated columns")
+		}
+	}
+	return def, nil
+}
+
+func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint, error) {
+	out := ast.TableConstraint{Conflict: ast.Conflict(tc.OnConflict)}
+	if tc.Name != nil {
+		out.Name = tc.Name.Name
+	}
+	switch tc.Kind {
+	case m.TablePrimaryKey, m.TableUnique:
+		out.Kind = ast.PrimaryKey
+		if tc.Kind == m.TableUnique {
+			out.Kind = ast.UniqueKey
+		}
+		cols, err := c.indexedColumns(tc.Columns)
+		if err != nil {
+			return out, err
+		}
+		out.Columns = cols
+	case m.TableCheck:
+		out.Kind = ast.CheckConstraint
+		x, err := c.expr(tc.Expr)
+		if err != nil {
+			return out, err
+		}
+		out.Check = &ast.Check{Expr: x, Text: c.text(unparen(tc.Expr)), Name: out.Name}
+	case m.TableForeignKey:
+		out.Kind = ast.CheckConstraint // not enforced: see columnDef; Check stays nil
+	}
+	return out, nil
+}
+
+// indexedColumns converts the columns of an index, PRIMARY KEY or UNIQUE clause: each a column
+// name with an optional COLLATE and direction (an expression index is unsupported).
+func (c *converter) indexedColumns(terms []*m.OrderingTerm) ([]ast.IndexedColumn, error) {
+	var out []ast.IndexedColumn
+	for _, t := range terms {
+		col := ast.IndexedColumn{At: pos(t), Desc: t.Order == m.SortDesc}
+		e := t.Expr
+		if coll, ok := e.(*m.CollateExpr); ok {
+			col.Collation = coll.Name.Name
+			e = coll.X
+		}
+		id, ok := unparen(e).(*m.Ident)
+		if !ok {
+			return nil, c.unsupported(t, "indexes on expressions")
+		}
+		col.Name = id.Name
+		out = append(out, col)
+	}
+	return out, nil
+}
+
+func (c *converter) createIndex(s *m.CreateIndexStmt) (ast.Stmt, error) {
+	if s.Where != nil {
+		return nil, c.unsupported(s.Where, "partial indexes (WHERE)")
+	}
+	name, err := c.name(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := c.indexedColumns(s.Columns)
+	if err != nil {
+		return nil, err
+	}
+	return &ast.CreateIndex{At: pos(s), Name: name, Table: s.Table.Name, Unique: s.Unique,
+		IfNotExists: s.IfNotExists, Columns: cols, SQL: c.stmtText(s)}, nil
+}
+
+func (c *converter) createView(s *m.CreateViewStmt) (ast.Stmt, error) {
+	name, err := c.name(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := c.selectStmt(s.Select)
+	if err != nil {
+		return nil, err
+	}
+	out := &ast.CreateView{At: pos(s), Temp: s.Temp, Name: name, IfNotExists: s.IfNotExists, Select: sel, SQL: c.stmtText(s)}
+	for _, col := range s.Columns {
+		out.Columns = append(out.Columns, col.Name.Name)
+	}
+	return out, nil
+}

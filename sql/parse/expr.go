@@ -1,0 +1,319 @@
+package parse
+
+import (
+	"strings"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+	m "github.com/sqlc-dev/meyer/ast"
+)
+
+var binaryOps = map[m.Operator]ast.BinaryOp{
+	m.OpOr: ast.Or, m.OpAnd: ast.And, m.OpEq: ast.Eq, m.OpNe: ast.Ne, m.OpLt: ast.Lt,
+	m.OpLe: ast.Le, m.OpGt: ast.Gt, m.OpGe: ast.Ge, m.OpBitAnd: ast.BitAnd, m.OpBitOr: ast.BitOr,
+	m.OpLShift: ast.ShiftLeft, m.OpRShift: ast.ShiftRight, m.OpAdd: ast.Add, m.OpSub: ast.Sub,
+	m.OpMul: ast.Mul, m.OpDiv: ast.Div, m.OpMod: ast.Rem, m.OpConcat: ast.Concat,
+}
+
+var unaryOps = map[m.Operator]ast.UnaryOp{
+	m.OpMinus: ast.Neg, m.OpPlus: ast.Plus, m.OpNot: ast.Not, m.OpBitNot: ast.BitNot,
+}
+
+func (c *converter) exprs(list []m.Expr) ([]ast.Expr, error) {
+	out := make([]ast.Expr, len(list))
+	for i, e := range list {
+		x, err := c.expr(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// optExpr converts e, which may be nil.
+func (c *converter) optExpr(e m.Expr) (ast.Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	return c.expr(e)
+}
+
+func (c *converter) expr(e m.Expr) (ast.Expr, error) {
+	switch e := e.(type) {
+	case *m.Literal:
+		return c.literal(e)
+	case *m.Ident:
+		return &ast.ColumnRef{At: pos(e), Column: e.Name, DoubleQuoted: e.Quote == m.QuoteDouble}, nil
+	case *m.QualifiedRef:
+		return c.qualifiedRef(e)
+	case *m.BindParam:
+		return c.param(e), nil
+	case *m.ParenExpr:
+		return c.expr(e.X)
+	case *m.UnaryExpr:
+		return c.unary(e)
+	case *m.BinaryExpr:
+		return c.binary(e)
+	case *m.LikeExpr:
+		return c.like(e)
+	case *m.IsExpr:
+		x, err := c.expr(e.X)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.expr(e.Y)
+		if err != nil {
+			return nil, err
+		}
+		// IS DISTINCT FROM is IS NOT; IS NOT DISTINCT FROM is IS.
+		op := ast.Is
+		if e.Not != e.Distinct {
+			op = ast.IsNot
+		}
+		return &ast.Binary{At: pos(e), Op: op, X: x, Y: y}, nil
+	case *m.NullCheckExpr:
+		x, err := c.expr(e.X)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.IsNull{At: pos(e), Not: e.Test != m.TestIsNull, X: x}, nil
+	case *m.BetweenExpr:
+		return c.between(e)
+	case *m.InExpr:
+		return c.in(e)
+	case *m.CaseExpr:
+		return c.caseExpr(e)
+	case *m.CastExpr:
+		x, err := c.expr(e.X)
+		if err != nil {
+			return nil, err
+		}
+		typ := ""
+		if e.Type != nil {
+			typ = e.Type.Name
+		}
+		return &ast.Cast{At: pos(e), X: x, Type: typ}, nil
+	case *m.CollateExpr:
+		x, err := c.expr(e.X)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.Collate{At: pos(e), X: x, Collation: e.Name.Name}, nil
+	case *m.FuncCall:
+		return c.call(e)
+	case *m.ExistsExpr:
+		s, err := c.selectStmt(e.Select)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.Exists{At: pos(e), Select: s}, nil
+	case *m.SubqueryExpr:
+		s, err := c.selectStmt(e.Select)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.Subquery{At: pos(e), Select: s}, nil
+	case *m.VectorExpr:
+		return nil, c.unsupported(e, "row values")
+	case *m.RaiseExpr:
+		return nil, c.unsupported(e, "RAISE")
+	case *m.Star:
+		return nil, c.errorf(e, `near "*": syntax error`)
+	}
+	return nil, c.unsupported(e, "expression "+c.text(e))
+}
+
+func (c *converter) qualifiedRef(e *m.QualifiedRef) (ast.Expr, error) {
+	parts := e.Parts
+	if len(parts) == 3 {
+		if !strings.EqualFold(parts[0].Name, "main") {
+			return nil, c.unsupported(e, "database "+parts[0].Name+" (only main)")
+		}
+		parts = parts[1:]
+	}
+	return &ast.ColumnRef{At: pos(e), Table: parts[0].Name, Column: parts[1].Name}, nil
+}
+
+// param converts a bind parameter; meyer numbers them as SQLite does (sqlite3ExprAssignVarNumber).
+func (c *converter) param(e *m.BindParam) ast.Expr {
+	p := &ast.Param{At: pos(e), Index: e.Number}
+	if e.Kind != m.ParamAnon && e.Kind != m.ParamNumber {
+		p.Name = e.Raw
+		if c.names == nil {
+			c.names = make(map[string]int)
+		}
+		c.names[e.Raw] = e.Number
+	}
+	c.params = max(c.params, e.Number)
+	return p
+}
+
+func (c *converter) unary(e *m.UnaryExpr) (ast.Expr, error) {
+	op, ok := unaryOps[e.Op]
+	if !ok {
+		return nil, c.unsupported(e, "operator "+c.text(e))
+	}
+	// -9223372036854775808 is an INTEGER: fold the minus into an integer literal.
+	if lit, isLit := unparen(e.X).(*m.Literal); isLit && op == ast.Neg && lit.Kind == m.LitInteger {
+		v, err := c.integer(lit, lit.Value, true)
+		return &ast.Literal{At: pos(e), Value: v}, err
+	}
+	x, err := c.expr(e.X)
+	if err != nil {
+		return nil, err
+	}
+	return &ast.Unary{At: pos(e), Op: op, X: x}, nil
+}
+
+func unparen(e m.Expr) m.Expr {
+	for {
+		p, ok := e.(*m.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+func (c *converter) binary(e *m.BinaryExpr) (ast.Expr, error) {
+	op, ok := binaryOps[e.Op]
+	if !ok {
+		return nil, c.unsupported(e, "operator "+map[m.Operator]string{m.OpPtr: "->", m.OpPtr2: "->>"}[e.Op])
+	}
+	x, err := c.expr(e.X)
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.expr(e.Y)
+	if err != nil {
+		return nil, err
+	}
+	return &ast.Binary{At: pos(e), Op: op, X: x, Y: y}, nil
+}
+
+func (c *converter) like(e *m.LikeExpr) (ast.Expr, error) {
+	l := &ast.Like{At: pos(e), Not: e.Not}
+	switch strings.ToUpper(e.Op.Name) {
+	case "LIKE":
+	case "GLOB":
+		l.Glob = true
+	default:
+		return nil, c.unsupported(e, strings.ToUpper(e.Op.Name))
+	}
+	var err error
+	if l.X, err = c.expr(e.X); err != nil {
+		return nil, err
+	}
+	if l.Pattern, err = c.expr(e.Y); err != nil {
+		return nil, err
+	}
+	if l.Escape, err = c.optExpr(e.Escape); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (c *converter) between(e *m.BetweenExpr) (ast.Expr, error) {
+	x, err := c.expr(e.X)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := c.expr(e.Lo)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := c.expr(e.Hi)
+	if err != nil {
+		return nil, err
+	}
+	return &ast.Between{At: pos(e), Not: e.Not, X: x, Lo: lo, Hi: hi}, nil
+}
+
+func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
+	x, err := c.expr(e.X)
+	if err != nil {
+		return nil, err
+	}
+	in := &ast.In{At: pos(e), Not: e.Not, X: x}
+	switch {
+	case e.Table != nil:
+		// x IN table: the same as x IN (SELECT * FROM table).
+		name, err := c.name(e.Table)
+		if err != nil {
+			return nil, err
+		}
+		if e.HasArgs {
+			return nil, c.unsupported(e, "table-valued functions")
+		}
+		in.Select = &ast.Select{At: pos(e.Table), Cores: []*ast.SelectCore{{
+			At:      pos(e.Table),
+			Columns: []ast.ResultColumn{{Star: true}},
+			From:    []ast.FromItem{{At: pos(e.Table), Table: name}},
+		}}}
+	case e.Select != nil:
+		if in.Select, err = c.selectStmt(e.Select); err != nil {
+			return nil, err
+		}
+	default:
+		if in.List, err = c.exprs(e.List); err != nil {
+			return nil, err
+		}
+		if in.List == nil {
+			in.List = []ast.Expr{} // x IN (): an empty list, always false
+		}
+	}
+	return in, nil
+}
+
+func (c *converter) caseExpr(e *m.CaseExpr) (ast.Expr, error) {
+	out := &ast.Case{At: pos(e)}
+	var err error
+	if out.Operand, err = c.optExpr(e.Operand); err != nil {
+		return nil, err
+	}
+	for _, w := range e.Whens {
+		cond, err := c.expr(w.When)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.expr(w.Then)
+		if err != nil {
+			return nil, err
+		}
+		out.Whens = append(out.Whens, ast.When{Cond: cond, Result: res})
+	}
+	if out.Else, err = c.optExpr(e.Else); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *converter) call(e *m.FuncCall) (ast.Expr, error) {
+	switch {
+	case e.Over != nil:
+		return nil, c.unsupported(e, "window functions (OVER)")
+	case e.Filter != nil:
+		return nil, c.unsupported(e, "FILTER clause")
+	case len(e.OrderBy) > 0:
+		return nil, c.unsupported(e, "ORDER BY in an aggregate")
+	}
+	args, err := c.exprs(e.Args)
+	if err != nil {
+		return nil, err
+	}
+	return &ast.Call{At: pos(e), Name: strings.ToLower(e.Name.Name), Distinct: e.Distinct, Star: e.Star, Args: args}, nil
+}
+
+// constantLiteral reports whether e is a literal (for DEFAULT clauses).
+func constantLiteral(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Literal:
+		return true
+	case *ast.Unary:
+		return constantLiteral(e.X)
+	}
+	return false
+}
+
+var _ = value.NullValue

@@ -1,0 +1,108 @@
+package parse
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/value"
+	"github.com/stretchr/testify/require"
+)
+
+func one(t *testing.T, sql string) Statement {
+	t.Helper()
+	stmts, err := Parse(sql)
+	require.NoError(t, err)
+	require.Len(t, stmts, 1)
+	return stmts[0]
+}
+
+func TestSyntaxErrorNamesThePosition(t *testing.T) {
+	_, err := Parse("SELECT FROM t")
+	require.EqualError(t, err, `1:8: near "FROM": syntax error`)
+	var perr *Error
+	require.ErrorAs(t, err, &perr)
+	require.Equal(t, 7, perr.Offset)
+	require.False(t, errors.Is(err, ErrUnsupported))
+}
+
+func TestUnsupportedIsNamed(t *testing.T) {
+	for sql, msg := range map[string]string{
+		"SELECT row_number() OVER () FROM t":                      "1:8: unsupported: window functions (OVER)",
+		"WITH x AS (SELECT 1) SELECT * FROM x":                    "1:1: unsupported: WITH (common table expressions)",
+		"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END": "1:1: unsupported: CREATE TRIGGER",
+		"SELECT (1, 2) = (1, 2)":                                  "1:8: unsupported: row values",
+	} {
+		_, err := Parse(sql)
+		require.EqualError(t, err, msg, sql)
+		require.ErrorIs(t, err, ErrUnsupported, sql)
+	}
+}
+
+func TestLiterals(t *testing.T) {
+	s := one(t, "SELECT -9223372036854775808, 9223372036854775808, 0x10, -0x10, 1.5e3, 'it''s', x'0aFF', NULL")
+	sel := s.Stmt.(*ast.Select)
+	want := []value.Value{value.Int(math.MinInt64), value.Float(9223372036854775808), value.Int(16),
+		value.Int(-16), value.Float(1500), value.TextString("it's"), value.BlobBytes([]byte{0x0a, 0xff}), value.NullValue()}
+	require.Len(t, sel.Cores[0].Columns, len(want))
+	for i, w := range want {
+		lit, ok := sel.Cores[0].Columns[i].Expr.(*ast.Literal)
+		require.True(t, ok, "column %d is %T", i, sel.Cores[0].Columns[i].Expr)
+		require.Equal(t, w.Kind(), lit.Value.Kind(), "column %d", i)
+		require.Zero(t, value.Compare(w, lit.Value, value.Binary), "column %d: %v", i, lit.Value)
+	}
+}
+
+func TestParamsAreNumberedAsSQLite(t *testing.T) {
+	s := one(t, "SELECT ?, :a, ?5, @b, :a, ?, $c")
+	require.Equal(t, 8, s.Params)
+	require.Equal(t, map[string]int{":a": 2, "@b": 6, "$c": 8}, s.Names)
+	var got []int
+	for _, c := range s.Stmt.(*ast.Select).Cores[0].Columns {
+		got = append(got, c.Expr.(*ast.Param).Index)
+	}
+	require.Equal(t, []int{1, 2, 5, 6, 2, 7, 8}, got)
+}
+
+func TestCompoundOrderByBelongsToTheWhole(t *testing.T) {
+	s := one(t, "SELECT a FROM t UNION ALL SELECT b FROM u ORDER BY 1 DESC LIMIT 2 OFFSET 1")
+	sel := s.Stmt.(*ast.Select)
+	require.Len(t, sel.Cores, 2)
+	require.Equal(t, []ast.CompoundOp{ast.UnionAll}, sel.Ops)
+	require.Len(t, sel.OrderBy, 1)
+	require.True(t, sel.OrderBy[0].Desc)
+	require.NotNil(t, sel.Limit)
+	require.NotNil(t, sel.Offset)
+
+	_, err := Parse("SELECT a FROM t ORDER BY a UNION SELECT b FROM u")
+	require.ErrorContains(t, err, "ORDER BY clause should come after UNION not before")
+}
+
+func TestCreateTableKeepsItsText(t *testing.T) {
+	sql := "CREATE TABLE t1(a INTEGER PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x' COLLATE NOCASE, c UNIQUE, CHECK (a > 0))"
+	s := one(t, sql+";")
+	ct := s.Stmt.(*ast.CreateTable)
+	require.Equal(t, sql, ct.SQL)
+	require.Equal(t, "t1", ct.Name)
+	require.Len(t, ct.Columns, 3)
+	require.True(t, ct.Columns[0].PrimaryKey)
+	require.Equal(t, "INTEGER", ct.Columns[0].Type)
+	require.True(t, ct.Columns[1].NotNull)
+	require.Equal(t, "NOCASE", ct.Columns[1].Collation)
+	require.NotNil(t, ct.Columns[1].Default)
+	require.True(t, ct.Columns[2].Unique)
+	require.Len(t, ct.Constraints, 1)
+	require.Equal(t, ast.CheckConstraint, ct.Constraints[0].Kind)
+}
+
+func TestSeveralStatements(t *testing.T) {
+	stmts, err := Parse("BEGIN; INSERT INTO t VALUES (1, 'a'), (2, 'b'); COMMIT")
+	require.NoError(t, err)
+	require.Len(t, stmts, 3)
+	require.IsType(t, &ast.Begin{}, stmts[0].Stmt)
+	ins := stmts[1].Stmt.(*ast.Insert)
+	require.Len(t, ins.Select.Cores[0].Values, 2)
+	require.Equal(t, "INSERT INTO t VALUES (1, 'a'), (2, 'b')", stmts[1].Text)
+	require.IsType(t, &ast.Commit{}, stmts[2].Stmt)
+}

@@ -1,0 +1,166 @@
+package value
+
+import "math"
+
+// Op is a binary arithmetic or bitwise operator.
+type Op uint8
+
+// The operators of Arith.
+const (
+	OpAdd Op = iota
+	OpSub
+	OpMul
+	OpDiv
+	OpRem
+	OpBitAnd
+	OpBitOr
+	OpShiftLeft
+	OpShiftRight
+)
+
+// Arith returns a op b with SQLite's rules: NULL if either operand is NULL; operands that are
+// TEXT or BLOB converted by their numeric prefix; INTEGER arithmetic when both are integers,
+// REAL on overflow ("integer overflow to REAL"); division and remainder by zero give NULL;
+// integer division truncates toward zero; % of REALs works on their integer parts and gives a
+// REAL; a NaN result is NULL. The bitwise operators work on the operands' integer values.
+func Arith(op Op, a, b Value) Value {
+	if a.kind == Null || b.kind == Null {
+		return Value{}
+	}
+	if op >= OpBitAnd {
+		return bitwise(op, ToInt(a), ToInt(b))
+	}
+	a, b = arithmeticOperand(a), arithmeticOperand(b)
+	if a.kind == Integer && b.kind == Integer {
+		if v, ok := intArith(op, int64(a.bits), int64(b.bits)); ok {
+			return v
+		}
+	}
+	x, y := a.Float(), b.Float()
+	var r float64
+	switch op {
+	case OpAdd:
+		r = x + y
+	case OpSub:
+		r = x - y
+	case OpMul:
+		r = x * y
+	case OpDiv:
+		if y == 0 {
+			return Value{}
+		}
+		r = x / y
+	case OpRem:
+		ia, ib := realToInt(x), realToInt(y)
+		if ib == 0 {
+			return Value{}
+		}
+		if ib == -1 {
+			ib = 1
+		}
+		r = float64(ia % ib)
+	}
+	return Float(r) // NaN becomes NULL
+}
+
+// intArith is Arith on two integers; ok is false when the result must be computed as a REAL.
+func intArith(op Op, x, y int64) (Value, bool) {
+	switch op {
+	case OpAdd:
+		s := x + y
+		if (s > x) != (y > 0) {
+			return Value{}, false
+		}
+		return Int(s), true
+	case OpSub:
+		d := x - y
+		if (d < x) != (y > 0) {
+			return Value{}, false
+		}
+		return Int(d), true
+	case OpMul:
+		p := x * y
+		if x != 0 && (p/x != y || x == -1 && y == math.MinInt64 || y == -1 && x == math.MinInt64) {
+			return Value{}, false
+		}
+		return Int(p), true
+	case OpDiv:
+		if y == 0 {
+			return Value{}, true
+		}
+		if y == -1 && x == math.MinInt64 {
+			return Value{}, false
+		}
+		return Int(x / y), true
+	case OpRem:
+		if y == 0 {
+			return Value{}, true
+		}
+		if y == -1 {
+			y = 1
+		}
+		return Int(x % y), true
+	}
+	return Value{}, false
+}
+
+// bitwise applies a bitwise operator to two integers; a negative shift shifts the other way,
+// and shifting by 64 or more gives 0 (or -1 for a right shift of a negative number).
+func bitwise(op Op, x, y int64) Value {
+	switch op {
+	case OpBitAnd:
+		return Int(x & y)
+	case OpBitOr:
+		return Int(x | y)
+	}
+	left := op == OpShiftLeft
+	if y < 0 {
+		left, y = !left, -y
+		if y < 0 { // -MinInt64
+			y = 64
+		}
+	}
+	switch {
+	case y >= 64 && left, y >= 64 && x >= 0:
+		return Int(0)
+	case y >= 64:
+		return Int(-1)
+	case left:
+		return Int(int64(uint64(x) << uint(y)))
+	}
+	return Int(x >> uint(y))
+}
+
+// Negate returns -v: NULL for NULL, a REAL for the negation of the smallest INTEGER, numbers
+// for numeric text.
+func Negate(v Value) Value {
+	v = arithmeticOperand(v)
+	switch v.kind {
+	case Integer:
+		if int64(v.bits) == math.MinInt64 {
+			return Float(-float64(math.MinInt64))
+		}
+		return Int(-int64(v.bits))
+	case Real:
+		return Float(-v.Float())
+	}
+	return Value{}
+}
+
+// BitNot returns ~v on v's integer value, NULL for NULL.
+func BitNot(v Value) Value {
+	if v.kind == Null {
+		return Value{}
+	}
+	return Int(^ToInt(v))
+}
+
+// Concat returns a || b: NULL if either is NULL, else the text of both, appended to dst's
+// storage (dst may be nil).
+func Concat(dst []byte, a, b Value) Value {
+	if a.kind == Null || b.kind == Null {
+		return Value{}
+	}
+	dst = a.AppendText(dst[:0])
+	return TextBytes(b.AppendText(dst))
+}
