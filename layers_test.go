@@ -18,14 +18,15 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/cairndb/cairn/"
 	allowed := map[string][]string{
-		".":               {"txn", "btree", "pager", "wal", "internal/"},
-		"txn":             {"btree", "pager", "internal/"},
-		"btree":           {"pager", "internal/"},
-		"pager":           {"internal/"},
-		"wal":             {"internal/"},
-		"internal/vfs":    {"internal/errs"},
-		"internal/errs":   {},
-		"internal/ondisk": {},
+		".":                   {"txn", "btree", "pager", "wal", "internal/"},
+		"txn":                 {"btree", "pager", "internal/"},
+		"btree":               {"pager", "internal/"},
+		"pager":               {"internal/"},
+		"wal":                 {"internal/"},
+		"internal/vfs":        {"internal/errs"},
+		"internal/errs":       {},
+		"internal/ondisk":     {},
+		"internal/invariants": {},
 	}
 	for dir, ok := range allowed {
 		entries, err := os.ReadDir(dir)
