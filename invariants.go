@@ -1,12 +1,19 @@
 package cairn
 
 // Run-time checks of the write path's invariants (db.go's version markers, commit.go's held
-// commits and pending versions), for the invariants build (package internal/invariants). Every
-// call site reads "if invariants.Enabled { ... }", which a normal build compiles to nothing. A
-// check must not change what it checks: it reads atomics and what its caller's locks already
-// guard, and takes no lock of the DB's.
+// commits and pending versions) and of a checkpoint's page accounting, for the invariants build
+// (package internal/invariants lists them all). Every call site reads
+// "if invariants.Enabled { ... }", which a normal build compiles to nothing. A check must not
+// change what it checks: it reads atomics and what its caller's locks already guard, takes no
+// lock of the DB's, and reads no file (the checkpoint's walk stays in memory).
 
-import "github.com/cairndb/cairn/internal/invariants"
+import (
+	"errors"
+
+	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/invariants"
+	"github.com/cairndb/cairn/pager"
+)
 
 // assertMarkers checks published.lsn <= latest.lsn <= headLSN once a marker moved (where names
 // the place). It needs no lock: it loads the markers in that order, each of them only moves
@@ -120,5 +127,80 @@ func (db *DB) assertDurable(lastLSN uint64) {
 	if l := db.latest.Load().lsn; l < lastLSN && db.failure.Load() == nil {
 		invariants.Fail(invariants.DurableMaterialized, "onDurable: the batch up to LSN %d is durable, but latest is %d: no materialization covers its last records",
 			lastLSN, l)
+	}
+}
+
+// errNotResident is the read error of assertCheckpointPages's walk for an extent not in memory.
+var errNotResident = errors.New("not in memory")
+
+// assertCheckpointPages checks, before a checkpoint plans version v, that every page v's trees
+// reach (default key space, catalog, buckets, the drop stack's extents) is used once and is
+// neither reusable, nor pending, nor in the checkpoint's free-list extent, that the free list
+// lists no page twice, that every extent allocated since the last checkpoint is in the trees,
+// and that the trees are well formed: Check's accounting of the newest version (checker.account),
+// on a walk that reads only extents in memory (pager.Resident), so that it neither reads the
+// file nor changes the cache. Below an extent not in memory nothing is claimed, so lost pages
+// (in no structure) are reported only when the walk reached every extent. It runs only while the
+// pager's accounting is trusted (created by this process, or found sound by Check since Open:
+// pager.AccountingTrusted): with bookkeeping read from a file, damage that Check reports as
+// ErrCorrupt could make it fire. REQUIRES: checkpointMu, the writer slot,
+// treeMu, stateMu, and nothing held (v is latest, on pages).
+func (db *DB) assertCheckpointPages(v *version) {
+	if !db.pager.AccountingTrusted() || db.failure.Load() != nil {
+		return
+	}
+	c := &checker{pg: db.pager, seen: make(map[string]bool), ledgerProblems: make(map[string]int),
+		read: func(id uint64, _ bool) ([]byte, error) {
+			if b := db.pager.Resident(id); b != nil {
+				return b, nil
+			}
+			return nil, errNotResident
+		}}
+	l := newLedger(c, "checkpoint of the newest version", db.pager.PageCount())
+	c.walk(v.root, false, l)
+	if v.catalog != 0 {
+		c.walk(v.catalog, false, l)
+		c.residentCatalog(v.catalog, 0, l)
+	}
+	c.account(l)
+	var problems []error
+	for _, err := range c.problems {
+		if !errors.Is(err, errNotResident) {
+			problems = append(problems, err)
+		}
+	}
+	if len(problems) > 0 {
+		invariants.Fail(invariants.CheckpointPages, "checkpoint at LSN %d: %v", v.lsn, errors.Join(problems...))
+	}
+}
+
+// residentCatalog checks the entries of the catalog tree below page id (checker.catalogEntry),
+// reading only extents in memory; an entry it cannot read marks the walk incomplete.
+func (c *checker) residentCatalog(id uint64, depth int, l *ledger) {
+	p := c.pg.Resident(id)
+	if p == nil || depth > btree.MaxDepth {
+		c.readFailed = true
+		return
+	}
+	elems, err := btree.Elements(id, p)
+	if err != nil {
+		c.add(err)
+		return
+	}
+	for _, e := range elems {
+		if pager.Type(p) == pager.PageBranch {
+			c.residentCatalog(e.Child, depth+1, l)
+			continue
+		}
+		v := e.Value
+		if v == nil {
+			o := c.pg.Resident(e.Overflow)
+			if o == nil || pager.Type(o) != pager.PageOverflow || len(o)-pager.HeaderSize < int(e.ValueSize) {
+				c.readFailed = true
+				continue
+			}
+			v = o[pager.HeaderSize : pager.HeaderSize+int(e.ValueSize)]
+		}
+		c.catalogEntry(e.Key, v, false, l)
 	}
 }

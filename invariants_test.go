@@ -7,6 +7,7 @@ package cairn
 // Run with: go test -tags invariants -run Invariant .
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -185,4 +186,76 @@ func TestInvariantPublication(t *testing.T) {
 	// Published past the durable LSN.
 	requireViolation(t, invariants.VersionMarkers, func() { db.assertDurable(latest.lsn - 1) })
 	db.assertDurable(latest.lsn)
+}
+
+// TestInvariantCheckpointPages: the pages a checkpointed version reaches are neither free nor
+// pending, every page is in one structure, and every page allocated since the last checkpoint
+// is in the trees (assertCheckpointPages, which Checkpoint runs). A reader keeps the pages of an
+// older version pending; that version passed as the one to checkpoint reaches them.
+func TestInvariantCheckpointPages(t *testing.T) {
+	db := openInvariantsDB(t, 300)
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("k"), make([]byte, 10000)) // an overflow value, through the catalog
+	}))
+	require.NoError(t, db.Checkpoint(context.Background()))
+	r, err := db.Begin(false)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, r.Rollback()) }()
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		for i := range 150 {
+			if err := tx.Delete(fmt.Appendf(nil, "key%05d", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.Checkpoint(context.Background()), "the real state passes")
+
+	db.lockWriter()
+	defer db.unlockWriter()
+	db.stateMu.Lock()
+	defer db.stateMu.Unlock()
+	require.True(t, db.pager.AccountingTrusted())
+	latest := db.latest.Load()
+	require.NotEqual(t, latest.root, r.base.root)
+	require.NotZero(t, latest.root)
+	require.NotZero(t, latest.catalog)
+	db.assertCheckpointPages(latest)
+	// The reader's version reaches pages the delete freed: pending.
+	requireViolation(t, invariants.CheckpointPages, func() { db.assertCheckpointPages(r.base) })
+	// Without its catalog, the catalog's and the bucket's pages are in no structure: lost.
+	requireViolation(t, invariants.CheckpointPages, func() {
+		db.assertCheckpointPages(&version{lsn: latest.lsn, root: latest.root})
+	})
+	// The catalog as the default key space too: its pages are reached twice.
+	requireViolation(t, invariants.CheckpointPages, func() {
+		db.assertCheckpointPages(&version{lsn: latest.lsn, root: latest.catalog, catalog: latest.catalog})
+	})
+}
+
+// TestInvariantChecksTrustOnlySoundAccounting: a database opened from a file whose free list
+// lists a page its tree uses (damage that only Check sees) takes writes and checkpoints without a
+// panic: the accounting checks wait for a Check to find the accounting sound.
+func TestInvariantChecksTrustOnlySoundAccounting(t *testing.T) {
+	db, err := Open(damagedFiles(t, "freelist-lists-a-tree-page"), nil)
+	require.NoError(t, err)
+	require.False(t, db.pager.AccountingTrusted())
+	require.ErrorIs(t, db.Check(), ErrCorrupt)
+	require.False(t, db.pager.AccountingTrusted())
+	for i := range 50 {
+		_ = db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "new%03d", i), make([]byte, 500)) })
+	}
+	_ = db.Checkpoint(context.Background())
+	_ = db.Close()
+
+	db, err = Open(damagedFiles(t, "base"), nil)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	require.False(t, db.pager.AccountingTrusted())
+	require.NoError(t, db.Check())
+	require.True(t, db.pager.AccountingTrusted())
 }

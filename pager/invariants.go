@@ -18,6 +18,17 @@ import (
 	"github.com/cairndb/cairn/internal/invariants"
 )
 
+// Resident returns the extent at id if it is in memory (allocated since the last checkpoint, or
+// cached), and nil otherwise. Unlike Page it never reads the file, fills the cache or marks the
+// extent referenced: it is for the invariants build's checks, which must leave I/O and eviction
+// as they are. The bytes are those of the newest version that reaches id.
+func (p *Pager) Resident(id uint64) []byte {
+	if fr := p.table.load(id); fr != nil {
+		return fr.data
+	}
+	return nil
+}
+
 // AccountingTrusted reports whether the status of every page id (used, reusable, pending, dirty)
 // is known to be sound: this Pager created its file, or TrustAccounting was called since Open.
 func (p *Pager) AccountingTrusted() bool { return p.trusted.Load() }
