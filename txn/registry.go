@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cairndb/cairn/internal/invariants"
 )
 
 // slotsPerP is the number of slots of each P's group: readers that stay open across goroutine
@@ -37,7 +39,7 @@ func (s *Slot[T]) LSN() uint64 { return s.pinned.Load() - 1 }
 // is found by a scan on the reclaimer's side. It is safe for concurrent use; the zero value is not
 // usable: call NewRegistry.
 type Registry[T any] struct {
-	groups  []group[T]
+	groups     []group[T]
 	overflowMu sync.Mutex
 	overflow   atomic.Pointer[[]*Slot[T]]
 }
@@ -110,7 +112,12 @@ func (r *Registry[T]) claimSlow(val uint64) *Slot[T] {
 }
 
 // Unpin ends the reader registered in s.
-func (r *Registry[T]) Unpin(s *Slot[T]) { s.pinned.Store(0) }
+func (r *Registry[T]) Unpin(s *Slot[T]) {
+	if invariants.Enabled {
+		assertPinned(s)
+	}
+	s.pinned.Store(0)
+}
 
 // Oldest returns the smallest pinned LSN, or published if it is smaller or nothing is pinned.
 // REQUIRES: published was loaded before the call (see the invariant above).
