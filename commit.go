@@ -286,8 +286,13 @@ func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
 // commit stored headLSN before it submitted its record), so materializing everything held now
 // covers them. A materialization of one or two commits runs here; a larger one is returned, to
 // run while the batch is written and synced, so that it does not lengthen the batch. No lock is
-// taken when nothing is held.
+// taken when nothing is held. On a failed database it fails the batch.
 func (db *DB) prepareBatch() (func() error, error) {
+	if p := db.failure.Load(); p != nil {
+		// A failed materialization dropped held commits whose records may be in this batch: no
+		// version will hold them, so the batch must not be reported durable.
+		return nil, *p
+	}
 	head := db.headLSN.Load()
 	materialized := db.latest.Load().lsn
 	switch {
