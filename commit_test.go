@@ -178,7 +178,7 @@ func TestHeldCommitsRollback(t *testing.T) {
 // RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a materializing commit:
 // the drop stack), a copy materialization while a write transaction holds the trees, Check, and a reopen.
 func TestHeldBucketCommits(t *testing.T) {
-	db, path := openSlowSync(t, 20*time.Millisecond, Options{})
+	db, path := openSlowSync(t, 80*time.Millisecond, Options{}) // long enough to hold commits on a loaded machine
 	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for name, kv := range want {
