@@ -308,7 +308,7 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 			lo, hi = hi, lo
 		}
 		if lo != nil {
-			k, ok, err := boundKey(e, prefix, lo, ic, !lo.inclusive)
+			k, ok, err := boundKey(e, prefix, lo, ic, !lo.inclusive, false)
 			if err != nil {
 				return nil, err
 			}
@@ -317,7 +317,7 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 			}
 		}
 		if hi != nil {
-			k, ok, err := boundKey(e, prefix, hi, ic, hi.inclusive)
+			k, ok, err := boundKey(e, prefix, hi, ic, hi.inclusive, true)
 			if err != nil {
 				return nil, err
 			}
@@ -329,10 +329,17 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 	return it, nil
 }
 
-// boundKey returns the key where a range on column ic starts or ends: the prefix and the bound's
-// value; past is set to go past every key of that value (an exclusive start, an inclusive end).
-// A NULL bound selects nothing but is left to the filter (ok false: no bound).
-func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past bool) ([]byte, bool, error) {
+// cutTail is the end of a key component cut at codec.MaxKeyPart bytes: the 00 02 marker and the
+// 8-byte hash (FORMAT.md, "SQL keys").
+const cutTail = 2 + 8
+
+// boundKey returns the key where a range on column ic starts (end false) or ends (end true): the
+// prefix and the bound's value; past is set to go past every key of that value (an exclusive
+// start, an inclusive end). A value cut in its key (a text or blob longer than codec.MaxKeyPart)
+// is ordered among the values sharing its first bytes by hash, not by value, so the bound then
+// takes all of those values: the range is widened, and the terms, evaluated again on each row,
+// select. A NULL bound selects nothing but is left to the filter (ok false: no bound).
+func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past, end bool) ([]byte, bool, error) {
 	v, err := b.x.eval(e)
 	if err != nil {
 		return nil, false, err
@@ -342,6 +349,11 @@ func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past bool) ([]byt
 		return nil, false, nil
 	}
 	k := codec.AppendKey(append([]byte(nil), prefix...), v, ic.Desc, ic.Collation)
+	if (v.Kind() == value.Text || v.Kind() == value.Blob) && len(v.Bytes()) > codec.MaxKeyPart {
+		if _, _, cut, err := codec.DecodeKey(k[len(prefix):], ic.Desc); err == nil && cut {
+			k, past = k[:len(k)-cutTail], end
+		}
+	}
 	if past {
 		k = prefixEnd(k)
 	}
