@@ -329,16 +329,11 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 	return it, nil
 }
 
-// cutTail is the end of a key component cut at codec.MaxKeyPart bytes: the 00 02 marker and the
-// 8-byte hash (FORMAT.md, "SQL keys").
-const cutTail = 2 + 8
-
-// boundKey returns the key where a range on column ic starts (end false) or ends (end true): the
-// prefix and the bound's value; past is set to go past every key of that value (an exclusive
-// start, an inclusive end). A value cut in its key (a text or blob longer than codec.MaxKeyPart)
-// is ordered among the values sharing its first bytes by hash, not by value, so the bound then
-// takes all of those values: the range is widened, and the terms, evaluated again on each row,
-// select. A NULL bound selects nothing but is left to the filter (ok false: no bound).
+// boundKey returns the key where a range on column ic starts (end false) or ends: the prefix and
+// the bound's value; past is set to go past every key of that value (an exclusive start, an
+// inclusive end). A value too long for its whole key (codec.AppendKeyBound) bounds the range by its
+// prefix, taking in every value that shares it. A NULL bound selects nothing but is left to the
+// filter (ok false: no bound).
 func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past, end bool) ([]byte, bool, error) {
 	v, err := b.x.eval(e)
 	if err != nil {
@@ -348,13 +343,12 @@ func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past, end bool) (
 	if v.IsNull() {
 		return nil, false, nil
 	}
-	k := codec.AppendKey(append([]byte(nil), prefix...), v, ic.Desc, ic.Collation)
-	if (v.Kind() == value.Text || v.Kind() == value.Blob) && len(v.Bytes()) > codec.MaxKeyPart {
-		if _, _, cut, err := codec.DecodeKey(k[len(prefix):], ic.Desc); err == nil && cut {
-			k, past = k[:len(k)-cutTail], end
-		}
-	}
-	if past {
+	k, truncated := codec.AppendKeyBound(append([]byte(nil), prefix...), v, ic.Desc, ic.Collation)
+	switch {
+	case truncated && end: // past the whole group of values sharing the prefix
+		k = prefixEnd(k)
+	case truncated: // at the start of that group
+	case past:
 		k = prefixEnd(k)
 	}
 	return k, true, nil
