@@ -10,8 +10,7 @@ package codec
 // 8 bytes, big-endian two's complement; 7 a REAL, IEEE 754 big-endian; 8 the INTEGER 0; 9 the
 // INTEGER 1; 10 and 11 unused; N >= 12 even a BLOB of (N-12)/2 bytes; N >= 13 odd a TEXT of
 // (N-13)/2 bytes. uvarint is encoding/binary's unsigned varint. A record with fewer values than
-// its table has columns (written before an ALTER TABLE ADD COLUMN) reads the missing ones as their
-// default.
+// its table has columns reads the missing ones as NULL (the engine's decodeRow).
 
 import (
 	"encoding/binary"

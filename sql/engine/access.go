@@ -251,6 +251,8 @@ type indexScan struct {
 	eqAff  []value.Affinity
 	lo, hi *bound
 	desc   string
+	// primary scans a WITHOUT ROWID table's own rows by their primary key.
+	primary bool
 }
 
 // bound is one end of a range on an index column.
@@ -372,16 +374,16 @@ func (it *indexScanIter) next() (bool, error) {
 		return false, nil
 	}
 	for {
-		var k []byte
+		var k, v []byte
 		if it.first {
 			it.first = false
 			if len(it.start) > 0 {
-				k, _ = it.c.Seek(it.start)
+				k, v = it.c.Seek(it.start)
 			} else {
-				k, _ = it.c.First()
+				k, v = it.c.First()
 			}
 		} else {
-			k, _ = it.c.Next()
+			k, v = it.c.Next()
 		}
 		if k == nil {
 			return false, it.c.Err()
@@ -393,6 +395,15 @@ func (it *indexScanIter) next() (bool, error) {
 			return false, err
 		}
 		t := it.p.index.Table
+		if it.p.primary { // the entry is the row
+			row, err := decodeRow(t, 0, v, it.buf)
+			if err != nil {
+				return false, err
+			}
+			it.buf = row
+			it.e.rows[it.src] = row
+			return true, nil
+		}
 		rowKey, err := indexRowKey(it.p.index, k)
 		if err != nil {
 			return false, err

@@ -25,8 +25,9 @@ type colTerm struct {
 	coll value.Collation
 }
 
-// accessTerms extracts the usable "column op x" terms of source i from terms.
-func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
+// accessTerms extracts the usable "column op x" terms of source i from terms: x may read only the
+// sources in avail (those of the loops outside this one).
+func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64) []colTerm {
 	var out []colTerm
 	add := func(col exprAST, op ast.BinaryOp, other exprAST) {
 		ref, ok := col.(*ast.ColumnRef)
@@ -43,8 +44,8 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
 		x, xi, err := b.bind(other)
 		refs := sc.refs
 		sc.refs = saved
-		if err != nil || refs>>uint(i) != 0 {
-			return // the other side reads this source or a later one
+		if err != nil || refs&^avail != 0 {
+			return // the other side reads this source or one of an inner loop
 		}
 		src := sc.sources[i]
 		ci := exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
@@ -103,63 +104,107 @@ func indexUsable(t colTerm, colAff value.Affinity, ic value.Collation) bool {
 	return t.aff == value.AffinityBlob
 }
 
-func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.FromItem) (accessPath, error) {
+// Estimates of the planner, without statistics (as SQLite's defaults without sqlite_stat1): a
+// table holds estTableRows rows; an equality on a non-unique index's columns selects estEqRows;
+// a range, a quarter of what it ranges over; a subquery yields estSubqueryRows.
+const (
+	estTableRows    = 1_000_000
+	estEqRows       = 10
+	estSubqueryRows = 1_000
+)
+
+// estimate is what an access path is expected to cost (rows read) and yield.
+type estimate struct {
+	cost, rows float64
+}
+
+// chooseAccess picks the access path of source i given the terms placed on its loop and the
+// sources avail of the outer loops, and estimates it.
+func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.FromItem, avail uint64) (accessPath, estimate, error) {
 	src := sc.sources[i]
 	if src.sub != nil {
-		return &subqueryScan{plan: src.sub, name: src.name}, nil
+		return &subqueryScan{plan: src.sub, name: src.name}, estimate{estSubqueryRows, estSubqueryRows}, nil
 	}
 	t := src.table
 	full := &tableRange{table: t, desc: "SCAN " + src.name}
-	cts := accessTerms(pc, sc, i, terms)
+	fullEst := estimate{estTableRows, estTableRows}
+	cts := accessTerms(pc, sc, i, terms, avail)
 	if item.IndexedBy != "" {
 		ix := pc.schema.index(item.IndexedBy)
 		if ix == nil || ix.Table != t && !strings.EqualFold(ix.Table.Name, t.Name) {
-			return nil, fmt.Errorf("no such index: %s", item.IndexedBy)
+			return nil, estimate{}, fmt.Errorf("no such index: %s", item.IndexedBy)
 		}
 		if p := indexPath(src, ix, cts); p != nil {
-			return p, nil
+			return p, indexEstimate(p), nil
 		}
-		return nil, fmt.Errorf("no query solution")
+		return nil, estimate{}, fmt.Errorf("no query solution")
 	}
 	if !t.WithoutRowid {
 		for _, ct := range cts {
 			if ct.col == -1 && ct.op == ast.Eq {
-				return &rowidLookup{table: t, key: ct.x}, nil
+				return &rowidLookup{table: t, key: ct.x}, estimate{1, 1}, nil
 			}
 		}
 	}
 	var best *indexScan
-	bestScore := 0
+	var bestEst estimate
+	candidates := t.Indexes
+	if t.WithoutRowid {
+		candidates = append([]*Index{primaryIndex(t)}, candidates...)
+	}
 	if !item.NotIndexed {
-		for _, ix := range t.Indexes {
+		for _, ix := range candidates {
 			p := indexPath(src, ix, cts)
 			if p == nil {
 				continue
 			}
-			score := 4 * len(p.eq)
-			if p.lo != nil || p.hi != nil {
-				score += 2
-			}
-			if ix.Unique && len(p.eq) == len(ix.Columns) {
-				score += 100
-			}
-			if score > bestScore {
-				best, bestScore = p, score
+			if est := indexEstimate(p); best == nil || est.cost < bestEst.cost {
+				best, bestEst = p, est
 			}
 		}
 	}
 	if best != nil && len(best.eq) > 0 {
-		return best, nil
+		return best, bestEst, nil
 	}
 	if !t.WithoutRowid {
 		if r := rowidRange(src, cts); r != nil {
-			return r, nil
+			return r, estimate{estTableRows / 4, estTableRows / 4}, nil
 		}
 	}
 	if best != nil {
-		return best, nil
+		return best, bestEst, nil
 	}
-	return full, nil
+	return full, fullEst, nil
+}
+
+// indexEstimate estimates an index scan: a unique index's full equality reads one row; each
+// equality column divides the rows, a range takes a quarter; reading the row costs a second
+// lookup unless the index is the table's primary key.
+func indexEstimate(p *indexScan) estimate {
+	rows := float64(estTableRows)
+	switch {
+	case p.index.Unique && len(p.eq) == len(p.index.Columns):
+		rows = 1
+	case len(p.eq) > 0:
+		rows = estEqRows
+		for range p.eq[1:] {
+			rows = max(rows/4, 1)
+		}
+	}
+	if p.lo != nil || p.hi != nil {
+		rows = max(rows/4, 1)
+	}
+	cost := rows * 2
+	if p.primary {
+		cost = rows
+	}
+	return estimate{cost: cost + 1, rows: rows}
+}
+
+// primaryIndex is the primary key of a WITHOUT ROWID table seen as an index: its entries are the
+// table's own rows.
+func primaryIndex(t *Table) *Index {
+	return &Index{Name: "PRIMARY KEY", Table: t, Columns: t.PrimaryKey, Unique: true, bucket: t.bucket, primary: true}
 }
 
 // indexPath returns the scan of ix that the terms allow (equalities on its first columns, then a
@@ -208,7 +253,12 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 	if len(p.eq) == 0 && p.lo == nil && p.hi == nil {
 		return nil
 	}
-	p.desc = fmt.Sprintf("SEARCH %s USING INDEX %s (%s)", src.name, ix.Name, strings.Join(used, " AND "))
+	p.primary = ix.primary
+	if ix.primary {
+		p.desc = fmt.Sprintf("SEARCH %s USING PRIMARY KEY (%s)", src.name, strings.Join(used, " AND "))
+	} else {
+		p.desc = fmt.Sprintf("SEARCH %s USING INDEX %s (%s)", src.name, ix.Name, strings.Join(used, " AND "))
+	}
 	return p
 }
 

@@ -191,8 +191,8 @@ type boundTerm struct {
 	refs uint64
 }
 
-// planJoin binds the WHERE and ON terms, places them on the loops and picks each loop's access
-// path.
+// planJoin binds the WHERE and ON terms, orders the loops, places the terms on them and picks
+// each loop's access path.
 func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error {
 	b := &binder{pc: pc, sc: sc, noAgg: "WHERE"}
 	bindTerm := func(e exprAST) (boundTerm, error) {
@@ -226,44 +226,168 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		}
 		where = append(where, bt)
 	}
-	for i, src := range sc.sources {
+	for _, t := range where {
+		if t.refs == 0 {
+			cp.consts = append(cp.consts, t.x)
+		}
+	}
+	order, err := joinOrder(pc, core, sc, where, onTerms)
+	if err != nil {
+		return err
+	}
+	var avail uint64
+	for _, i := range order {
+		src := sc.sources[i]
 		lv := &level{src: i, left: src.left}
 		if src.left {
 			lv.null = make([]value.Value, src.rowLen())
 		}
-		cp.levels = append(cp.levels, lv)
-	}
-	for _, t := range where {
-		if t.refs == 0 {
-			cp.consts = append(cp.consts, t.x)
-			continue
-		}
-		lv := cp.levels[highestBit(t.refs)]
-		lv.where = append(lv.where, t.x)
-	}
-	for i, lv := range cp.levels {
 		for _, t := range onTerms[i] {
 			lv.on = append(lv.on, t.x)
 		}
-		// Access: a LEFT JOIN's right side may use its ON terms only; another source the WHERE
-		// terms placed on it and the inner ON terms among them.
-		var usable []boundTerm
-		if lv.left {
-			usable = onTerms[i]
-		} else {
-			for _, t := range where {
-				if t.refs != 0 && highestBit(t.refs) == i {
-					usable = append(usable, t)
-				}
+		bound := avail | 1<<uint(i)
+		for _, t := range where {
+			if t.refs != 0 && t.refs&^bound == 0 && t.refs&^avail != 0 {
+				lv.where = append(lv.where, t.x) // the first loop where all it reads is bound
 			}
 		}
-		access, err := chooseAccess(pc, sc, i, usable, core.From[i])
+		access, _, err := chooseAccess(pc, sc, i, usableTerms(i, src.left, where, onTerms, avail), core.From[i], avail)
 		if err != nil {
 			return err
 		}
 		lv.access = access
+		cp.levels = append(cp.levels, lv)
+		avail = bound
 	}
 	return nil
+}
+
+// usableTerms are the terms an access path of source i may use with the sources avail bound: a
+// LEFT JOIN's right side its ON terms only; another source the WHERE (and inner ON) terms that
+// read it and nothing of an inner loop.
+func usableTerms(i int, left bool, where []boundTerm, onTerms [][]boundTerm, avail uint64) []boundTerm {
+	if left {
+		return onTerms[i]
+	}
+	var out []boundTerm
+	for _, t := range where {
+		if t.refs&(1<<uint(i)) != 0 && t.refs&^(avail|1<<uint(i)) == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// maxPermuted is the most sources whose every order joinOrder tries; beyond it, a greedy order.
+const maxPermuted = 6
+
+// joinOrder returns the order of the loops: the FROM order, except that the sources before the
+// first LEFT JOIN (and CROSS JOIN, which SQLite never reorders) are ordered by estimated cost,
+// so that a join on an indexed column puts the indexed side inside. The sources from the first
+// LEFT or CROSS JOIN on keep their order after them.
+func joinOrder(pc *planCtx, core *ast.SelectCore, sc *scope, where []boundTerm, onTerms [][]boundTerm) ([]int, error) {
+	n := len(sc.sources)
+	free := n // the sources [0, free) may be reordered
+	for i := 1; i < n; i++ {
+		if core.From[i].Join == ast.JoinLeft || core.From[i].Join == ast.JoinCross {
+			free = i
+			break
+		}
+	}
+	fixedTail := make([]int, 0, n-free)
+	for i := free; i < n; i++ {
+		fixedTail = append(fixedTail, i)
+	}
+	if free <= 1 {
+		return append(identity(free), fixedTail...), nil
+	}
+	cost := func(order []int) (float64, error) {
+		var total, rows float64 = 0, 1
+		var avail uint64
+		for _, i := range order {
+			_, est, err := chooseAccess(pc, sc, i, usableTerms(i, false, where, onTerms, avail), core.From[i], avail)
+			if err != nil {
+				return 0, err
+			}
+			total += rows * est.cost
+			rows *= est.rows
+			avail |= 1 << uint(i)
+		}
+		return total, nil
+	}
+	var best []int
+	bestCost := 0.0
+	try := func(order []int) error {
+		c, err := cost(order)
+		if err != nil {
+			return err
+		}
+		if best == nil || c < bestCost {
+			best, bestCost = append([]int(nil), order...), c
+		}
+		return nil
+	}
+	if free <= maxPermuted {
+		if err := permute(identity(free), 0, try); err != nil {
+			return nil, err
+		}
+	} else {
+		order, err := greedyOrder(free, cost)
+		if err != nil {
+			return nil, err
+		}
+		best = order
+	}
+	return append(best, fixedTail...), nil
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// permute calls fn with every permutation of a[k:] after a[:k] (Heap's algorithm would do; this
+// is the plain recursive swap, in an order that tries the FROM order first).
+func permute(a []int, k int, fn func([]int) error) error {
+	if k == len(a) {
+		return fn(a)
+	}
+	for i := k; i < len(a); i++ {
+		a[k], a[i] = a[i], a[k]
+		if err := permute(a, k+1, fn); err != nil {
+			return err
+		}
+		a[k], a[i] = a[i], a[k]
+	}
+	return nil
+}
+
+// greedyOrder builds an order of n sources by adding, each time, the source that makes the
+// cheapest prefix.
+func greedyOrder(n int, cost func([]int) (float64, error)) ([]int, error) {
+	var order []int
+	used := make([]bool, n)
+	for len(order) < n {
+		bestI, bestC := -1, 0.0
+		for i := 0; i < n; i++ {
+			if used[i] {
+				continue
+			}
+			c, err := cost(append(order, i))
+			if err != nil {
+				return nil, err
+			}
+			if bestI < 0 || c < bestC {
+				bestI, bestC = i, c
+			}
+		}
+		used[bestI] = true
+		order = append(order, bestI)
+	}
+	return order, nil
 }
 
 func highestBit(x uint64) int {

@@ -32,6 +32,14 @@ var (
 	versionKey   = []byte("\x00version")
 )
 
+// schemaVersionOf decodes a stored layout version (0 if malformed).
+func schemaVersionOf(v []byte) uint64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
 // formatVersion is the version of the SQL layer's layout (schema entries, keys, records):
 // FORMAT.md, "SQL schema".
 const formatVersion = 1
@@ -90,6 +98,9 @@ type Index struct {
 	// Conflict is the ON CONFLICT clause of the UNIQUE or PRIMARY KEY constraint it enforces.
 	Conflict ast.Conflict
 	bucket   []byte
+	// primary marks the primary key of a WITHOUT ROWID table seen as an index (choose.go): its
+	// entries are the table's rows.
+	primary bool
 }
 
 // View is a view of the schema.
@@ -109,7 +120,22 @@ type Schema struct {
 	views   map[string]*View
 }
 
-func fold(name string) string { return strings.ToLower(name) }
+// fold folds a name for lookups: ASCII letters to lower case, as SQLite compares identifiers
+// (other characters are compared as they are).
+func fold(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(name)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return name
+}
 
 func (s *Schema) table(name string) *Table { return s.tables[fold(name)] }
 func (s *Schema) index(name string) *Index { return s.indexes[fold(name)] }
@@ -182,7 +208,8 @@ func loadSchema(tx *cairn.Tx, cookie int64) (*Schema, error) {
 	}
 	if v, err := b.Get(versionKey); err == nil {
 		if len(v) != 8 || binary.BigEndian.Uint64(v) != formatVersion {
-			return nil, fmt.Errorf("sql: schema format version %x is not supported (this build reads %d)", v, formatVersion)
+			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads version %d): %w",
+				schemaVersionOf(v), formatVersion, cairn.ErrCorrupt)
 		}
 	}
 	var entries []schemaEntry
@@ -286,6 +313,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	seen := map[string]bool{}
 	var pk []IndexColumn
 	pkSeen := false
+	pkPos := 0 // where the primary key's automatic index goes among the UNIQUE ones (declaration order)
 	var uniques [][]IndexColumn
 	var conflicts []ast.Conflict
 	for i, cd := range st.Columns {
@@ -308,7 +336,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			if pkSeen {
 				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
 			}
-			pkSeen = true
+			pkSeen, pkPos = true, len(uniques)
 			pk = []IndexColumn{{Column: i, Desc: cd.PKDesc, Collation: col.Collation}}
 			t.PKConflict = cd.PKConflict
 		}
@@ -336,7 +364,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			if pkSeen {
 				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
 			}
-			pkSeen, pk, t.PKConflict = true, cols, tc.Conflict
+			pkSeen, pk, t.PKConflict, pkPos = true, cols, tc.Conflict, len(uniques)
 		}
 	}
 	t.PrimaryKey = pk
@@ -354,8 +382,11 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
 		t.RowidColumn = pk[0].Column
 	case len(pk) > 0:
-		uniques = append([][]IndexColumn{pk}, uniques...)
-		conflicts = append([]ast.Conflict{t.PKConflict}, conflicts...)
+		uniques = append(uniques[:pkPos], append([][]IndexColumn{pk}, uniques[pkPos:]...)...)
+		conflicts = append(conflicts[:pkPos], append([]ast.Conflict{t.PKConflict}, conflicts[pkPos:]...)...)
+	}
+	if len(uniques) >= idStep {
+		return nil, fmt.Errorf("too many UNIQUE constraints on table %s (at most %d)", st.Name, idStep-1)
 	}
 	for i, cols := range uniques {
 		name := fmt.Sprintf("sqlite_autoindex_%s_%d", st.Name, i+1)

@@ -228,7 +228,7 @@ func TestGoldenSchemaVersionRefused(t *testing.T) {
 	require.NoError(t, err)
 	_, err = st.Query(context.Background(), nil)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "schema format version")
-	require.Contains(t, err.Error(), "this build reads 1")
+	require.ErrorIs(t, err, cairn.ErrCorrupt)
+	require.Contains(t, err.Error(), "sql: schema layout version 2 is not supported (this build reads version 1)")
 	require.False(t, bytes.Contains([]byte(err.Error()), []byte("no such table")))
 }
