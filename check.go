@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/invariants"
 	"github.com/cairndb/cairn/internal/ondisk"
 	"github.com/cairndb/cairn/pager"
 )
@@ -75,6 +76,9 @@ func (db *DB) Check() error {
 	}
 	latest := c.newest(v.root, v.catalog)
 	c.checkpoint(v.root, v.catalog, latest)
+	if invariants.Enabled && len(c.problems) == 0 && !c.readFailed {
+		db.pager.TrustAccounting() // the accounting checks may run from now on (invariants.go)
+	}
 	return c.result()
 }
 
@@ -162,6 +166,14 @@ func (c *checker) meta() bool {
 func (c *checker) newest(root, catalog uint64) *ledger {
 	l := newLedger(c, "newest version", c.pg.PageCount())
 	c.walkVersion(root, catalog, false, l)
+	c.account(l)
+	return l
+}
+
+// account claims in l, which holds the pages of the newest version's trees, the pages the pager
+// does not count as used (reusable, pending, the checkpoint's free-list extent), and reports
+// pages claimed twice, pages lost, and pages allocated since the checkpoint outside the trees.
+func (c *checker) account(l *ledger) {
 	reusable, pending, freelist := c.pg.Accounting()
 	l.claimAll(reusable, ownerFree)
 	l.claimAll(pending, ownerPending)
@@ -173,7 +185,6 @@ func (c *checker) newest(root, catalog uint64) *ledger {
 			c.corrupt("page %d: allocated since the checkpoint and live, but not in the tree", id)
 		}
 	}
-	return l
 }
 
 // checkpoint checks the version of the last checkpoint as the file holds it. latest is the ledger
@@ -217,19 +228,25 @@ func (c *checker) walkVersion(root, catalog uint64, fileOnly bool, l *ledger) {
 	cat := btree.Open(c.pg, catalog, false)
 	cur := cat.Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
-		switch {
-		case len(k) > 0 && k[0] == ondisk.CatalogBucket && len(v) == ondisk.BucketEntrySize && v[0] == ondisk.BucketKind:
-			c.walk(binary.LittleEndian.Uint64(v[1:]), fileOnly, l)
-		case len(k) > 0 && k[0] == ondisk.CatalogDropStack && len(v)%8 == 0:
-			for i := 0; i < len(v); i += 8 {
-				c.walkDropped(binary.LittleEndian.Uint64(v[i:]), fileOnly, l)
-			}
-		default:
-			c.corrupt("bucket catalog: bad entry %.40q (%d bytes)", k, len(v))
-		}
+		c.catalogEntry(k, v, fileOnly, l)
 	}
 	if err := cur.Err(); err != nil {
 		c.add(err)
+	}
+}
+
+// catalogEntry checks what catalog entry k, v references: a bucket's tree, or the extents of
+// deleted buckets on the drop stack.
+func (c *checker) catalogEntry(k, v []byte, fileOnly bool, l *ledger) {
+	switch {
+	case len(k) > 0 && k[0] == ondisk.CatalogBucket && len(v) == ondisk.BucketEntrySize && v[0] == ondisk.BucketKind:
+		c.walk(binary.LittleEndian.Uint64(v[1:]), fileOnly, l)
+	case len(k) > 0 && k[0] == ondisk.CatalogDropStack && len(v)%8 == 0:
+		for i := 0; i < len(v); i += 8 {
+			c.walkDropped(binary.LittleEndian.Uint64(v[i:]), fileOnly, l)
+		}
+	default:
+		c.corrupt("bucket catalog: bad entry %.40q (%d bytes)", k, len(v))
 	}
 }
 

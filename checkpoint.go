@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairndb/cairn/internal/invariants"
 	"github.com/cairndb/cairn/pager"
 	"github.com/cairndb/cairn/txn"
 	"github.com/cairndb/cairn/wal"
@@ -126,6 +127,9 @@ func (db *DB) beginCheckpoint(ctx context.Context) (*pendingCheckpoint, error) {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
 	v := db.latest.Load()
+	if invariants.Enabled {
+		db.assertCheckpointPages(v)
+	}
 	cp := &pendingCheckpoint{rotated: db.walBytes.Load() > wal.HeaderSize}
 	if cp.rotated {
 		if err := db.committer.Do(func(l *wal.Log) error { return l.Rotate() }); err != nil {

@@ -71,6 +71,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn/btree"
+	"github.com/cairndb/cairn/internal/invariants"
 	"github.com/cairndb/cairn/wal"
 )
 
@@ -168,16 +169,28 @@ func (tx *Tx) mayHold() bool {
 // setLatest makes v the newest materialized version with nothing held after it (REQUIRES:
 // stateMu, or at open). headLSN is stored before any record at v.lsn is submitted, so prepareBatch covers it.
 func (db *DB) setLatest(v *version) {
+	if invariants.Enabled {
+		db.assertNewLatest(v)
+	}
 	db.headLSN.Store(v.lsn)
 	db.latest.Store(v)
+	if invariants.Enabled {
+		db.assertWriteState("setLatest")
+	}
 }
 
 // holdCommit holds tx's commit at lsn and submits its record. REQUIRES: treeMu, stateMu.
 func (db *DB) holdCommit(tx *Tx, lsn uint64) *wal.Ticket {
+	if invariants.Enabled {
+		db.assertHold(tx, lsn)
+	}
 	db.held.trees.takeFrom(tx)
 	db.held.records = append(db.held.records, tx.redo)
 	db.held.bytes += len(tx.redo)
 	db.headLSN.Store(lsn) // before Submit: see setLatest
+	if invariants.Enabled {
+		db.assertWriteState("holdCommit")
+	}
 	return db.committer.Submit(lsn, tx.redo)
 }
 
@@ -191,6 +204,9 @@ func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
 	db.pendingMu.Lock()
 	defer db.pendingMu.Unlock()
 	db.pending = append(db.pending, v)
+	if invariants.Enabled {
+		db.assertPending("submitVersion")
+	}
 	v.ticket = db.committer.Submit(v.lsn, redo) // under pendingMu: awaitPublished reads it
 	return v.ticket
 }
@@ -270,8 +286,13 @@ func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
 // commit stored headLSN before it submitted its record), so materializing everything held now
 // covers them. A materialization of one or two commits runs here; a larger one is returned, to
 // run while the batch is written and synced, so that it does not lengthen the batch. No lock is
-// taken when nothing is held.
+// taken when nothing is held. On a failed database it fails the batch.
 func (db *DB) prepareBatch() (func() error, error) {
+	if p := db.failure.Load(); p != nil {
+		// A failed materialization dropped held commits whose records may be in this batch: no
+		// version will hold them, so the batch must not be reported durable.
+		return nil, *p
+	}
 	head := db.headLSN.Load()
 	materialized := db.latest.Load().lsn
 	switch {
@@ -404,6 +425,9 @@ func (db *DB) materializeTrees(tx *Tx) error {
 	db.counters.materializations.Add(1)
 	db.pendingMu.Lock()
 	db.pending = append(db.pending, v)
+	if invariants.Enabled {
+		db.assertPending("materializeTrees")
+	}
 	db.pendingMu.Unlock()
 	db.clearHeld()
 	db.setLatest(v)
@@ -427,9 +451,15 @@ func (db *DB) onDurable(lastLSN uint64) {
 		db.pending = db.pending[:n]
 	}
 	if newest != nil {
+		if invariants.Enabled {
+			db.assertPublish(newest)
+		}
 		db.publishLog.add(newest.lsn, time.Now())
 		// Under pendingMu, so that awaitPublished finds a version either pending or published.
 		db.published.Store(newest)
+	}
+	if invariants.Enabled {
+		db.assertDurable(lastLSN)
 	}
 	db.pendingMu.Unlock()
 	db.counters.batches.Add(1)

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -177,7 +178,7 @@ func TestHeldCommitsRollback(t *testing.T) {
 // RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a materializing commit:
 // the drop stack), a copy materialization while a write transaction holds the trees, Check, and a reopen.
 func TestHeldBucketCommits(t *testing.T) {
-	db, path := openSlowSync(t, 20*time.Millisecond, Options{})
+	db, path := openSlowSync(t, 80*time.Millisecond, Options{}) // long enough to hold commits on a loaded machine
 	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for name, kv := range want {
@@ -389,4 +390,35 @@ func putBesideCopyMaterialize(t *testing.T, db *DB, round int, value []byte) []s
 		}
 	})
 	return append(put, bPut...)
+}
+
+// TestFailedMaterializationFailsTheHeldCommits: when a materialization fails (the database
+// fails and the held commits are dropped, as materializeTrees does), the held commits' records,
+// already queued, must not be acknowledged: their batch fails, and their Update returns an error
+// wrapping ErrFailed, instead of nil for a commit that no version holds.
+func TestFailedMaterializationFailsTheHeldCommits(t *testing.T) {
+	db, _ := openSlowSync(t, 30*time.Millisecond, Options{})
+	base := db.headLSN.Load()
+	errs := make(chan error, 2)
+	go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put([]byte("c"), []byte("1")) }) }()
+	waitFor(t, func() bool { return db.headLSN.Load() == base+1 })
+	time.Sleep(5 * time.Millisecond) // c's batch is syncing now
+	go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put([]byte("a"), []byte("2")) }) }()
+	waitFor(t, func() bool { return db.headLSN.Load() == base+2 }) // a is held, its record queued
+	// What a failed materialization does (materializeTrees), under the locks it holds.
+	db.treeMu.Lock()
+	db.stateMu.Lock()
+	db.clearHeld()
+	db.fail(errors.New("injected: materialization failed"))
+	db.stateMu.Unlock()
+	db.treeMu.Unlock()
+	var failed int
+	for range 2 {
+		if err := <-errs; err != nil {
+			require.ErrorIs(t, err, ErrFailed)
+			failed++
+		}
+	}
+	require.GreaterOrEqual(t, failed, 1, "a's Update must not return nil: no version holds its commit")
+	require.ErrorIs(t, db.Close(), ErrFailed)
 }

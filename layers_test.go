@@ -23,21 +23,22 @@ func TestLayering(t *testing.T) {
 	// golang.org/x/sys.
 	external := map[string]string{"sql/parse": "github.com/sqlc-dev/meyer/"}
 	allowed := map[string][]string{
-		"cairnsql":   {"", "sql/engine", "sql/value"},
-		"sql/engine": {"", "sql/ast", "sql/parse", "sql/codec", "sql/value"},
-		"sql/parse":  {"sql/ast", "sql/value"},
-		"sql/ast":    {"sql/value"},
-		"sql/codec":  {"sql/value"},
-		"sql/value":  {},
-		".":               {"txn", "btree", "pager", "wal", "internal/"},
-		"txn":             {"btree", "pager", "internal/"},
-		"btree":           {"pager", "internal/"},
-		"pager":           {"internal/"},
-		"wal":             {"internal/"},
-		"internal/vfs":    {"internal/errs"},
-		"internal/errs":   {},
-		"internal/ondisk": {},
-		"internal/slt":    {},
+		"cairnsql":            {"", "sql/engine", "sql/value"},
+		"sql/engine":          {"", "sql/ast", "sql/parse", "sql/codec", "sql/value"},
+		"sql/parse":           {"sql/ast", "sql/value"},
+		"sql/ast":             {"sql/value"},
+		"sql/codec":           {"sql/value"},
+		"sql/value":           {},
+		".":                   {"txn", "btree", "pager", "wal", "internal/"},
+		"txn":                 {"btree", "pager", "internal/"},
+		"btree":               {"pager", "internal/"},
+		"pager":               {"internal/"},
+		"wal":                 {"internal/"},
+		"internal/vfs":        {"internal/errs"},
+		"internal/errs":       {},
+		"internal/ondisk":     {},
+		"internal/invariants": {},
+		"internal/slt":        {},
 	}
 	for dir, ok := range allowed {
 		entries, err := os.ReadDir(dir)

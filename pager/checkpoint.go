@@ -12,6 +12,8 @@ package pager
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cairndb/cairn/internal/invariants"
 )
 
 // Checkpoint makes the version (root, catalog, lsn) durable in the page file: PrepareCheckpoint,
@@ -40,6 +42,9 @@ type CheckpointPlan struct {
 func (p *Pager) PrepareCheckpoint(root, catalog, lsn uint64) *CheckpointPlan {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if invariants.Enabled {
+		p.assertFreeList("PrepareCheckpoint")
+	}
 	c := &CheckpointPlan{prevFreelist: p.durable.FreelistID, prevFreelistPages: p.durable.FreelistPages}
 	freeIDs := p.free.onDisk()
 	if c.prevFreelist != 0 {

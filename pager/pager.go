@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cairndb/cairn/internal/errs"
+	"github.com/cairndb/cairn/internal/invariants"
 	"github.com/cairndb/cairn/internal/vfs"
 )
 
@@ -41,6 +42,10 @@ type Pager struct {
 	cachedBytes       atomic.Int64
 	evictMu           sync.Mutex
 	clockHand         uint64 // guarded by evictMu
+
+	// trusted is set when the page accounting is known sound: this Pager created its file, or
+	// a full check found it sound (see invariants.go).
+	trusted atomic.Bool
 
 	mu       sync.Mutex // guards the fields below
 	fileSize int64
@@ -158,6 +163,7 @@ func (p *Pager) initialise(pageSize int) error {
 	p.fileSize = int64(len(buf))
 	p.durable = m
 	p.pageCount.Store(MetaPages)
+	p.trusted.Store(true)
 	return nil
 }
 
@@ -360,9 +366,15 @@ func (p *Pager) Free(id uint64, n int, lsn, alloc uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if d, ok := p.dirty[id]; ok {
+		if invariants.Enabled {
+			assertFreeOrder(p.free.fresh, "fresh", lsn, id)
+		}
 		p.clearDirty(id)
 		p.free.fresh = pushPending(p.free.fresh, lsn, d.alloc, id, uint64(n))
 		return
+	}
+	if invariants.Enabled {
+		assertFreeOrder(p.free.durable, "durable", lsn, id)
 	}
 	p.free.durable = pushPending(p.free.durable, lsn, alloc, id, uint64(n))
 }

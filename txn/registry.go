@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cairndb/cairn/internal/invariants"
 )
 
 // slotsPerP is the number of slots of each P's group: readers that stay open across goroutine
@@ -110,7 +112,12 @@ func (r *Registry[T]) claimSlow(val uint64) *Slot[T] {
 }
 
 // Unpin ends the reader registered in s.
-func (r *Registry[T]) Unpin(s *Slot[T]) { s.pinned.Store(0) }
+func (r *Registry[T]) Unpin(s *Slot[T]) {
+	if invariants.Enabled {
+		assertPinned(s)
+	}
+	s.pinned.Store(0)
+}
 
 // Oldest returns the smallest pinned LSN, or published if it is smaller or nothing is pinned.
 // REQUIRES: published was loaded before the call (see the invariant above).

@@ -73,10 +73,8 @@ func bucketError(err error, name []byte) error {
 		return fmt.Errorf("bucket exists: %s", formatBytes(name))
 	case errors.Is(err, cairn.ErrBucketNameRequired):
 		return errors.New("bucket name required (a bucket name is 1 or more bytes)")
-	case errors.Is(err, cairn.ErrKeyTooLarge):
-		return fmt.Errorf("bucket name of %d bytes is longer than %d", len(name), cairn.MaxKeySize)
 	}
-	return err
+	return err // the library's own message: "cairn: bucket name of N bytes is larger than ..."
 }
 
 // cmdBuckets lists the names of the buckets, one per line, binary-safe as keys are in table mode.

@@ -40,7 +40,7 @@ func TestBuckets(t *testing.T) {
 			"error: usage: use [BUCKET|.]\n"+
 			"error: usage: buckets\n", 1)
 	long := strconv.Quote(strings.Repeat("n", cairn.MaxKeySize+1))
-	runKvsh(t, "", db, "-c", "mkbucket "+long).expect(t, "", "error: bucket name of 16385 bytes is longer than 16384\n", 1)
+	runKvsh(t, "", db, "-c", "mkbucket "+long).expect(t, "", "error: cairn: bucket name of 16,385 bytes is larger than the 16,384-byte limit\n", 1)
 	// Deleting the bucket in use goes back to the default key space, saying so.
 	runKvsh(t, "", db, "-c", "use users; rmbucket users; get k; buckets; use users").expect(t, "default\na b\n"+`"bin\x00\xff"`+"\n",
 		"warning: bucket users no longer exists: back to the default key space\nerror: bucket not found: users\n", 1)

@@ -240,3 +240,18 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+func TestKeyBoundOfALongValueCoversItsPrefix(t *testing.T) {
+	long := strings.Repeat("x", MaxKeyPart)
+	for _, desc := range []bool{false, true} {
+		bound, truncated := AppendKeyBound(nil, value.TextString(long+"m"), desc, value.Binary)
+		require.True(t, truncated)
+		for _, tail := range []string{"a", "m", "z"} {
+			k := AppendKey(nil, value.TextString(long+tail), desc, value.Binary)
+			require.True(t, bytes.HasPrefix(k, bound), "every value with the prefix is in the bound's group")
+		}
+		short, truncated := AppendKeyBound(nil, value.TextString("m"), desc, value.Binary)
+		require.False(t, truncated)
+		require.Equal(t, AppendKey(nil, value.TextString("m"), desc, value.Binary), short)
+	}
+}

@@ -76,6 +76,28 @@ func AppendKey(dst []byte, v value.Value, desc bool, c value.Collation) []byte {
 	return dst
 }
 
+// AppendKeyBound appends the component of v as the bound of a range of keys: the bytes of
+// AppendKey, except that a text or blob cut at MaxKeyPart ends where it was cut (no end marker,
+// no hash), so that the bound takes in every value with that prefix, whose keys do not order them
+// among themselves. truncated reports that cut; a caller extends an upper bound past the prefix.
+func AppendKeyBound(dst []byte, v value.Value, desc bool, c value.Collation) (out []byte, truncated bool) {
+	start := len(dst)
+	dst = AppendKey(dst, v, desc, c)
+	if v.Kind() != value.Text && v.Kind() != value.Blob {
+		return dst, false
+	}
+	b := v.Bytes()
+	if v.Kind() == value.Text {
+		b = sortKey(b, c)
+	}
+	if len(b) <= MaxKeyPart {
+		return dst, false
+	}
+	// Drop the 0x00 0x02 marker and the hash that end a cut component.
+	cut := len(dst) - 2 - hashLength
+	return dst[:max(cut, start)], true
+}
+
 // sortKey returns the bytes whose byte order is collation c's order of the text b (a new slice
 // for NOCASE when b has upper-case letters, else a sub-slice of b).
 func sortKey(b []byte, c value.Collation) []byte {

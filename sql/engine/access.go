@@ -308,7 +308,7 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 			lo, hi = hi, lo
 		}
 		if lo != nil {
-			k, ok, err := boundKey(e, prefix, lo, ic, !lo.inclusive)
+			k, ok, err := boundKey(e, prefix, lo, ic, !lo.inclusive, false)
 			if err != nil {
 				return nil, err
 			}
@@ -317,7 +317,7 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 			}
 		}
 		if hi != nil {
-			k, ok, err := boundKey(e, prefix, hi, ic, hi.inclusive)
+			k, ok, err := boundKey(e, prefix, hi, ic, hi.inclusive, true)
 			if err != nil {
 				return nil, err
 			}
@@ -329,10 +329,12 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 	return it, nil
 }
 
-// boundKey returns the key where a range on column ic starts or ends: the prefix and the bound's
-// value; past is set to go past every key of that value (an exclusive start, an inclusive end).
-// A NULL bound selects nothing but is left to the filter (ok false: no bound).
-func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past bool) ([]byte, bool, error) {
+// boundKey returns the key where a range on column ic starts (end false) or ends: the prefix and
+// the bound's value; past is set to go past every key of that value (an exclusive start, an
+// inclusive end). A value too long for its whole key (codec.AppendKeyBound) bounds the range by its
+// prefix, taking in every value that shares it. A NULL bound selects nothing but is left to the
+// filter (ok false: no bound).
+func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past, end bool) ([]byte, bool, error) {
 	v, err := b.x.eval(e)
 	if err != nil {
 		return nil, false, err
@@ -341,8 +343,12 @@ func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past bool) ([]byt
 	if v.IsNull() {
 		return nil, false, nil
 	}
-	k := codec.AppendKey(append([]byte(nil), prefix...), v, ic.Desc, ic.Collation)
-	if past {
+	k, truncated := codec.AppendKeyBound(append([]byte(nil), prefix...), v, ic.Desc, ic.Collation)
+	switch {
+	case truncated && end: // past the whole group of values sharing the prefix
+		k = prefixEnd(k)
+	case truncated: // at the start of that group
+	case past:
 		k = prefixEnd(k)
 	}
 	return k, true, nil

@@ -147,7 +147,9 @@ func (x *execCtx) readRow(t *Table, key []byte) ([]value.Value, bool, error) {
 }
 
 // conflicting returns the key of a row other than self (its table key) whose values equal vals
-// on ix's columns, or nil.
+// on ix's columns (by each column's collation), or nil. The entries with vals' key prefix are
+// candidates; their stored values decide, so that values too long for a whole key (compared by a
+// hash of their tail) are compared exactly.
 func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byte, error) {
 	prefix, ok := ix.entryPrefix(vals)
 	if !ok {
@@ -158,12 +160,26 @@ func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byt
 		return nil, err
 	}
 	c := ib.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+	var stored []value.Value
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		rowKey, err := indexRowKey(ix, k)
 		if err != nil {
 			return nil, err
 		}
-		if !bytes.Equal(rowKey, self) {
+		if bytes.Equal(rowKey, self) {
+			continue
+		}
+		if stored, err = codec.DecodeRecord(v, stored); err != nil || len(stored) != len(ix.Columns) {
+			return nil, fmt.Errorf("sql: index %s: %w", ix.Name, cairn.ErrCorrupt)
+		}
+		same := true
+		for i, col := range ix.Columns {
+			if value.Compare(stored[i], vals[col.Column], col.Collation) != 0 {
+				same = false
+				break
+			}
+		}
+		if same {
 			return rowKey, nil
 		}
 	}

@@ -1,0 +1,11 @@
+//go:build !invariants
+
+package invariants
+
+import "testing"
+
+func TestDisabled(t *testing.T) {
+	if Enabled {
+		t.Fatal("Enabled is true in a build without -tags invariants")
+	}
+}

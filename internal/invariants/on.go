@@ -1,0 +1,6 @@
+//go:build invariants
+
+package invariants
+
+// Enabled is true: this is the invariants build (go build -tags invariants).
+const Enabled = true
