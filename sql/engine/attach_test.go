@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// openEngine returns an engine over a new in-memory database.
-func openEngine(t *testing.T) *engine.Engine {
+// newAttachEngine returns an engine over a new in-memory database.
+func newAttachEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	db, err := cairn.Open("mem.db", &cairn.Options{InMemory: true})
 	require.NoError(t, err)
@@ -20,9 +20,9 @@ func openEngine(t *testing.T) *engine.Engine {
 	return engine.New(db)
 }
 
-// query runs a query and returns its rows rendered as text, one string per row with the values
+// rowsText runs a query and returns its rows rendered as text, one string per row with the values
 // separated by "|" (NULL as "NULL").
-func query(t *testing.T, s *engine.Session, sql string) []string {
+func rowsText(t *testing.T, s *engine.Session, sql string) []string {
 	t.Helper()
 	st, err := s.Prepare(sql)
 	require.NoError(t, err)
@@ -45,8 +45,8 @@ func query(t *testing.T, s *engine.Session, sql string) []string {
 	return out
 }
 
-// exec runs statements and fails the test on an error.
-func exec(t *testing.T, s *engine.Session, sql string) {
+// execOK runs statements and fails the test on an error.
+func execOK(t *testing.T, s *engine.Session, sql string) {
 	t.Helper()
 	_, err := s.Exec(context.Background(), sql, nil)
 	require.NoError(t, err, sql)
@@ -55,10 +55,10 @@ func exec(t *testing.T, s *engine.Session, sql string) {
 // TestAttachSharesTransaction runs SQL in a cairn transaction the test began and also writes a
 // key in directly: the SQL rows and the key commit together, or roll back together.
 func TestAttachSharesTransaction(t *testing.T) {
-	eng := openEngine(t)
+	eng := newAttachEngine(t)
 	db := eng.DB()
 	s := eng.NewSession()
-	exec(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
+	execOK(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)")
 
 	for _, commit := range []bool{false, true} {
 		tx, err := db.Begin(true)
@@ -66,13 +66,13 @@ func TestAttachSharesTransaction(t *testing.T) {
 		require.NoError(t, s.Attach(tx))
 		require.True(t, s.InTransaction())
 		require.True(t, s.Attached())
-		exec(t, s, "INSERT INTO t VALUES(1, 'one'); CREATE TABLE u(x); INSERT INTO u VALUES(7)")
+		execOK(t, s, "INSERT INTO t VALUES(1, 'one'); CREATE TABLE u(x); INSERT INTO u VALUES(7)")
 		require.NoError(t, tx.Put([]byte("k"), []byte("v")))
 		// The session sees its own changes; another session sees none of them.
-		require.Equal(t, []string{"1|one"}, query(t, s, "SELECT * FROM t"))
-		require.Equal(t, []string{"7"}, query(t, s, "SELECT x FROM u"))
+		require.Equal(t, []string{"1|one"}, rowsText(t, s, "SELECT * FROM t"))
+		require.Equal(t, []string{"7"}, rowsText(t, s, "SELECT x FROM u"))
 		other := eng.NewSession()
-		require.Empty(t, query(t, other, "SELECT * FROM t"))
+		require.Empty(t, rowsText(t, other, "SELECT * FROM t"))
 		if commit {
 			require.NoError(t, tx.Commit())
 		} else {
@@ -85,8 +85,8 @@ func TestAttachSharesTransaction(t *testing.T) {
 		if commit {
 			want = []string{"1|one"}
 		}
-		require.Equal(t, want, query(t, s, "SELECT * FROM t"))
-		require.Equal(t, want, query(t, other, "SELECT * FROM t"))
+		require.Equal(t, want, rowsText(t, s, "SELECT * FROM t"))
+		require.Equal(t, want, rowsText(t, other, "SELECT * FROM t"))
 		_, err = other.Exec(context.Background(), "SELECT * FROM u", nil)
 		if commit {
 			require.NoError(t, err)
@@ -106,50 +106,50 @@ func TestAttachSharesTransaction(t *testing.T) {
 // CREATE TABLE and before an INSERT: with the Mark given back, the session sees the schema and
 // rows of that moment, and a table created again after the rollback works.
 func TestAttachRollbackToSavepoint(t *testing.T) {
-	eng := openEngine(t)
+	eng := newAttachEngine(t)
 	db := eng.DB()
 	s := eng.NewSession()
 	tx, err := db.Begin(true)
 	require.NoError(t, err)
 	require.NoError(t, s.Attach(tx))
-	exec(t, s, "CREATE TABLE t(a)")
+	execOK(t, s, "CREATE TABLE t(a)")
 	sp1, err := tx.Savepoint()
 	require.NoError(t, err)
 	m1 := s.Mark()
-	exec(t, s, "CREATE TABLE u(b); INSERT INTO t VALUES(1)")
+	execOK(t, s, "CREATE TABLE u(b); INSERT INTO t VALUES(1)")
 	sp2, err := tx.Savepoint()
 	require.NoError(t, err)
 	m2 := s.Mark()
-	exec(t, s, "INSERT INTO u VALUES(2); INSERT INTO t VALUES(3)")
+	execOK(t, s, "INSERT INTO u VALUES(2); INSERT INTO t VALUES(3)")
 
 	require.NoError(t, tx.RollbackTo(sp2))
 	s.RolledBackTo(m2)
-	require.Equal(t, []string{"1"}, query(t, s, "SELECT a FROM t"))
-	require.Empty(t, query(t, s, "SELECT b FROM u"))
+	require.Equal(t, []string{"1"}, rowsText(t, s, "SELECT a FROM t"))
+	require.Empty(t, rowsText(t, s, "SELECT b FROM u"))
 
 	require.NoError(t, tx.RollbackTo(sp1))
 	s.RolledBackTo(m1)
-	require.Empty(t, query(t, s, "SELECT a FROM t"))
+	require.Empty(t, rowsText(t, s, "SELECT a FROM t"))
 	_, err = s.Exec(context.Background(), "SELECT b FROM u", nil)
 	require.ErrorContains(t, err, "no such table: u")
-	exec(t, s, "CREATE TABLE u(c, d); INSERT INTO u VALUES(4, 5)")
+	execOK(t, s, "CREATE TABLE u(c, d); INSERT INTO u VALUES(4, 5)")
 	require.NoError(t, tx.Commit())
 	s.Detach()
 
 	// Another session (nothing cached from the transaction) sees what was committed.
 	other := eng.NewSession()
-	require.Equal(t, []string{"4|5"}, query(t, other, "SELECT * FROM u"))
-	require.Empty(t, query(t, other, "SELECT * FROM t"))
+	require.Equal(t, []string{"4|5"}, rowsText(t, other, "SELECT * FROM u"))
+	require.Empty(t, rowsText(t, other, "SELECT * FROM t"))
 }
 
 // TestAttachRefuses checks what an attached session refuses: transaction statements (the
 // caller's to run), writes in a read-only transaction, and a second Attach. A failed statement
 // undoes only its own changes and leaves the caller's transaction open.
 func TestAttachRefuses(t *testing.T) {
-	eng := openEngine(t)
+	eng := newAttachEngine(t)
 	db := eng.DB()
 	s := eng.NewSession()
-	exec(t, s, "CREATE TABLE t(a UNIQUE)")
+	execOK(t, s, "CREATE TABLE t(a UNIQUE)")
 
 	tx, err := db.Begin(true)
 	require.NoError(t, err)
@@ -161,11 +161,11 @@ func TestAttachRefuses(t *testing.T) {
 	}
 	require.ErrorIs(t, s.Commit(), engine.ErrAttached)
 	require.ErrorIs(t, s.Rollback(), engine.ErrAttached)
-	exec(t, s, "INSERT INTO t VALUES(1)")
+	execOK(t, s, "INSERT INTO t VALUES(1)")
 	_, err = s.Exec(context.Background(), "INSERT INTO t VALUES(2), (1)", nil)
 	require.ErrorContains(t, err, "UNIQUE constraint failed: t.a")
 	require.True(t, s.InTransaction())
-	require.Equal(t, []string{"1"}, query(t, s, "SELECT a FROM t"))
+	require.Equal(t, []string{"1"}, rowsText(t, s, "SELECT a FROM t"))
 	require.NoError(t, tx.Commit())
 	s.Close() // detaches; the committed transaction is not touched again
 	require.False(t, s.InTransaction())
@@ -175,11 +175,11 @@ func TestAttachRefuses(t *testing.T) {
 	require.NoError(t, s.Attach(ro))
 	_, err = s.Exec(context.Background(), "INSERT INTO t VALUES(5)", nil)
 	require.ErrorIs(t, err, engine.ErrReadOnlyTx)
-	require.Equal(t, []string{"1"}, query(t, s, "SELECT a FROM t"))
+	require.Equal(t, []string{"1"}, rowsText(t, s, "SELECT a FROM t"))
 	require.NoError(t, ro.Rollback())
 	s.Detach()
-	exec(t, s, "INSERT INTO t VALUES(5)")
-	require.Equal(t, []string{"1", "5"}, query(t, s, "SELECT a FROM t ORDER BY a"))
+	execOK(t, s, "INSERT INTO t VALUES(5)")
+	require.Equal(t, []string{"1", "5"}, rowsText(t, s, "SELECT a FROM t ORDER BY a"))
 
 	// INSERT OR ROLLBACK ends the caller's transaction: the session detaches and says so.
 	tx, err = db.Begin(true)
@@ -195,7 +195,7 @@ func TestAttachRefuses(t *testing.T) {
 // TestObjects lists the schema: tables in the order of creation, each followed by its indexes,
 // then the views; an attached transaction's own DDL shows, and goes with its rollback.
 func TestObjects(t *testing.T) {
-	eng := openEngine(t)
+	eng := newAttachEngine(t)
 	s := eng.NewSession()
 	objects := func() []string {
 		t.Helper()
@@ -208,11 +208,11 @@ func TestObjects(t *testing.T) {
 		return out
 	}
 	require.Empty(t, objects())
-	exec(t, s, "CREATE TABLE zeta(a PRIMARY KEY, b UNIQUE)")
-	exec(t, s, "CREATE TABLE alpha(x)")
-	exec(t, s, "CREATE VIEW v AS SELECT x FROM alpha")
-	exec(t, s, "CREATE INDEX zb ON zeta(b DESC)")
-	exec(t, s, "CREATE TEMP VIEW tv AS SELECT 1")
+	execOK(t, s, "CREATE TABLE zeta(a PRIMARY KEY, b UNIQUE)")
+	execOK(t, s, "CREATE TABLE alpha(x)")
+	execOK(t, s, "CREATE VIEW v AS SELECT x FROM alpha")
+	execOK(t, s, "CREATE INDEX zb ON zeta(b DESC)")
+	execOK(t, s, "CREATE TEMP VIEW tv AS SELECT 1")
 	want := []string{
 		"table zeta zeta CREATE TABLE zeta(a PRIMARY KEY, b UNIQUE)",
 		"index sqlite_autoindex_zeta_1 zeta ",
@@ -227,7 +227,7 @@ func TestObjects(t *testing.T) {
 	tx, err := eng.DB().Begin(true)
 	require.NoError(t, err)
 	require.NoError(t, s.Attach(tx))
-	exec(t, s, "DROP TABLE zeta; CREATE TABLE beta(y)")
+	execOK(t, s, "DROP TABLE zeta; CREATE TABLE beta(y)")
 	require.Equal(t, []string{
 		"table alpha alpha CREATE TABLE alpha(x)",
 		"table beta beta CREATE TABLE beta(y)",
