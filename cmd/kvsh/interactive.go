@@ -29,6 +29,7 @@ func (sh *shell) interactive() {
 	ln := liner.NewLiner()
 	defer ln.Close()
 	keepOutputOnInterrupt(os.Stdin)
+	ln.SetCtrlCAborts(true) // Prompt returns on Ctrl-C, so that it also drops an unfinished statement
 	ln.SetTabCompletionStyle(liner.TabPrints)
 	ln.SetWordCompleter(sh.complete)
 	hist := historyPath()
@@ -219,7 +220,7 @@ func (sh *shell) complete(line string, pos int) (head string, items []string, ta
 	case name == "begin" && len(p.words) == 1:
 		return head, completeFrom([]string{"ro"}, p.cur), tail
 	case (name == ".schema" || name == ".indexes") && len(p.words) == 1:
-		return head, sh.tableNames(p.cur), tail
+		return head, sh.objectNames(p.cur, name == ".schema"), tail
 	case (name == "import" || name == "verify" || name == "export") && len(p.words) == 1:
 		return head, completeFile(p.cur), tail
 	case (name == "use" || name == "rmbucket") && len(p.words) == 1:

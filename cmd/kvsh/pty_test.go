@@ -451,7 +451,7 @@ func TestTerminalStartLine(t *testing.T) {
 
 // screenLines replays terminal output as a terminal shows it, without a line length: text
 // overwrites at the cursor, "\r" returns to column 0, "\n" starts the next line (the tty turns
-// it into "\r\n"), a tab stays a tab, ESC[K erases to the end of the line, ESC[nC and ESC[nD move the cursor, "\b"
+// it into "\r\n"), a tab stays a tab, ESC[K erases to the end of the line, ESC[nC, ESC[nD and ESC[nG move the cursor, "\b"
 // moves it back; other escape sequences are dropped. It returns the lines, trailing spaces cut.
 func screenLines(raw []byte) []string {
 	lines := [][]rune{nil}
@@ -500,6 +500,8 @@ func screenLines(raw []byte) []string {
 				col += max(arg, 1)
 			case 'D':
 				col = max(col-max(arg, 1), 0)
+			case 'G':
+				col = max(arg, 1) - 1
 			}
 			i = j
 		default:

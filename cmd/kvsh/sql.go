@@ -269,16 +269,19 @@ func cmdIndexes(sh *shell, _ context.Context, args [][]byte) error {
 	return nil
 }
 
-// tableNames returns the names of the SQL tables and views starting with prefix (any case), each
-// followed by a space, for completion.
-func (sh *shell) tableNames(prefix string) []string {
+// objectNames returns the names of the SQL objects starting with prefix (any case), each
+// followed by a space, for completion: tables and views, and indexes too if withIndexes.
+func (sh *shell) objectNames(prefix string, withIndexes bool) []string {
 	objs, err := sh.objects()
 	if err != nil {
 		return nil
 	}
 	var names []string
 	for _, o := range objs {
-		if !o.Temp && len(o.Name) >= len(prefix) && strings.EqualFold(o.Name[:len(prefix)], prefix) {
+		if o.Temp || (o.Type == "index" && !withIndexes) || len(o.Name) < len(prefix) {
+			continue
+		}
+		if strings.EqualFold(o.Name[:len(prefix)], prefix) {
 			names = append(names, o.Name+" ")
 		}
 	}
