@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSplitInput checks how text splits into shell commands and SQL statements, and what is left
@@ -362,5 +363,26 @@ func TestSQLLargeResult(t *testing.T) {
 	}
 	if !bytes.Equal([]byte(lines[1]), []byte("-  ----")) {
 		t.Fatalf("separator %q", lines[1])
+	}
+}
+
+// TestSQLInterrupt stops a long query with SIGINT, as Ctrl-C does: the query ends with
+// "interrupted" and the shell goes on.
+func TestSQLInterrupt(t *testing.T) {
+	db := tempDB(t)
+	runKvsh(t, "", db, "-c", "CREATE TABLE d(x); INSERT INTO d VALUES(0), (1), (2), (3), (4), (5), (6), (7), (8), (9); "+
+		"CREATE TABLE k(x); INSERT INTO k SELECT a.x*100 + b.x*10 + c.x FROM d AS a, d AS b, d AS c").expect(t, "", "", 0)
+	sh := start(t, db)
+	sh.send("SELECT count(*) FROM k AS a, k AS b, k AS c;") // 10^9 rows: minutes
+	time.Sleep(time.Second) // the query is running (a SIGINT between commands would end kvsh)
+	sh.interrupt(t)
+	if got := sh.waitStderr(t, "error: "); got != "error: interrupted" {
+		t.Fatalf("stderr %q", sh.stderr.String())
+	}
+	sh.send("SELECT count(*) FROM k;")
+	for _, want := range []string{"count(*)", "--------", "    1000"} {
+		if got := sh.nextStdout(t); got != want {
+			t.Fatalf("after the interruption: %q, want %q", got, want)
+		}
 	}
 }
