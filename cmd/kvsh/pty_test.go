@@ -106,8 +106,9 @@ func (term *terminal) expect(want string) {
 	})
 }
 
-// promptAtEnd matches a prompt at the end of the output: "kvsh> ", "kvsh(tx):users> ".
-var promptAtEnd = regexp.MustCompile(`(?:^|\n)kvsh(?:\((?:tx|ro)\))?(?::[^\r\n]*)?> $`)
+// promptAtEnd matches a prompt at the end of the output: "kvsh> ", "kvsh(tx):users> ", or the
+// continuation prompt of a SQL statement, "   ...> ".
+var promptAtEnd = regexp.MustCompile(`(?:^|\n)(?:kvsh(?:\((?:tx|ro)\))?(?::[^\r\n]*)?|   \.\.\.)> $`)
 
 // expectPrompt waits until the output after the previous match ends with a prompt (kvsh waits
 // for a line), and moves past it.
