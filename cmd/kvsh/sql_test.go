@@ -374,7 +374,8 @@ func TestSQLInterrupt(t *testing.T) {
 		"CREATE TABLE k(x); INSERT INTO k SELECT a.x*100 + b.x*10 + c.x FROM d AS a, d AS b, d AS c").expect(t, "", "", 0)
 	sh := start(t, db)
 	sh.send("SELECT count(*) FROM k AS a, k AS b, k AS c;") // 10^9 rows: minutes
-	time.Sleep(time.Second)                                 // the query is running (a SIGINT between commands would end kvsh)
+	// Let the query start: a SIGINT between commands would end kvsh.
+	time.Sleep(time.Second)
 	sh.interrupt(t)
 	if got := sh.waitStderr(t, "error: "); got != "error: interrupted" {
 		t.Fatalf("stderr %q", sh.stderr.String())
