@@ -309,11 +309,7 @@ type planRow struct {
 
 // isPlanResult reports whether a query's columns are those of EXPLAIN QUERY PLAN.
 func isPlanResult(text string, cols []string) bool {
-	n := 0
-	for n < len(text) && isWordByte(text[n]) {
-		n++
-	}
-	return strings.EqualFold(text[:n], "explain") && strings.Join(cols, ",") == "id,parent,notused,detail"
+	return strings.EqualFold(firstWord(text), "explain") && strings.Join(cols, ",") == "id,parent,notused,detail"
 }
 
 // printPlan prints EXPLAIN QUERY PLAN rows as a tree, as SQLite's shell does:
@@ -326,7 +322,7 @@ func printPlan(out *bufio.Writer, rows []planRow) {
 	var walk func(parent int64, prefix string, depth int)
 	walk = func(parent int64, prefix string, depth int) {
 		if depth > len(rows) {
-			return // parents that form a cycle: print each row once at most
+			return // parents that form a cycle: no deeper than there are rows
 		}
 		var kids []planRow
 		for _, r := range rows {
