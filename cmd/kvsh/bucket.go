@@ -78,12 +78,16 @@ func bucketError(err error, name []byte) error {
 }
 
 // cmdBuckets lists the names of the buckets, one per line, binary-safe as keys are in table mode.
+// The SQL layer's buckets are left out (.tables lists the SQL tables).
 func cmdBuckets(sh *shell, ctx context.Context, _ [][]byte) error {
 	return sh.view(func(tx *cairn.Tx) error {
 		n := 0
 		return tx.ForEachBucket(func(name []byte) error {
 			if n++; n%256 == 0 && ctx.Err() != nil {
 				return errInterrupted
+			}
+			if isSQLBucket(name) {
+				return nil
 			}
 			fmt.Fprintln(sh.out, formatBytes(name))
 			return nil
@@ -110,8 +114,16 @@ func cmdUse(sh *shell, _ context.Context, args [][]byte) error {
 	return nil
 }
 
+// errSQLBucket refuses mkbucket and rmbucket on a name of the SQL layer's buckets.
+func errSQLBucket(name []byte) error {
+	return fmt.Errorf("bucket %s is the SQL layer's (its tables, indexes and schema): use CREATE and DROP", formatBytes(name))
+}
+
 // cmdMkbucket creates an empty bucket.
 func cmdMkbucket(sh *shell, _ context.Context, args [][]byte) error {
+	if isSQLBucket(args[0]) {
+		return errSQLBucket(args[0])
+	}
 	err := sh.update(func(tx *cairn.Tx) error {
 		_, err := tx.CreateBucket(args[0])
 		return err
@@ -122,6 +134,9 @@ func cmdMkbucket(sh *shell, _ context.Context, args [][]byte) error {
 // cmdRmbucket deletes a bucket and its keys. If it was the bucket in use, the shell goes back to
 // the default key space.
 func cmdRmbucket(sh *shell, _ context.Context, args [][]byte) error {
+	if isSQLBucket(args[0]) {
+		return errSQLBucket(args[0])
+	}
 	err := sh.update(func(tx *cairn.Tx) error { return tx.DeleteBucket(args[0]) })
 	if err != nil {
 		return bucketError(err, args[0])
@@ -177,6 +192,7 @@ func (sh *shell) bucketNames(prefix []byte) [][]byte {
 	sh.view(func(tx *cairn.Tx) error {
 		return tx.ForEachBucket(func(name []byte) error {
 			switch {
+			case isSQLBucket(name) && !isSQLBucket(prefix):
 			case bytes.HasPrefix(name, prefix):
 				names = append(names, bytes.Clone(name))
 			case bytes.Compare(name, prefix) > 0:

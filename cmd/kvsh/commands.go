@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/engine"
 )
 
 // shell runs commands against one open database.
@@ -35,6 +36,12 @@ type shell struct {
 	// savepoints are the savepoints of tx, oldest first; spSeq numbers the unnamed ones.
 	savepoints []namedSavepoint
 	spSeq      int
+	// sess runs SQL (sql.go), made on first use; attached to tx while one is open.
+	sess *engine.Session
+	// pending is the start of a SQL statement whose ';' has not been read yet (line input).
+	pending string
+	// carets: a parse error shows the statement's line with a caret (a person is typing).
+	carets bool
 }
 
 // command is one entry of the command table.
@@ -74,8 +81,8 @@ func init() {
 		{"use", "[BUCKET|.]", "make the data commands work in BUCKET (none or .: the default key space)", 0, 1, cmdUse, false},
 		{"mkbucket", "NAME", "create an empty bucket", 1, 1, cmdMkbucket, true},
 		{"rmbucket", "NAME", "delete a bucket and every key in it", 1, 1, cmdRmbucket, true},
-		{"begin", "[ro]", "open a read-write (or read-only) transaction used by the next commands", 0, 1, cmdBegin, false},
-		{"commit", "", "commit the open transaction", 0, 0, cmdCommit, false},
+		{"begin", "[ro]", "open a read-write (or read-only) transaction used by the next commands and SQL statements", 0, 1, cmdBegin, false},
+		{"commit", "", "commit the open transaction (SQL's END too)", 0, 0, cmdCommit, false},
 		{"rollback", "[to NAME]", "discard the open transaction (or only its changes since savepoint NAME)", 0, 2, cmdRollback, false},
 		{"savepoint", "[NAME]", "mark a savepoint in the open transaction (without NAME: print its number)", 0, 1, cmdSavepoint, false},
 		{"release", "NAME", "forget savepoint NAME and the later ones, keeping their changes", 1, 1, cmdRelease, false},
@@ -87,8 +94,11 @@ func init() {
 		{"import", "DIR|FILE.json|FILE.jsonl|FILE.csv", "store every file under DIR (key = relative path, value = contents), or the pairs of a JSON, JSON Lines or CSV file", 1, 1, cmdImport, true},
 		{"export", "DIR|FILE.json|FILE.jsonl|FILE.csv [PREFIX]", "write every key (starting with PREFIX) as a file under DIR, or to a JSON, JSON Lines or CSV file", 1, 2, cmdExport, false},
 		{"verify", "DIR", "check that every file under DIR is stored with the same contents", 1, 1, cmdVerify, false},
-		{".mode", "[table|json|jsonl|raw|hex]", "set (or show) how get and listings print", 0, 1, cmdMode, false},
-		{".timer", "[on|off]", "print the time each command takes (on stderr)", 0, 1, cmdTimer, false},
+		{".mode", "[table|json|jsonl|csv|raw|hex]", "set (or show) how get, listings and SQL results print", 0, 1, cmdMode, false},
+		{".timer", "[on|off]", "print the time each command or SQL statement takes (on stderr)", 0, 1, cmdTimer, false},
+		{".tables", "", "list the SQL tables and views", 0, 0, cmdTables, false},
+		{".schema", "[NAME]", "print the CREATE statements (of table, index or view NAME and its indexes)", 0, 1, cmdSchema, false},
+		{".indexes", "[TABLE]", "list the SQL indexes (of TABLE)", 0, 1, cmdIndexes, false},
 		{".quiet", "[on|off]", "silence (or show) the warnings for files and keys import, export and verify skip", 0, 1, cmdQuiet, false},
 		{".meta", "", "print both meta pages of the database file, decoded, and which is current", 0, 0, cmdMeta, false},
 		{".pages", "", "count the pages of the database file by type (as of the last checkpoint)", 0, 0, cmdPages, false},
@@ -110,15 +120,46 @@ func lookup(name string) (*command, bool) {
 	return nil, false
 }
 
-// runLine runs every command on line and reports whether the session goes on.
+// runLine runs every command and SQL statement of a complete input (a -c argument, or the
+// last line of a file) and reports whether the session goes on.
 func (sh *shell) runLine(line string) bool {
-	cmds, err := splitCommands(line)
+	return sh.runInput(line, true)
+}
+
+// feedLine runs the commands and statements of one line of input, or keeps the start of a SQL
+// statement that has no ';' yet to run with the next lines, and reports whether the session
+// goes on.
+func (sh *shell) feedLine(line string) bool {
+	if sh.pending != "" {
+		line = sh.pending + "\n" + line
+		sh.pending = ""
+	}
+	return sh.runInput(line, false)
+}
+
+// endInput runs an unfinished SQL statement left when the input ends (the parser says what is
+// missing), and reports whether the session goes on.
+func (sh *shell) endInput() bool {
+	text := sh.pending
+	sh.pending = ""
+	return text == "" || sh.runInput(text, true)
+}
+
+// runInput runs the commands of text (splitInput) and reports whether the session goes on. If
+// final is false, an unfinished SQL statement at its end is kept in sh.pending.
+func (sh *shell) runInput(text string, final bool) bool {
+	items, rest, err := splitInput(text, final)
 	if err != nil {
 		return sh.fail(err)
 	}
-	for _, words := range cmds {
+	for _, it := range items {
 		began := time.Now()
-		err := sh.exec(words)
+		var err error
+		if it.words != nil {
+			err = sh.exec(it.words)
+		} else {
+			err = sh.execSQL(it.sql)
+		}
 		sh.out.Flush()
 		if sh.timer {
 			fmt.Fprintf(sh.errOut, "time: %s\n", formatDuration(time.Since(began)))
@@ -130,6 +171,7 @@ func (sh *shell) runLine(line string) bool {
 			return false
 		}
 	}
+	sh.pending = rest
 	return true
 }
 
@@ -137,12 +179,16 @@ func (sh *shell) runLine(line string) bool {
 func (sh *shell) fail(err error) bool {
 	sh.out.Flush()
 	fmt.Fprintf(sh.errOut, "error: %v\n", err)
+	if sh.carets {
+		fmt.Fprint(sh.errOut, sqlErrorCaret(err))
+	}
 	sh.failed = true
 	return !sh.bail
 }
 
 // exec runs one command. Ctrl-C cancels the context of the running command.
 func (sh *shell) exec(words [][]byte) error {
+	words = txCommand(words)
 	name := string(words[0])
 	c, ok := lookup(name)
 	if !ok {
@@ -312,6 +358,13 @@ Arguments are separated by spaces. "double quotes" take Go escapes (\n \t \" \\ 
 Output is printed as is when printable, otherwise as a Go-quoted string; listings cut
 values longer than 200 bytes (.mode raw, hex, json and jsonl show them in full).
 Ctrl-C stops a running command; on a terminal it also clears the line being typed.
+
+SQL: a statement starting with SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, WITH, VALUES,
+EXPLAIN, REPLACE, ... (any case), or any line ending in ';' that starts with no command name,
+is SQL in SQLite's dialect; it runs when its ';' is read, and may span lines ("   ...> ").
+begin, commit (or end), rollback, savepoint and release, in any case and in their SQL forms
+(BEGIN IMMEDIATE, ROLLBACK TO SAVEPOINT x), control one transaction shared by commands and
+SQL. docs/KVSH.md, "SQL", has the rest.
 `
 
 // cmdQuit ends the session.

@@ -29,6 +29,7 @@ func (sh *shell) interactive() {
 	ln := liner.NewLiner()
 	defer ln.Close()
 	keepOutputOnInterrupt(os.Stdin)
+	ln.SetCtrlCAborts(true) // Prompt returns on Ctrl-C, so that it also drops an unfinished statement
 	ln.SetTabCompletionStyle(liner.TabPrints)
 	ln.SetWordCompleter(sh.complete)
 	hist := historyPath()
@@ -55,8 +56,10 @@ func (sh *shell) interactive() {
 		switch {
 		case errors.Is(err, io.EOF): // Ctrl-D on an empty line
 			fmt.Fprintln(sh.out)
+			sh.endInput()
 			return
-		case errors.Is(err, liner.ErrPromptAborted):
+		case errors.Is(err, liner.ErrPromptAborted): // Ctrl-C: also drops an unfinished statement
+			sh.pending = ""
 			continue
 		case err != nil:
 			sh.fail(fmt.Errorf("read input: %w", err))
@@ -67,7 +70,7 @@ func (sh *shell) interactive() {
 			ln.AppendHistory(line)
 			sh.saveHistory(ln, hist)
 		}
-		if !sh.runLine(line) {
+		if !sh.feedLine(line) {
 			return
 		}
 	}
@@ -216,6 +219,8 @@ func (sh *shell) complete(line string, pos int) (head string, items []string, ta
 		return head, completeFrom([]string{"on", "off"}, p.cur), tail
 	case name == "begin" && len(p.words) == 1:
 		return head, completeFrom([]string{"ro"}, p.cur), tail
+	case (name == ".schema" || name == ".indexes") && len(p.words) == 1:
+		return head, sh.objectNames(p.cur, name == ".schema"), tail
 	case (name == "import" || name == "verify" || name == "export") && len(p.words) == 1:
 		return head, completeFile(p.cur), tail
 	case (name == "use" || name == "rmbucket") && len(p.words) == 1:

@@ -58,7 +58,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriter(stdout)
 	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly,
-		quiet: cfg.quiet, progress: isTerminalWriter(stderr)}
+		quiet: cfg.quiet, progress: isTerminalWriter(stderr), carets: interactive}
 	if interactive && !cfg.quiet {
 		fmt.Fprintln(out, startLine(db, cfg.path, kind))
 		out.Flush()
@@ -151,7 +151,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// runFile runs the commands of a file, line by line, like commands on standard input.
+// runFile runs the commands of a file, line by line (a SQL statement up to its ';'), like
+// commands on standard input.
 func (sh *shell) runFile(path string) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -168,7 +169,9 @@ func (sh *shell) readLoop(in *os.File) {
 	sh.readLines(in, isTerminal(in))
 }
 
-// readLines runs commands read line by line from in, printing a prompt if interactive.
+// readLines runs commands read line by line from in (a SQL statement up to its ';', which may
+// be on a later line), printing a prompt if interactive. At the end of the input an unfinished
+// statement runs as it is (the parser says what is missing).
 func (sh *shell) readLines(in io.Reader, interactive bool) {
 	r := bufio.NewReader(in)
 	for {
@@ -177,12 +180,15 @@ func (sh *shell) readLines(in io.Reader, interactive bool) {
 			sh.out.Flush()
 		}
 		line, err := r.ReadString('\n')
-		if line != "" && !sh.runLine(strings.TrimRight(line, "\r\n")) {
+		if line != "" && !sh.feedLine(strings.TrimRight(line, "\r\n")) {
 			return
 		}
 		if err != nil {
 			if interactive {
 				fmt.Fprintln(sh.out)
+			}
+			if !sh.endInput() {
+				return
 			}
 			if !errors.Is(err, io.EOF) {
 				sh.fail(fmt.Errorf("read input: %w", err))

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-// outputMode selects how get and the listings (scan, range, prefix, first, last) print.
+// outputMode selects how get, the listings (scan, range, prefix, first, last) and SQL results
+// print.
 type outputMode int
 
 // The output modes of .mode.
@@ -21,10 +23,11 @@ const (
 	modeJSONL                   // one {"key":…,"value":…} object per line
 	modeRaw                     // bytes as stored, not escaped
 	modeHex                     // keys and values in lowercase hex
+	modeCSV                     // a key,value header, then one CSV record per pair
 )
 
-// modeNames maps .mode arguments to modes, in the order help lists them.
-var modeNames = []string{"table", "json", "jsonl", "raw", "hex"}
+// modeNames maps .mode arguments to modes.
+var modeNames = []string{"table", "json", "jsonl", "raw", "hex", "csv"}
 
 // String is the .mode name of m.
 func (m outputMode) String() string { return modeNames[m] }
@@ -36,7 +39,7 @@ func parseMode(name string) (outputMode, error) {
 			return outputMode(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown mode %s (want table, json, jsonl, raw or hex)", formatBytes([]byte(name)))
+	return 0, fmt.Errorf("unknown mode %s (want table, json, jsonl, csv, raw or hex)", formatBytes([]byte(name)))
 }
 
 // jsonBytes is a key or value in JSON: a string when the bytes are valid UTF-8 made of printable
@@ -118,7 +121,8 @@ type jsonPair struct {
 type pairPrinter struct {
 	out  *bufio.Writer
 	mode outputMode
-	n    int // pairs written
+	n    int         // pairs written
+	csv  *csv.Writer // csv mode
 }
 
 // newPairPrinter starts a listing on out.
@@ -152,6 +156,14 @@ func (p *pairPrinter) pair(k, v []byte) error {
 		p.out.WriteByte('\n')
 	case modeHex:
 		fmt.Fprintf(p.out, "%x\t%x\n", k, v)
+	case modeCSV:
+		if p.csv == nil {
+			p.csv = csv.NewWriter(p.out)
+			p.csv.Write([]string{"key", "value"})
+		}
+		if err := p.csv.Write([]string{string(k), string(v)}); err != nil {
+			return err
+		}
 	default:
 		fmt.Fprintf(p.out, "%s\t%s\n", formatBytes(k), formatListValue(v))
 	}
@@ -161,6 +173,9 @@ func (p *pairPrinter) pair(k, v []byte) error {
 
 // end finishes the listing (closes the JSON array).
 func (p *pairPrinter) end() {
+	if p.csv != nil {
+		p.csv.Flush()
+	}
 	if p.mode != modeJSON {
 		return
 	}
@@ -187,6 +202,11 @@ func printValue(out *bufio.Writer, mode outputMode, k, v []byte) error {
 	case modeHex:
 		out.WriteString(hex.EncodeToString(v))
 		out.WriteByte('\n')
+	case modeCSV:
+		p := newPairPrinter(out, mode)
+		err := p.pair(k, v)
+		p.end()
+		return err
 	default:
 		fmt.Fprintln(out, formatBytes(v))
 	}

@@ -106,8 +106,9 @@ func (term *terminal) expect(want string) {
 	})
 }
 
-// promptAtEnd matches a prompt at the end of the output: "kvsh> ", "kvsh(tx):users> ".
-var promptAtEnd = regexp.MustCompile(`(?:^|\n)kvsh(?:\((?:tx|ro)\))?(?::[^\r\n]*)?> $`)
+// promptAtEnd matches a prompt at the end of the output: "kvsh> ", "kvsh(tx):users> ", or the
+// continuation prompt of a SQL statement, "   ...> ".
+var promptAtEnd = regexp.MustCompile(`(?:^|\n)(?:kvsh(?:\((?:tx|ro)\))?(?::[^\r\n]*)?|   \.\.\.)> $`)
 
 // expectPrompt waits until the output after the previous match ends with a prompt (kvsh waits
 // for a line), and moves past it.
@@ -451,7 +452,7 @@ func TestTerminalStartLine(t *testing.T) {
 
 // screenLines replays terminal output as a terminal shows it, without a line length: text
 // overwrites at the cursor, "\r" returns to column 0, "\n" starts the next line (the tty turns
-// it into "\r\n"), a tab stays a tab, ESC[K erases to the end of the line, ESC[nC and ESC[nD move the cursor, "\b"
+// it into "\r\n"), a tab stays a tab, ESC[K erases to the end of the line, ESC[nC, ESC[nD and ESC[nG move the cursor, "\b"
 // moves it back; other escape sequences are dropped. It returns the lines, trailing spaces cut.
 func screenLines(raw []byte) []string {
 	lines := [][]rune{nil}
@@ -500,6 +501,8 @@ func screenLines(raw []byte) []string {
 				col += max(arg, 1)
 			case 'D':
 				col = max(col-max(arg, 1), 0)
+			case 'G':
+				col = max(arg, 1) - 1
 			}
 			i = j
 		default:

@@ -255,25 +255,40 @@ func maskTranscript(lines []string) []string {
 	return out
 }
 
-// TestReadmeTranscript types the commands of README.md's terminal session (the block starting
-// with "$ ./kvsh ") into kvsh on a pseudo-terminal, in an empty directory, and compares the
-// screen with the block, times and ids masked (transcriptMasks). With -update it writes the
-// screen into README.md instead.
+// TestReadmeTranscript types the commands of each of README.md's terminal sessions (the blocks
+// starting with "$ ./kvsh ") into kvsh on a pseudo-terminal, each in an empty directory, and
+// compares the screen with the block, times and ids masked (transcriptMasks). The commands are
+// the text after each prompt, the continuation prompt of a SQL statement included. With -update
+// it writes the screens into README.md instead.
 func TestReadmeTranscript(t *testing.T) {
 	path, lines := readmeLines(t)
-	var block fencedBlock
+	var blocks []fencedBlock
 	for _, b := range fencedBlocks(t, lines) {
 		if len(b.lines) > 0 && strings.HasPrefix(b.lines[0], "$ ./kvsh ") {
-			block = b
-			break
+			blocks = append(blocks, b)
 		}
 	}
-	if block.lines == nil {
+	if len(blocks) == 0 {
 		t.Fatal(`README.md has no block starting with "$ ./kvsh "`)
 	}
+	// Last block first, so that rewriting one leaves the line numbers of the earlier ones.
+	for i := len(blocks) - 1; i >= 0; i-- {
+		lines = readmeSession(t, lines, blocks[i])
+	}
+	if *updateReadme {
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readmeSession runs the terminal session of one README block and compares its screen with the
+// block; with -update it returns lines with the block replaced by the screen.
+func readmeSession(t *testing.T, lines []string, block fencedBlock) []string {
+	t.Helper()
 	args := strings.Fields(strings.TrimPrefix(block.lines[0], "$ ./kvsh "))
 	want := block.lines[1:]
-	prompt := regexp.MustCompile(`^kvsh(?:\((?:tx|ro)\))?(?::\S*)?> (.*)$`)
+	prompt := regexp.MustCompile(`^(?:kvsh(?:\((?:tx|ro)\))?(?::\S*)?|   \.\.\.)> (.*)$`)
 	var commands []string
 	for _, l := range want {
 		if m := prompt.FindStringSubmatch(l); m != nil {
@@ -281,7 +296,7 @@ func TestReadmeTranscript(t *testing.T) {
 		}
 	}
 	if len(commands) == 0 || commands[len(commands)-1] != "quit" {
-		t.Fatalf("README's transcript must end with quit; its commands are %q", commands)
+		t.Fatalf("README's transcript on line %d must end with quit; its commands are %q", block.first+1, commands)
 	}
 
 	term := startTerminalIn(t, t.TempDir(), "", args...)
@@ -303,12 +318,8 @@ func TestReadmeTranscript(t *testing.T) {
 	}
 
 	if *updateReadme {
-		updated := slices.Concat(lines[:block.first+1], got, lines[block.first+len(block.lines):])
-		if err := os.WriteFile(path, []byte(strings.Join(updated, "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("README.md: transcript rewritten (%d lines)", len(got))
-		return
+		t.Logf("README.md: transcript on line %d rewritten (%d lines)", block.first+1, len(got))
+		return slices.Concat(lines[:block.first+1], got, lines[block.first+len(block.lines):])
 	}
 	g, w := maskTranscript(got), maskTranscript(want)
 	for i := range max(len(g), len(w)) {
@@ -325,4 +336,5 @@ func TestReadmeTranscript(t *testing.T) {
 				block.first+2+i, wl, gl, strings.Join(got, "\n"))
 		}
 	}
+	return lines
 }

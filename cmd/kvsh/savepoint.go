@@ -8,12 +8,14 @@ import (
 	"strconv"
 
 	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/engine"
 )
 
 // namedSavepoint is a savepoint of the shell's transaction with the name the shell knows it by.
 type namedSavepoint struct {
 	name string
 	sp   cairn.Savepoint
+	mark engine.Mark // the SQL session's state when it was made (sql.go)
 }
 
 // savepointTx returns the shell's transaction if savepoints can be used in it.
@@ -67,7 +69,7 @@ func cmdSavepoint(sh *shell, _ context.Context, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	sh.savepoints = append(sh.savepoints, namedSavepoint{name, sp})
+	sh.savepoints = append(sh.savepoints, namedSavepoint{name, sp, sh.sqlMark()})
 	if len(args) == 0 {
 		fmt.Fprintln(sh.out, name)
 	}
@@ -84,7 +86,7 @@ func (sh *shell) rollbackTo(name []byte) error {
 	}
 	err = sh.tx.RollbackTo(sh.savepoints[i].sp)
 	if err != nil && !errors.Is(err, cairn.ErrSavepointInvalid) {
-		sh.tx, sh.savepoints = nil, nil
+		sh.dropTx()
 		sh.recheckBucket()
 		return fmt.Errorf("rollback to %s: %w (the transaction was rolled back)", formatBytes(name), err)
 	}
@@ -92,6 +94,9 @@ func (sh *shell) rollbackTo(name []byte) error {
 		return err
 	}
 	sh.savepoints = sh.savepoints[:i+1]
+	if sh.sess != nil {
+		sh.sess.RolledBackTo(sh.savepoints[i].mark)
+	}
 	sh.recheckBucket()
 	return nil
 }

@@ -24,8 +24,10 @@ func TestModes(t *testing.T) {
 			`{"key":{"base64":"AP8="},"value":"x\ny"}`+"\n"+`{"key":"u","value":{"base64":"w6kB"}}`+"\n", "", 0)
 	runKvsh(t, "", db, "-c", ".mode hex; prefix b; get 0x00ff; .mode").expect(t, "622f63\t3c68693e\n780a79\nhex\n", "", 0)
 	runKvsh(t, "", db, "-c", ".mode raw; get 0x00ff; get u; prefix b").expect(t, "x\nyé\x01b/c\t<hi>\n", "", 0)
+	runKvsh(t, "", db, "-c", ".mode csv; range 0x00 b; get a; prefix zz").expect(t,
+		"key,value\n\x00\xff,\"x\ny\"\na,1\nkey,value\na,1\n", "", 0)
 	runKvsh(t, "", db, "-c", ".mode xml; .mode; first b; last b; first zz").expect(t, "table\nb/c\t<hi>\nb/c\t<hi>\n",
-		"error: unknown mode xml (want table, json, jsonl, raw or hex)\nerror: no key starts with zz\n", 1)
+		"error: unknown mode xml (want table, json, jsonl, csv, raw or hex)\nerror: no key starts with zz\n", 1)
 	r := runKvsh(t, "", db, "-c", ".timer on; count; .timer off; count")
 	if r.stdout != "4\n4\n" || strings.Count(r.stderr, "time: ") != 2 || r.code != 0 {
 		t.Fatalf(".timer: %+v", r)

@@ -5,15 +5,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cairndb/cairn"
 )
 
+// continuationPrompt is the prompt for the next line of an unfinished SQL statement.
+const continuationPrompt = "   ...> "
+
 // prompt is the prompt of a terminal session: "kvsh", then "(tx)" or "(ro)" while a read-write
 // or read-only transaction is open, then ":" and the bucket in use, if any: "kvsh> ",
-// "kvsh(tx)> ", "kvsh:users> ", "kvsh(ro):users> ".
+// "kvsh(tx)> ", "kvsh:users> ", "kvsh(ro):users> "; continuationPrompt while a SQL statement
+// waits for its ';'.
 func (sh *shell) prompt() string {
+	if sh.pending != "" {
+		return continuationPrompt
+	}
 	p := "kvsh"
 	switch {
 	case sh.tx == nil:
@@ -80,7 +88,49 @@ func cmdBegin(sh *shell, _ context.Context, args [][]byte) error {
 		return err
 	}
 	sh.tx, sh.savepoints, sh.spSeq = tx, nil, 0
-	return nil
+	return sh.attachSQL()
+}
+
+// txCommand reads SQL's forms of the transaction commands as the shell's: the name in any case,
+// END as commit, and the optional words dropped: BEGIN [DEFERRED|IMMEDIATE|EXCLUSIVE]
+// [TRANSACTION], COMMIT|END [TRANSACTION], ROLLBACK [TRANSACTION] [TO [SAVEPOINT] NAME],
+// RELEASE [SAVEPOINT] NAME. Other commands are returned as they are.
+func txCommand(words [][]byte) [][]byte {
+	name := strings.ToLower(string(words[0]))
+	if !txWords[name] {
+		return words
+	}
+	args := words[1:]
+	is := func(i int, word string) bool { return i < len(args) && strings.EqualFold(string(args[i]), word) }
+	switch name {
+	case "begin":
+		if is(0, "deferred") || is(0, "immediate") || is(0, "exclusive") {
+			args = args[1:]
+		}
+		if is(0, "transaction") {
+			args = args[1:]
+		}
+	case "commit", "end":
+		name = "commit"
+		if is(0, "transaction") {
+			args = args[1:]
+		}
+	case "rollback":
+		if is(0, "transaction") {
+			args = args[1:]
+		}
+		if is(0, "to") {
+			args = append([][]byte{[]byte("to")}, args[1:]...)
+			if len(args) == 3 && is(1, "savepoint") {
+				args = [][]byte{args[0], args[2]}
+			}
+		}
+	case "release":
+		if len(args) == 2 && is(0, "savepoint") {
+			args = args[1:]
+		}
+	}
+	return append([][]byte{[]byte(name)}, args...)
 }
 
 // cmdCommit commits the shell's transaction.
@@ -89,7 +139,7 @@ func cmdCommit(sh *shell, _ context.Context, _ [][]byte) error {
 		return errors.New("no open transaction (begin starts one)")
 	}
 	tx := sh.tx
-	sh.tx, sh.savepoints = nil, nil
+	sh.dropTx()
 	if err := tx.Commit(); err != nil {
 		sh.recheckBucket()
 		return fmt.Errorf("commit: %w (the transaction was rolled back)", err)
@@ -108,7 +158,7 @@ func cmdRollback(sh *shell, _ context.Context, args [][]byte) error {
 		return errors.New("no open transaction (begin starts one)")
 	}
 	tx := sh.tx
-	sh.tx, sh.savepoints = nil, nil
+	sh.dropTx()
 	err := tx.Rollback()
 	sh.recheckBucket()
 	return err
@@ -122,7 +172,7 @@ func (sh *shell) endTx() {
 	}
 	writable := sh.tx.Writable()
 	err := sh.tx.Rollback()
-	sh.tx, sh.savepoints = nil, nil
+	sh.dropTx()
 	if writable {
 		sh.warn("the open transaction was rolled back (commit saves changes)")
 	}

@@ -3,6 +3,7 @@ package main
 // The version of cairn and kvsh, and the line an interactive session starts with.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,11 +51,12 @@ func openKind(path string, readonly bool) string {
 
 // startLine is the line an interactive session starts with:
 // "cairn 0.1.0: my.db (created, 0 keys); type help". The keys are those of the default key space,
-// counted for at most startCountBudget ("more than N keys" past it); buckets are counted when
-// there are any. If they cannot be read (a damaged page) the counts are left out: the commands
+// counted for at most startCountBudget ("more than N keys" past it); buckets and SQL tables
+// are counted when there are any (the SQL layer's buckets are not counted as buckets, its table
+// buckets as tables). If they cannot be read (a damaged page) the counts are left out: the commands
 // that read them report the damage.
 func startLine(db *cairn.DB, path, kind string) string {
-	var keys, buckets int
+	var keys, buckets, tables int
 	complete := true
 	err := db.View(func(tx *cairn.Tx) error {
 		deadline := time.Now().Add(startCountBudget)
@@ -68,7 +70,15 @@ func startLine(db *cairn.DB, path, kind string) string {
 		if err := tx.Err(); err != nil {
 			return err
 		}
-		return tx.ForEachBucket(func([]byte) error { buckets++; return nil })
+		return tx.ForEachBucket(func(name []byte) error {
+			switch {
+			case bytes.HasPrefix(name, []byte(sqlTablePrefix)):
+				tables++
+			case !isSQLBucket(name):
+				buckets++
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return fmt.Sprintf("cairn %s: %s (%s); type help", version, path, kind)
@@ -79,6 +89,9 @@ func startLine(db *cairn.DB, path, kind string) string {
 	}
 	if buckets > 0 {
 		what += ", " + plural(uint64(buckets), "bucket")
+	}
+	if tables > 0 {
+		what += ", " + plural(uint64(tables), "table")
 	}
 	return fmt.Sprintf("cairn %s: %s (%s, %s); type help", version, path, kind, what)
 }

@@ -88,6 +88,7 @@ type Session struct {
 	// first statement (deferred) or outside one.
 	tx       *cairn.Tx
 	inTx     bool
+	attached bool // tx is the caller's (Attach): attach.go
 	mode     ast.TxMode
 	snapshot uint64 // the LSN a deferred transaction's first read saw
 	// schema is the schema an explicit transaction sees (its own DDL included).

@@ -21,6 +21,12 @@ import (
 
 // exec runs a statement that is not a query.
 func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Result, error) {
+	switch st.parsed.Stmt.(type) {
+	case *ast.Begin, *ast.Commit, *ast.Rollback, *ast.Savepoint, *ast.Release:
+		if s.attached {
+			return Result{}, ErrAttached
+		}
+	}
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
 		return Result{}, s.begin(stmt.Mode)
@@ -141,6 +147,9 @@ func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, 
 // writeTx returns the explicit transaction's write transaction, taking the writer slot if it does
 // not have it yet (and checking that a deferred transaction's snapshot is still the newest).
 func (s *Session) writeTx() (*cairn.Tx, error) {
+	if s.attached {
+		return s.attachedWriteTx()
+	}
 	if s.tx != nil && s.tx.Writable() {
 		return s.tx, nil
 	}
@@ -191,10 +200,20 @@ func (s *Session) BeginTx(readOnly, immediate bool) error {
 }
 
 // Commit commits the explicit transaction (COMMIT).
-func (s *Session) Commit() error { return s.commit() }
+func (s *Session) Commit() error {
+	if s.attached {
+		return ErrAttached
+	}
+	return s.commit()
+}
 
 // Rollback rolls the explicit transaction back (ROLLBACK).
-func (s *Session) Rollback() error { return s.rollback() }
+func (s *Session) Rollback() error {
+	if s.attached {
+		return ErrAttached
+	}
+	return s.rollback()
+}
 
 func (s *Session) commit() error {
 	if !s.inTx {
@@ -235,6 +254,7 @@ func (s *Session) endTx(bool) {
 
 func (s *Session) reset() {
 	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot = nil, false, nil, nil, 0
+	s.attached = false
 }
 
 // savepoint is SAVEPOINT name: outside a transaction it begins one, which its RELEASE commits.
@@ -305,8 +325,13 @@ func (s *Session) rollbackTo(name string) error {
 	return nil
 }
 
-// Close ends the session, rolling back an open transaction.
+// Close ends the session, rolling back an open transaction (an attached one is left to its
+// caller: the session only detaches).
 func (s *Session) Close() {
+	if s.attached {
+		s.Detach()
+		return
+	}
 	if s.inTx {
 		s.endTx(false)
 	}

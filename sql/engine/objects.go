@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Object is a table, index or view of the schema, as SQLite's sqlite_schema table lists it.
+type Object struct {
+	// Type is "table", "index" or "view".
+	Type string
+	// Name is the object's name as created; Table is the table an index is on (a table's or
+	// view's own name).
+	Name, Table string
+	// SQL is the CREATE statement's text as it was given, without the final semicolon; empty for
+	// the automatic index of a UNIQUE or PRIMARY KEY constraint.
+	SQL string
+	// Temp is set for a TEMP view, which only its session sees.
+	Temp bool
+	// Unique is set for an index that enforces uniqueness.
+	Unique bool
+}
+
+// Objects returns the tables, indexes and views this session sees: those of its open
+// transaction (its own DDL included), or of the newest snapshot, and its TEMP views. Each table
+// comes in the order of creation, followed by its indexes (the automatic ones first, then the
+// explicit ones in the order of creation); then the views, by name. The order is one that
+// re-creates the schema when the SQL texts are run again, views on views aside.
+func (s *Session) Objects() ([]Object, error) {
+	tx, end, err := s.readTx()
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	schema, err := s.schemaOf(tx)
+	if err != nil {
+		return nil, err
+	}
+	tables := make([]*Table, 0, len(schema.tables))
+	for _, t := range schema.tables {
+		tables = append(tables, t)
+	}
+	slices.SortFunc(tables, func(a, b *Table) int { return cmp.Compare(a.ID, b.ID) })
+	var out []Object
+	for _, t := range tables {
+		out = append(out, Object{Type: "table", Name: t.Name, Table: t.Name, SQL: t.SQL})
+		ixs := slices.Clone(t.Indexes)
+		slices.SortFunc(ixs, func(a, b *Index) int { return cmp.Compare(a.ID, b.ID) })
+		for _, ix := range ixs {
+			out = append(out, Object{Type: "index", Name: ix.Name, Table: t.Name, SQL: ix.SQL, Unique: ix.Unique})
+		}
+	}
+	var views []Object
+	for _, v := range schema.views {
+		views = append(views, Object{Type: "view", Name: v.Name, Table: v.Name, SQL: v.SQL})
+	}
+	for _, v := range s.tempViews {
+		views = append(views, Object{Type: "view", Name: v.Name, Table: v.Name, SQL: v.SQL, Temp: true})
+	}
+	slices.SortFunc(views, func(a, b Object) int {
+		return cmp.Or(cmp.Compare(fold(a.Name), fold(b.Name)), compareBool(a.Temp, b.Temp))
+	})
+	return append(out, views...), nil
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
