@@ -6,12 +6,9 @@ package main
 
 import (
 	"bufio"
-	"encoding/base64"
 	"encoding/csv"
 	"encoding/hex"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -217,32 +214,12 @@ func (p *jsonRows) end() error {
 	return nil
 }
 
-// appendJSONValue writes v as JSON (see jsonRows).
+// appendJSONValue writes v as JSON (see jsonRows), as the SQL layer renders a value for JSON
+// results (value.AppendJSON, which cairnsql.AppendJSON uses too).
 func appendJSONValue(out *bufio.Writer, v value.Value) error {
-	switch v.Kind() {
-	case value.Null:
-		out.WriteString("null")
-	case value.Integer:
-		out.WriteString(strconv.FormatInt(v.Int(), 10))
-	case value.Real:
-		switch f := v.Float(); {
-		case math.IsInf(f, 1):
-			out.WriteString("9.0e+999")
-		case math.IsInf(f, -1):
-			out.WriteString("-9.0e+999")
-		default:
-			out.Write(v.AppendText(nil))
-		}
-	case value.Text:
-		s, err := marshalNoHTML(string(v.Bytes()))
-		if err != nil {
-			return err
-		}
-		out.Write(s)
-	case value.Blob:
-		fmt.Fprintf(out, `{"base64":"%s"}`, base64.StdEncoding.EncodeToString(v.Bytes()))
-	}
-	return nil
+	var buf [64]byte
+	_, err := out.Write(value.AppendJSON(buf[:0], v))
+	return err
 }
 
 // csvRows is the csv mode: a record of the column names, then one record per row (RFC 4180,
