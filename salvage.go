@@ -91,6 +91,9 @@ type SalvageReport struct {
 	// Keys is the number of keys emitted; FromOrphans how many of them come from pages that no
 	// root reaches (found by the scan), and InLost how many lie inside a Lost range.
 	Keys, FromOrphans, InLost int
+	// Malformed counts the elements of verified pages whose key is empty or longer than
+	// MaxKeySize, or whose value is longer than MaxValueSize: they are skipped.
+	Malformed int
 	// OrphanPages counts the verified tree pages that no root reaches and that were used;
 	// StalePages those that were not: older versions outranked by newer pages, pages of deleted
 	// buckets, and pages newer than the meta page whose commits the WAL holds.
@@ -400,7 +403,7 @@ func (s *salvager) guessPageSize(field uint32) (int, error) {
 // pageRun is a run of pages [first, last] that are all zeros (err nil) or unreadable.
 type pageRun struct {
 	first, last uint64
-	err         error
+	err         error  // of the first page
 	reason      string // err's text without the page id, to merge runs
 }
 
@@ -413,7 +416,7 @@ func (s *salvager) addRun(id uint64, err error) {
 	}
 	if n := len(s.runs); n > 0 {
 		r := &s.runs[n-1]
-		if r.last+1 == id && (r.err == nil) == (err == nil) && r.reason == reason {
+		if r.last+1 == id && (r.err == nil) == (err == nil) && sameKind(r.reason, reason) {
 			r.last = id
 			return
 		}
@@ -425,11 +428,28 @@ func (s *salvager) addRun(id uint64, err error) {
 func errReason(err error, id uint64) string {
 	msg := err.Error()
 	for _, p := range []string{fmt.Sprintf("pager: page %d: ", id), fmt.Sprintf("btree: page %d: ", id)} {
-		if i := bytes.Index([]byte(msg), []byte(p)); i >= 0 {
+		if i := strings.Index(msg, p); i >= 0 {
 			return msg[:i] + msg[i+len(p):]
 		}
 	}
 	return msg
+}
+
+// sameKind reports whether two reasons (errReason) differ at most in their numbers, so that a
+// run of pages of garbage is one entry of the report.
+func sameKind(a, b string) bool {
+	shape := func(s string) string {
+		var out []byte
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				out = append(out, s[i])
+			} else if len(out) == 0 || out[len(out)-1] != '#' {
+				out = append(out, '#')
+			}
+		}
+		return string(out)
+	}
+	return shape(a) == shape(b)
 }
 
 // runAt returns the run holding page id, or nil.
@@ -680,6 +700,10 @@ func (s *salvager) treeKeys(t *salvageTree, name []byte, fn func(k []byte, value
 		}
 		for _, el := range cached.els {
 			if bytes.Compare(el.Key, p.lo) < 0 || !belowHi(el.Key, p.hi, p.inf) {
+				continue
+			}
+			if len(el.Key) == 0 || len(el.Key) > MaxKeySize || el.ValueSize > MaxValueSize {
+				s.rep.Malformed++
 				continue
 			}
 			value := func() ([]byte, error) { return s.value(name, cached, el) }

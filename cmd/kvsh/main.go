@@ -30,6 +30,7 @@ type config struct {
 	file     string // -f argument: commands read from this file
 	bail     bool
 	readonly bool
+	salvage  bool // -salvage: run on what cairn.Salvage reads of the database (salvage.go)
 }
 
 // run is main without the process exit: it returns the exit status.
@@ -41,14 +42,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	db, err := cairn.Open(cfg.path, &cairn.Options{ReadOnly: cfg.readonly})
+	db, salvage, err := openDB(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %s\n", describeOpenError(cfg.path, err))
 		return 1
 	}
 	out := bufio.NewWriter(stdout)
-	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly,
-		progress: isTerminalWriter(stderr)}
+	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly || salvage != nil,
+		progress: isTerminalWriter(stderr), salvage: salvage}
 	switch {
 	case cfg.hasCmds:
 		sh.runLine(cfg.commands)
@@ -65,6 +66,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: close: %v\n", err)
 		sh.failed = true
 	}
+	salvage.remove()
 	if sh.failed {
 		return 1
 	}
@@ -80,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.file, "f", "", "run the commands in `file` and exit")
 	fs.BoolVar(&cfg.bail, "bail", false, "stop at the first failing command")
 	fs.BoolVar(&cfg.readonly, "readonly", false, "open the database read-only (shared lock, nothing written) and refuse commands that change it")
+	fs.BoolVar(&cfg.salvage, "salvage", false, "read every key that can be read of a damaged database, without writing to it, and run the commands on those keys (read-only)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
 		fs.PrintDefaults()
