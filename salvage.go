@@ -134,8 +134,9 @@ type SalvageRange struct {
 	// Err says why the page cannot be read.
 	Err error
 	// Keys counts the keys emitted from inside the range (taken from other pages than the lost
-	// one; 0 for the catalog).
-	Keys int
+	// one; 0 for the catalog); Older how many of them come from pages older than the lost one,
+	// which may be stale.
+	Keys, Older int
 }
 
 // SalvageValue is a key whose overflow value could not be read.
@@ -807,14 +808,19 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 	if t == nil || !(t.emit || t.kind == treeCatalog) {
 		return
 	}
-	keysIn := func(from, to int) (n int) {
+	// keysIn returns the keys emitted from pieces [from, to), and those of them whose piece's
+	// newest unreadable claim is c (older than c: maybe stale).
+	keysIn := func(from, to int, c *claim) (n, older int) {
 		for k := from; k < to && counts != nil; k++ {
 			n += counts[k]
+			if t.pieces[k].lost == c {
+				older += counts[k]
+			}
 		}
-		return n
+		return n, older
 	}
-	add := func(lo, hi []byte, inf bool, c *claim, keys int) {
-		r := SalvageRange{Low: bytes.Clone(lo), Catalog: t.kind == treeCatalog, Page: c.page, Err: c.err, Keys: keys}
+	add := func(lo, hi []byte, inf bool, c *claim, keys, older int) {
+		r := SalvageRange{Low: bytes.Clone(lo), Catalog: t.kind == treeCatalog, Page: c.page, Err: c.err, Keys: keys, Older: older}
 		if !inf {
 			r.High = bytes.Clone(hi)
 		}
@@ -832,7 +838,8 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 	if t.named != nil {
 		c := *t.named
 		c.err = fmt.Errorf("the catalog page naming this bucket cannot be read; its tree is the one an older catalog page names, and may be older: %w", ErrCorrupt)
-		add(nil, nil, true, &c, keysIn(0, len(t.pieces)))
+		n, _ := keysIn(0, len(t.pieces), nil)
+		add(nil, nil, true, &c, n, n)
 	}
 	done := make(map[lostKey]bool)
 	for _, c := range t.claims {
@@ -845,7 +852,8 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 			continue
 		}
 		done[k] = true
-		add(c.lo, c.hi, c.inf, c, keysIn(first, last))
+		n, older := keysIn(first, last, c)
+		add(c.lo, c.hi, c.inf, c, n, older)
 	}
 	for i := 0; i < len(t.pieces); { // runs of pieces only older versions hold
 		if t.pieces[i].lost == nil || t.pieces[i].lost != t.older {
@@ -856,8 +864,8 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 		for j < len(t.pieces) && t.pieces[j].lost == t.older && !t.pieces[j-1].inf && bytes.Equal(t.pieces[j-1].hi, t.pieces[j].lo) {
 			j++
 		}
-		if n := keysIn(i, j); n > 0 {
-			add(t.pieces[i].lo, t.pieces[j-1].hi, t.pieces[j-1].inf, t.older, n)
+		if n, older := keysIn(i, j, t.older); n > 0 {
+			add(t.pieces[i].lo, t.pieces[j-1].hi, t.pieces[j-1].inf, t.older, n, older)
 		}
 		i = j
 	}

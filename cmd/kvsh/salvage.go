@@ -241,8 +241,11 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 			high += "]"
 		}
 		keys := ""
-		if l.Keys > 0 {
-			keys = fmt.Sprintf("; %s from other pages, maybe stale", plural(uint64(l.Keys), "key"))
+		switch {
+		case l.Older > 0:
+			keys = fmt.Sprintf("; %s from other pages, %d of them from older versions (maybe stale)", plural(uint64(l.Keys), "key"), l.Older)
+		case l.Keys > 0:
+			keys = fmt.Sprintf("; %s from other pages", plural(uint64(l.Keys), "key"))
 		}
 		return fmt.Sprintf("lost: %s [%s, %s: %v%s", space, low, high, l.Err, keys)
 	})

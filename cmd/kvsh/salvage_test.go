@@ -149,7 +149,7 @@ func TestSalvage(t *testing.T) {
 	out := filepath.Join(dir, "out.jsonl")
 	logs := filepath.Join(dir, "logs.jsonl")
 	r := runIn(t, dir, "", "-salvage", path, "-c", "export "+out+"; use logs; export "+logs+"; count")
-	t.Logf("kvsh -salvage %s -c 'export ...' reports:\n%s", filepath.Base(path), r.stderr)
+	t.Logf("kvsh -salvage %s -c 'export ...':\n%s%s", filepath.Base(path), r.stderr, r.stdout)
 	if r.code != 0 {
 		t.Fatalf("kvsh -salvage: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
