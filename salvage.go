@@ -273,7 +273,7 @@ type salvager struct {
 	runs []pageRun
 
 	// seen records which walk claimed each page (salvage_walk.go).
-	seen      map[uint64]visit
+	seen      map[uint64]salvVisit
 	walks     int
 	order     int
 	trees     map[string]*salvageTree
@@ -315,6 +315,7 @@ func (s *salvager) open() (err error) {
 	return nil
 }
 
+// close releases the page file and the lock.
 func (s *salvager) close() {
 	s.f.Close()
 	s.lock.Close()
@@ -700,7 +701,7 @@ func (s *salvager) treeKeys(t *salvageTree, name []byte, fn func(k []byte, value
 			continue
 		}
 		for _, el := range cached.els {
-			if bytes.Compare(el.Key, p.lo) < 0 || !belowHi(el.Key, p.hi, p.inf) {
+			if bytes.Compare(el.Key, p.lo) < 0 || !belowHigh(el.Key, p.hi, p.inf) {
 				continue
 			}
 			if len(el.Key) == 0 || len(el.Key) > MaxKeySize || el.ValueSize > MaxValueSize {
@@ -810,7 +811,7 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 	}
 	// keysIn returns the keys emitted from pieces [from, to), and those of them whose piece's
 	// newest unreadable claim is c (older than c: maybe stale).
-	keysIn := func(from, to int, c *claim) (n, older int) {
+	keysIn := func(from, to int, c *salvClaim) (n, older int) {
 		for k := from; k < to && counts != nil; k++ {
 			n += counts[k]
 			if t.pieces[k].lost == c {
@@ -819,7 +820,7 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 		}
 		return n, older
 	}
-	add := func(lo, hi []byte, inf bool, c *claim, keys, older int) {
+	add := func(lo, hi []byte, inf bool, c *salvClaim, keys, older int) {
 		r := SalvageRange{Low: bytes.Clone(lo), Catalog: t.kind == treeCatalog, Page: c.page, Err: c.err, Keys: keys, Older: older}
 		if !inf {
 			r.High = bytes.Clone(hi)
@@ -874,15 +875,15 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 
 // piecesIn returns the pieces [first, last) of t inside the range of claim c, and whether c
 // matters: some point of its range has no readable claim at least as new.
-func (t *salvageTree) piecesIn(c *claim) (first, last int, matters bool) {
-	first = pieceAt(t.pieces, c.lo)
+func (t *salvageTree) piecesIn(c *salvClaim) (first, last int, matters bool) {
+	first = salvPieceAt(t.pieces, c.lo)
 	last = first
 	for ; last < len(t.pieces) && (c.inf || bytes.Compare(t.pieces[last].lo, c.hi) < 0); last++ {
 		p := t.pieces[last]
-		matters = matters || p.win == nil || !newer(p.win, c)
+		matters = matters || p.win == nil || !outranks(p.win, c)
 	}
 	return first, last, matters
 }
 
-// missingFile reports whether err says a file does not exist.
-func missingFile(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+// isMissing reports whether err says a file does not exist.
+func isMissing(err error) bool { return errors.Is(err, fs.ErrNotExist) }

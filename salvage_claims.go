@@ -36,22 +36,22 @@ import (
 	"sort"
 )
 
-// claimKind says what a claim states about its range.
-type claimKind uint8
+// salvClaimKind says what a claim states about its range.
+type salvClaimKind uint8
 
 const (
-	claimLost  claimKind = iota // the page that held the range cannot be read
-	claimEmpty                  // the range held no key
-	claimLeaf                   // the range held exactly the keys of page
+	claimLost  salvClaimKind = iota // the page that held the range cannot be read
+	claimEmpty                      // the range held no key
+	claimLeaf                       // the range held exactly the keys of page
 )
 
-// claim is one statement about a range of a tree's key space (see the top of this file).
-type claim struct {
+// salvClaim is one statement about a range of a tree's key space (see the top of this file).
+type salvClaim struct {
 	lo    []byte // inclusive lower bound; nil: no lower bound
 	hi    []byte // exclusive upper bound, if !inf
 	inf   bool   // no upper bound
 	prio  uint64 // when the statement was true: an LSN
-	kind  claimKind
+	kind  salvClaimKind
 	page  uint64 // the leaf (claimLeaf) or the unreadable page (claimLost; 0: none known)
 	err   error  // claimLost: why the page cannot be read
 	order int    // tie-break among claims of equal prio: earlier made wins
@@ -61,28 +61,28 @@ type claim struct {
 	orphan, synthetic, noRoot bool
 }
 
-// belowHi reports whether point a (a lower bound) is below the upper bound hi (inf: none).
-func belowHi(a, hi []byte, inf bool) bool { return inf || bytes.Compare(a, hi) < 0 }
+// belowHigh reports whether point a (a lower bound) is below the upper bound hi (inf: none).
+func belowHigh(a, hi []byte, inf bool) bool { return inf || bytes.Compare(a, hi) < 0 }
 
-// piece is a maximal range of a tree's key space over which the same claims decide: win is the
+// salvPiece is a maximal range of a tree's key space over which the same claims decide: win is the
 // newest readable claim (nil: none covers it), lost the newest unreadable claim newer than win
 // (nil: none), so keys taken from win may be stale when lost is set.
-type piece struct {
+type salvPiece struct {
 	lo  []byte
 	hi  []byte
 	inf bool
-	win *claim
-	// lost is the newest claimLost claim above win, or a claim made up by resolve for a tree
+	win *salvClaim
+	// lost is the newest claimLost claim above win, or a claim made up by resolveClaims for a tree
 	// whose newest version was not found whole (see salvageTree.newer).
-	lost *claim
+	lost *salvClaim
 }
 
-// claimHeap is a max-heap of claims by priority: newest first, then readable before empty at
+// salvClaimHeap is a max-heap of claims by priority: newest first, then readable before empty at
 // the same time, then the earlier made.
-type claimHeap []*claim
+type salvClaimHeap []*salvClaim
 
-func (h claimHeap) Len() int { return len(h) }
-func (h claimHeap) Less(i, j int) bool {
+func (h salvClaimHeap) Len() int { return len(h) }
+func (h salvClaimHeap) Less(i, j int) bool {
 	a, b := h[i], h[j]
 	if a.prio != b.prio {
 		return a.prio > b.prio
@@ -92,9 +92,9 @@ func (h claimHeap) Less(i, j int) bool {
 	}
 	return a.order < b.order
 }
-func (h claimHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *claimHeap) Push(x any)   { *h = append(*h, x.(*claim)) }
-func (h *claimHeap) Pop() any {
+func (h salvClaimHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *salvClaimHeap) Push(x any)   { *h = append(*h, x.(*salvClaim)) }
+func (h *salvClaimHeap) Pop() any {
 	old := *h
 	c := old[len(old)-1]
 	*h = old[:len(old)-1]
@@ -103,10 +103,10 @@ func (h *claimHeap) Pop() any {
 
 // top returns the newest claim of h still active at point x (its hi above x), dropping the
 // expired ones, or nil.
-func (h *claimHeap) top(x []byte) *claim {
+func (h *salvClaimHeap) top(x []byte) *salvClaim {
 	for h.Len() > 0 {
 		c := (*h)[0]
-		if belowHi(x, c.hi, c.inf) {
+		if belowHigh(x, c.hi, c.inf) {
 			return c
 		}
 		heap.Pop(h)
@@ -114,15 +114,15 @@ func (h *claimHeap) top(x []byte) *claim {
 	return nil
 }
 
-// resolve computes the pieces of claims: for every point of the key space, the newest readable
+// resolveClaims computes the pieces of claims: for every point of the key space, the newest readable
 // claim and the newest unreadable one above it. Pieces are sorted, disjoint, and cover only what
 // some claim covers; neighbours with the same claims are merged. Empty ranges are skipped.
-func resolve(claims []*claim) []piece {
+func resolveClaims(claims []*salvClaim) []salvPiece {
 	if len(claims) == 0 {
 		return nil
 	}
 	byLo := slices.Clone(claims)
-	slices.SortStableFunc(byLo, func(a, b *claim) int { return bytes.Compare(a.lo, b.lo) })
+	slices.SortStableFunc(byLo, func(a, b *salvClaim) int { return bytes.Compare(a.lo, b.lo) })
 	// The points where a claim starts or ends, ascending; nil (no lower bound) first.
 	points := make([][]byte, 0, 2*len(claims))
 	for _, c := range claims {
@@ -133,8 +133,8 @@ func resolve(claims []*claim) []piece {
 	}
 	slices.SortFunc(points, bytes.Compare)
 	points = slices.CompactFunc(points, bytes.Equal)
-	var readable, lost claimHeap
-	var out []piece
+	var readable, lost salvClaimHeap
+	var out []salvPiece
 	next := 0
 	for i, x := range points {
 		for next < len(byLo) && bytes.Compare(byLo[next].lo, x) <= 0 {
@@ -147,13 +147,13 @@ func resolve(claims []*claim) []piece {
 			}
 		}
 		win, l := readable.top(x), lost.top(x)
-		if l != nil && win != nil && !newer(l, win) {
+		if l != nil && win != nil && !outranks(l, win) {
 			l = nil
 		}
 		if win == nil && l == nil {
 			continue
 		}
-		p := piece{lo: x, win: win, lost: l}
+		p := salvPiece{lo: x, win: win, lost: l}
 		if i+1 < len(points) {
 			p.hi = points[i+1]
 		} else {
@@ -168,13 +168,13 @@ func resolve(claims []*claim) []piece {
 	return out
 }
 
-// newer reports whether claim a outranks claim b.
-func newer(a, b *claim) bool {
-	h := claimHeap{a, b}
+// outranks reports whether claim a outranks claim b.
+func outranks(a, b *salvClaim) bool {
+	h := salvClaimHeap{a, b}
 	return h.Less(0, 1)
 }
 
-// pieceAt returns the index of the first piece of ps whose range ends above lo.
-func pieceAt(ps []piece, lo []byte) int {
-	return sort.Search(len(ps), func(i int) bool { return belowHi(lo, ps[i].hi, ps[i].inf) })
+// salvPieceAt returns the index of the first piece of ps whose range ends above lo.
+func salvPieceAt(ps []salvPiece, lo []byte) int {
+	return sort.Search(len(ps), func(i int) bool { return belowHigh(lo, ps[i].hi, ps[i].inf) })
 }

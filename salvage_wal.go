@@ -56,7 +56,7 @@ func (s *salvager) readWAL() error {
 		seg := &s.rep.WAL.Segments[i]
 		seg.Path = walPath(s.path, i)
 		f, err := s.fsys.OpenFile(seg.Path, os.O_RDONLY, 0)
-		if missingFile(err) {
+		if isMissing(err) {
 			seg.Missing, seg.Fresh, info[i].Fresh = true, true, true
 			continue
 		} else if err != nil {

@@ -72,15 +72,15 @@ type salvageTree struct {
 	// fresh is set when its newest statement is known to be its newest version: then a page that
 	// no root reaches can only fill its lost ranges, never outrank the statement.
 	fresh  bool
-	claims []*claim
-	pieces []piece
+	claims []*salvClaim
+	pieces []salvPiece
 	// older is the claim settle puts over pieces only an older version holds.
-	older *claim
+	older *salvClaim
 	// top is the time of its newest statement (0: none): the version whose lost pages matter.
 	top uint64
 	// named is the lost catalog claim above the catalog page that names this bucket (nil: that
 	// page is the newest): the bucket's tree is then as an older catalog page has it.
-	named *claim
+	named *salvClaim
 	// until, for a bucket named by a catalog page found without a valid meta page, is that
 	// page's time: a newer subtree may be the bucket's if it overlaps the bucket's keys.
 	until uint64
@@ -96,7 +96,7 @@ func (t *salvageTree) acceptsNewer(prio uint64, lo, hi []byte, inf bool) bool {
 	if t.fresh || prio <= t.until || t.keyLo == nil {
 		return false
 	}
-	return bytes.Compare(lo, t.keyHi) <= 0 && belowHi(t.keyLo, hi, inf)
+	return bytes.Compare(lo, t.keyHi) <= 0 && belowHigh(t.keyLo, hi, inf)
 }
 
 func bucketTreeKey(name []byte) string { return "b" + string(name) }
@@ -113,7 +113,7 @@ func (s *salvager) tree(kind treeKind, name []byte) *salvageTree {
 }
 
 // add appends claims to t, numbering them in the order made.
-func (s *salvager) add(t *salvageTree, cs ...*claim) {
+func (s *salvager) add(t *salvageTree, cs ...*salvClaim) {
 	for _, c := range cs {
 		s.order++
 		c.order = s.order
@@ -126,7 +126,7 @@ func (s *salvager) add(t *salvageTree, cs ...*claim) {
 // older claims hold are marked as lost by a made-up claim: the newer version's page for them is
 // missing, or could not be told apart from another tree's.
 func (s *salvager) settle(t *salvageTree, elsewhere uint64) {
-	t.pieces = resolve(t.claims)
+	t.pieces = resolveClaims(t.claims)
 	t.keyLo, t.keyHi = nil, nil
 	for _, c := range t.claims {
 		if e := s.ext[c.page]; c.kind == claimLeaf && e != nil && e.first != nil {
@@ -158,42 +158,42 @@ func (s *salvager) settle(t *salvageTree, elsewhere uint64) {
 			continue
 		}
 		if t.older == nil {
-			t.older = &claim{kind: claimLost, prio: newest, synthetic: true, err: err}
+			t.older = &salvClaim{kind: claimLost, prio: newest, synthetic: true, err: err}
 		}
 		p.lost = t.older
 	}
 }
 
-// visit is the walk that claimed a page first.
-type visit struct {
+// salvVisit is the walk that claimed a page first.
+type salvVisit struct {
 	walk int
 	prio uint64
 	tree *salvageTree // nil until an orphan group's tree is decided; nil after, if it is none
 }
 
-// bounds is the key range a walk gives a page: lo (nil: none) and hi (inf: none), each known or
-// not (an orphan's outer bounds are not: its keys stand for them).
-type bounds struct {
+// salvBounds is the key range a walk gives a page: lo (nil: none) and hi (inf: none), each known or
+// not (an orphan's outer salvBounds are not: its keys stand for them).
+type salvBounds struct {
 	lo, hi     []byte
 	loOK, hiOK bool
 	inf        bool
 }
 
 // holds reports whether the keys of e lie inside b (the unknown sides pass).
-func (b bounds) holds(e *salvExtent) bool {
+func (b salvBounds) holds(e *salvExtent) bool {
 	if e.first == nil {
 		return true
 	}
-	return (!b.loOK || bytes.Compare(e.first, b.lo) >= 0) && (!b.hiOK || belowHi(e.last, b.hi, b.inf))
+	return (!b.loOK || bytes.Compare(e.first, b.lo) >= 0) && (!b.hiOK || belowHigh(e.last, b.hi, b.inf))
 }
 
-// walker is one walk: from a root with a statement (tree set), or from an orphan (tree nil).
-type walker struct {
+// salvWalker is one walk: from a root with a statement (tree set), or from an orphan (tree nil).
+type salvWalker struct {
 	id     int
 	prio   uint64
 	tree   *salvageTree
 	orphan bool
-	claims []*claim
+	claims []*salvClaim
 	local  map[uint64]bool // pages this walk reached, to catch a page referenced twice
 	// owners are the trees of pages this orphan walk reached that another walk had claimed.
 	owners []*salvageTree
@@ -201,20 +201,20 @@ type walker struct {
 	claimed []uint64
 }
 
-func (s *salvager) newWalker(prio uint64, t *salvageTree) *walker {
+func (s *salvager) newWalker(prio uint64, t *salvageTree) *salvWalker {
 	s.walks++
-	return &walker{id: s.walks, prio: prio, tree: t, orphan: t == nil, local: make(map[uint64]bool)}
+	return &salvWalker{id: s.walks, prio: prio, tree: t, orphan: t == nil, local: make(map[uint64]bool)}
 }
 
 // lost records that the range b, held by page id, cannot be read (not when a bound is unknown).
-func (w *walker) lost(b bounds, id uint64, err error) {
+func (w *salvWalker) lost(b salvBounds, id uint64, err error) {
 	if b.loOK && b.hiOK {
-		w.claims = append(w.claims, &claim{lo: b.lo, hi: b.hi, inf: b.inf, prio: w.prio, kind: claimLost, page: id, err: err, orphan: w.orphan})
+		w.claims = append(w.claims, &salvClaim{lo: b.lo, hi: b.hi, inf: b.inf, prio: w.prio, kind: claimLost, page: id, err: err, orphan: w.orphan})
 	}
 }
 
 // walk claims the range b through page id, whose referrer was written at LSN maxAlloc.
-func (s *salvager) walk(w *walker, id uint64, b bounds, maxAlloc uint64, depth int) {
+func (s *salvager) walk(w *salvWalker, id uint64, b salvBounds, maxAlloc uint64, depth int) {
 	e := s.ext[id]
 	var why error
 	switch {
@@ -246,12 +246,12 @@ func (s *salvager) walk(w *walker, id uint64, b bounds, maxAlloc uint64, depth i
 		if w.orphan && e.leaf && e.catalog {
 			return // a catalog page the catalog did not take: stale
 		}
-		s.seen[id] = visit{walk: w.id, prio: w.prio, tree: w.tree}
+		s.seen[id] = salvVisit{walk: w.id, prio: w.prio, tree: w.tree}
 		w.claimed = append(w.claimed, id)
 	}
 	w.local[id] = true
 	if e.leaf {
-		c := &claim{lo: b.lo, hi: b.hi, inf: b.inf, prio: w.prio, kind: claimLeaf, page: id, orphan: w.orphan}
+		c := &salvClaim{lo: b.lo, hi: b.hi, inf: b.inf, prio: w.prio, kind: claimLeaf, page: id, orphan: w.orphan}
 		if !b.loOK {
 			c.lo = e.first
 		}
@@ -265,9 +265,9 @@ func (s *salvager) walk(w *walker, id uint64, b bounds, maxAlloc uint64, depth i
 	}
 	n := len(e.children)
 	for i, child := range e.children {
-		cb := bounds{lo: e.keys[i], loOK: true, hi: b.hi, hiOK: b.hiOK, inf: b.inf}
+		cb := salvBounds{lo: e.keys[i], loOK: true, hi: b.hi, hiOK: b.hiOK, inf: b.inf}
 		if i == 0 && b.loOK {
-			cb.lo = b.lo // key(0) bounds nothing below: the parent's bound does
+			cb.lo = b.lo // key(0) salvBounds nothing below: the parent's bound does
 		}
 		if i < n-1 {
 			cb.hi, cb.hiOK, cb.inf = e.keys[i+1], true, false
@@ -281,11 +281,11 @@ func (s *salvager) walk(w *walker, id uint64, b bounds, maxAlloc uint64, depth i
 func (s *salvager) statement(t *salvageTree, root, prio, maxAlloc uint64) {
 	t.top = max(t.top, prio)
 	if root == 0 {
-		s.add(t, &claim{inf: true, prio: prio, kind: claimEmpty})
+		s.add(t, &salvClaim{inf: true, prio: prio, kind: claimEmpty})
 		return
 	}
 	w := s.newWalker(prio, t)
-	s.walk(w, root, bounds{loOK: true, hiOK: true, inf: true}, maxAlloc, 0)
+	s.walk(w, root, salvBounds{loOK: true, hiOK: true, inf: true}, maxAlloc, 0)
 	s.add(t, w.claims...)
 }
 
@@ -297,14 +297,14 @@ type treeStatement struct {
 
 // buildTrees walks the catalog, then every tree, then attaches the orphans.
 func (s *salvager) buildTrees() {
-	s.seen = make(map[uint64]visit)
+	s.seen = make(map[uint64]salvVisit)
 	s.trees = make(map[string]*salvageTree)
 	s.def, s.cat = s.tree(treeDefault, nil), s.tree(treeCatalog, nil)
 	s.def.emit, s.def.fresh, s.cat.fresh = true, s.fresh, s.fresh
 	if len(s.metas) == 0 {
 		err := fmt.Errorf("no valid meta page names the root: %w", ErrCorrupt)
 		for _, t := range []*salvageTree{s.def, s.cat} {
-			s.add(t, &claim{inf: true, prio: math.MaxUint64, kind: claimLost, err: err, noRoot: true})
+			s.add(t, &salvClaim{inf: true, prio: math.MaxUint64, kind: claimLost, err: err, noRoot: true})
 			t.top = math.MaxUint64
 		}
 	}
@@ -319,7 +319,7 @@ func (s *salvager) buildTrees() {
 	// a valid meta page, the catalog pages found stand for the catalog; when none is found, the
 	// database is taken to have no bucket, unless the WAL names one.
 	s.namedUntil = math.MaxUint64
-	if len(s.metas) == 0 && !slices.ContainsFunc(s.cat.pieces, func(p piece) bool { return p.win != nil }) {
+	if len(s.metas) == 0 && !slices.ContainsFunc(s.cat.pieces, func(p salvPiece) bool { return p.win != nil }) {
 		for name := range s.overlay {
 			if name != "" { // the WAL names a bucket: the database has some, and no page names them
 				s.namedUntil = 0
@@ -372,16 +372,17 @@ func (s *salvager) redundant(alloc uint64) bool {
 	return len(s.metas) > 0 && alloc > s.metas[0].LSN && alloc <= s.cover
 }
 
-// byNewest sorts pages newest first (allocation LSN, then id, descending).
-func byNewest(a, b *salvExtent) int {
+// salvNewestFirst sorts pages newest first (allocation LSN, then id, descending).
+func salvNewestFirst(a, b *salvExtent) int {
 	switch {
 	case a.alloc != b.alloc:
-		return cmpDesc(a.alloc, b.alloc)
+		return cmpDescending(a.alloc, b.alloc)
 	}
-	return cmpDesc(a.id, b.id)
+	return cmpDescending(a.id, b.id)
 }
 
-func cmpDesc(a, b uint64) int {
+// cmpDescending orders a before b when a is larger.
+func cmpDescending(a, b uint64) int {
 	switch {
 	case a > b:
 		return -1
@@ -399,7 +400,7 @@ func (s *salvager) unseen(keep func(*salvExtent) bool) []*salvExtent {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, byNewest)
+	slices.SortFunc(out, salvNewestFirst)
 	return out
 }
 
@@ -415,8 +416,8 @@ func (s *salvager) catalogOrphans() {
 			continue
 		}
 		s.walks++
-		s.seen[e.id] = visit{walk: s.walks, prio: e.alloc, tree: s.cat}
-		s.add(s.cat, &claim{lo: e.first, hi: hi, prio: e.alloc, kind: claimLeaf, page: e.id, orphan: true})
+		s.seen[e.id] = salvVisit{walk: s.walks, prio: e.alloc, tree: s.cat}
+		s.add(s.cat, &salvClaim{lo: e.first, hi: hi, prio: e.alloc, kind: claimLeaf, page: e.id, orphan: true})
 		s.rep.OrphanPages++
 	}
 }
@@ -432,7 +433,7 @@ func (s *salvager) bucketStatements() []treeStatement {
 		}
 		e := s.ext[p.win.page]
 		for _, ce := range e.entries {
-			if k := bucketKey(ce.name); bytes.Compare(k, p.lo) < 0 || !belowHi(k, p.hi, p.inf) {
+			if k := bucketKey(ce.name); bytes.Compare(k, p.lo) < 0 || !belowHigh(k, p.hi, p.inf) {
 				continue
 			}
 			t := s.tree(treeBucket, ce.name)
@@ -457,7 +458,7 @@ func (s *salvager) bucketStatements() []treeStatement {
 			stale = append(stale, e)
 		}
 	}
-	slices.SortFunc(stale, byNewest)
+	slices.SortFunc(stale, salvNewestFirst)
 	for _, e := range stale {
 		prio := e.alloc
 		if v, ok := s.seen[e.id]; ok {
@@ -506,7 +507,7 @@ func (s *salvager) orphan(e *salvExtent) {
 		return
 	}
 	w := s.newWalker(e.alloc, nil)
-	s.walk(w, e.id, bounds{}, e.alloc, 0)
+	s.walk(w, e.id, salvBounds{}, e.alloc, 0)
 	t := s.decide(w)
 	for _, id := range w.claimed {
 		v := s.seen[id]
@@ -535,7 +536,7 @@ const (
 func (s *salvager) usable(t *salvageTree, lo, hi []byte, inf bool, prio uint64) int {
 	use := useNone
 	covered, all := lo, false
-	for i := pieceAt(t.pieces, lo); i < len(t.pieces); i++ {
+	for i := salvPieceAt(t.pieces, lo); i < len(t.pieces); i++ {
 		p := t.pieces[i]
 		if !inf && bytes.Compare(p.lo, hi) >= 0 {
 			break
@@ -568,8 +569,8 @@ func (s *salvager) usable(t *salvageTree, lo, hi []byte, inf bool, prio uint64) 
 // When the catalog lost a range, a subtree that shares no page with a known tree and is newer
 // than the catalog page standing in for the lost one goes to lost+found: its key space may be a
 // bucket that no readable page names.
-func (s *salvager) decide(w *walker) *salvageTree {
-	lo, hi, inf, ok := span(w.claims)
+func (s *salvager) decide(w *salvWalker) *salvageTree {
+	lo, hi, inf, ok := claimsSpan(w.claims)
 	if !ok {
 		return nil
 	}
@@ -594,7 +595,7 @@ func (s *salvager) decide(w *walker) *salvageTree {
 			shadowed = shadowed || s.interleaves(t, lo, hi, inf)
 		default:
 			use = append(use, t)
-			near = near || (t.keyLo != nil && bytes.Compare(lo, t.keyHi) <= 0 && belowHi(t.keyLo, hi, inf))
+			near = near || (t.keyLo != nil && bytes.Compare(lo, t.keyHi) <= 0 && belowHigh(t.keyLo, hi, inf))
 		}
 	}
 	unnamed := len(owners) == 0 && w.prio > s.namedUntil // it may be a bucket's no page names
@@ -611,7 +612,7 @@ func (s *salvager) decide(w *walker) *salvageTree {
 
 // interleaves reports whether the leaves that hold t's keys in [lo, hi) have keys there.
 func (s *salvager) interleaves(t *salvageTree, lo, hi []byte, inf bool) bool {
-	for i := pieceAt(t.pieces, lo); i < len(t.pieces); i++ {
+	for i := salvPieceAt(t.pieces, lo); i < len(t.pieces); i++ {
 		p := t.pieces[i]
 		if !inf && bytes.Compare(p.lo, hi) >= 0 {
 			return false
@@ -619,15 +620,15 @@ func (s *salvager) interleaves(t *salvageTree, lo, hi []byte, inf bool) bool {
 		if p.win == nil || p.win.kind != claimLeaf {
 			continue
 		}
-		if e := s.ext[p.win.page]; e != nil && e.first != nil && belowHi(e.first, hi, inf) && bytes.Compare(e.last, lo) >= 0 {
+		if e := s.ext[p.win.page]; e != nil && e.first != nil && belowHigh(e.first, hi, inf) && bytes.Compare(e.last, lo) >= 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// span returns the range the leaf claims of cs cover together.
-func span(cs []*claim) (lo, hi []byte, inf, ok bool) {
+// claimsSpan returns the range the leaf claims of cs cover together.
+func claimsSpan(cs []*salvClaim) (lo, hi []byte, inf, ok bool) {
 	for _, c := range cs {
 		if c.kind != claimLeaf {
 			continue

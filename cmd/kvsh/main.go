@@ -42,7 +42,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	db, salvage, err := openDB(cfg, stderr)
+	db, salvage, err := openShellDB(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %s\n", describeOpenError(cfg.path, err))
 		return 1

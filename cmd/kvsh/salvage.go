@@ -37,9 +37,9 @@ func (sh *shell) filePath() string {
 	return sh.db.Path()
 }
 
-// openDB opens the database the command line names: as it is, or, with -salvage, what Salvage
+// openShellDB opens the database the command line names: as it is, or, with -salvage, what Salvage
 // reads of it (then the report has been printed on stderr, and state is not nil).
-func openDB(cfg config, stderr io.Writer) (*cairn.DB, *salvageState, error) {
+func openShellDB(cfg config, stderr io.Writer) (*cairn.DB, *salvageState, error) {
 	if !cfg.salvage {
 		db, err := cairn.Open(cfg.path, &cairn.Options{ReadOnly: cfg.readonly})
 		return db, nil, err
@@ -59,8 +59,8 @@ func (st *salvageState) remove() {
 	}
 }
 
-// loadBatchBytes bounds the keys and values one transaction of the loading writes.
-const loadBatchBytes = 32 << 20
+// salvageBatchBytes bounds the keys and values one transaction of the loading writes.
+const salvageBatchBytes = 32 << 20
 
 // salvageInto salvages the database at path into a new database in a temporary directory and
 // returns it opened read-only.
@@ -82,7 +82,7 @@ func salvageInto(path string) (st *salvageState, db *cairn.DB, err error) {
 	if db, err = cairn.Open(tmp, &cairn.Options{Sync: cairn.SyncNone}); err != nil {
 		return nil, nil, err
 	}
-	l := &loader{db: db, st: st}
+	l := &salvageLoader{db: db, st: st}
 	st.report, err = cairn.Salvage(path, nil, l.add)
 	if err == nil {
 		err = l.commit()
@@ -111,9 +111,9 @@ func salvageInto(path string) (st *salvageState, db *cairn.DB, err error) {
 	return st, db, err
 }
 
-// loader writes the keys Salvage emits into the temporary database, in transactions of about
-// loadBatchBytes.
-type loader struct {
+// salvageLoader writes the keys Salvage emits into the temporary database, in transactions of about
+// salvageBatchBytes.
+type salvageLoader struct {
 	db     *cairn.DB
 	st     *salvageState
 	tx     *cairn.Tx
@@ -123,7 +123,7 @@ type loader struct {
 }
 
 // add stores one salvaged key (the slices are valid only during the call: Put copies them).
-func (l *loader) add(bucket, key, value []byte) error {
+func (l *salvageLoader) add(bucket, key, value []byte) error {
 	if l.tx == nil {
 		tx, err := l.db.Begin(true)
 		if err != nil {
@@ -151,14 +151,14 @@ func (l *loader) add(bucket, key, value []byte) error {
 	case err != nil:
 		return err
 	}
-	if l.bytes += len(key) + len(value); l.bytes >= loadBatchBytes {
+	if l.bytes += len(key) + len(value); l.bytes >= salvageBatchBytes {
 		return l.commit()
 	}
 	return nil
 }
 
 // commit commits the open transaction, if any.
-func (l *loader) commit() error {
+func (l *salvageLoader) commit() error {
 	if l.tx == nil {
 		return nil
 	}
@@ -168,18 +168,18 @@ func (l *loader) commit() error {
 }
 
 // rollback drops the open transaction, if any.
-func (l *loader) rollback() {
+func (l *salvageLoader) rollback() {
 	if l.tx != nil {
 		l.tx.Rollback()
 		l.tx = nil
 	}
 }
 
-// maxReportLines is the number of entries printed per list of the report.
-const maxReportLines = 20
+// maxSalvageLines is the number of entries printed per list of the report.
+const maxSalvageLines = 20
 
-// maxReportKey is the number of bytes of a key or bucket name the report shows.
-const maxReportKey = 64
+// maxSalvageKey is the number of bytes of a key or bucket name the report shows.
+const maxSalvageKey = 64
 
 // printSalvageReport prints what Salvage found: the keys per key space, the meta pages, the
 // pages, the unreadable ones, the lost key ranges and values, and the WAL.
@@ -188,7 +188,7 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 	fmt.Fprintf(w, "salvage %s: %s", st.source, plural(uint64(r.Keys), "key"))
 	sep := ": "
 	for _, b := range r.Buckets {
-		fmt.Fprintf(w, "%s%d in %s", sep, b.Keys, spaceName(b.Name, b.LostAndFound))
+		fmt.Fprintf(w, "%s%d in %s", sep, b.Keys, salvageSpaceName(b.Name, b.LostAndFound))
 		sep = ", "
 	}
 	fmt.Fprintln(w)
@@ -217,7 +217,7 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 	if r.OrphanPages+r.StalePages > 0 {
 		fmt.Fprintf(w, "  pages no root reaches: %d used, %d older versions left out\n", r.OrphanPages, r.StalePages)
 	}
-	list(w, len(r.Unreadable), func(i int) string {
+	salvageList(w, len(r.Unreadable), func(i int) string {
 		p := r.Unreadable[i]
 		ids := fmt.Sprint(p.First)
 		if p.Last != p.First {
@@ -225,18 +225,18 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 		}
 		return fmt.Sprintf("unreadable page %s: %v", ids, p.Err)
 	})
-	list(w, len(r.Lost), func(i int) string {
+	salvageList(w, len(r.Lost), func(i int) string {
 		l := r.Lost[i]
-		space := spaceName(l.Bucket, false)
+		space := salvageSpaceName(l.Bucket, false)
 		low, high := "first", "last"
 		if l.Catalog {
 			space, low, high = "bucket catalog", "first name", "last name"
 		}
 		if l.Low != nil {
-			low = formatCut(l.Low, maxReportKey)
+			low = formatCut(l.Low, maxSalvageKey)
 		}
 		if l.High != nil {
-			high = formatCut(l.High, maxReportKey) + ")"
+			high = formatCut(l.High, maxSalvageKey) + ")"
 		} else {
 			high += "]"
 		}
@@ -249,9 +249,9 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 		}
 		return fmt.Sprintf("lost: %s [%s, %s: %v%s", space, low, high, l.Err, keys)
 	})
-	list(w, len(r.LostValues), func(i int) string {
+	salvageList(w, len(r.LostValues), func(i int) string {
 		v := r.LostValues[i]
-		return fmt.Sprintf("lost value: %s %s: %v", spaceName(v.Bucket, false), formatCut(v.Key, maxReportKey), v.Err)
+		return fmt.Sprintf("lost value: %s %s: %v", salvageSpaceName(v.Bucket, false), formatCut(v.Key, maxSalvageKey), v.Err)
 	})
 	if r.Malformed > 0 || st.skipped > 0 {
 		fmt.Fprintf(w, "  skipped: %s of a size outside the limits\n", plural(uint64(r.Malformed+st.skipped), "key"))
@@ -283,25 +283,25 @@ func printSalvageWAL(w io.Writer, r cairn.SalvageWAL) {
 	}
 }
 
-// list prints n entries of a report list, at most maxReportLines of them.
-func list(w io.Writer, n int, entry func(int) string) {
-	for i := range min(n, maxReportLines) {
+// salvageList prints n entries of a report list, at most maxSalvageLines of them.
+func salvageList(w io.Writer, n int, entry func(int) string) {
+	for i := range min(n, maxSalvageLines) {
 		fmt.Fprintf(w, "  %s\n", entry(i))
 	}
-	if n > maxReportLines {
-		fmt.Fprintf(w, "  ... and %d more\n", n-maxReportLines)
+	if n > maxSalvageLines {
+		fmt.Fprintf(w, "  ... and %d more\n", n-maxSalvageLines)
 	}
 }
 
-// spaceName names a key space in the report.
-func spaceName(name []byte, lostAndFound bool) string {
+// salvageSpaceName names a key space in the report.
+func salvageSpaceName(name []byte, lostAndFound bool) string {
 	switch {
 	case name == nil:
 		return "the default key space"
 	case lostAndFound:
-		return "bucket " + formatCut(name, maxReportKey) + " (keys whose key space is unknown)"
+		return "bucket " + formatCut(name, maxSalvageKey) + " (keys whose key space is unknown)"
 	}
-	return "bucket " + formatCut(name, maxReportKey)
+	return "bucket " + formatCut(name, maxSalvageKey)
 }
 
 // errNotSalvaging is returned by the salvage commands outside salvage mode.

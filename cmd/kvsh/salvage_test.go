@@ -15,10 +15,10 @@ import (
 	"github.com/cairndb/cairn/pager"
 )
 
-// damagedDB builds a database of 763 keys in the default key space (random binary values, some
+// salvageDamagedDB builds a database of 763 keys in the default key space (random binary values, some
 // longer than a page) and 300 in bucket "logs", checkpointed, then writes 16 KiB of random bytes
 // into the middle of its pages, as a new user's test did (issue 27). It returns the path.
-func damagedDB(t *testing.T) string {
+func salvageDamagedDB(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "damaged.db")
 	db, err := cairn.Open(path, nil)
 	if err != nil {
@@ -91,8 +91,8 @@ func salvagedByLibrary(t *testing.T, path string) (map[string]map[string]string,
 	return got, rep
 }
 
-// readExport parses a JSON Lines export.
-func readExport(t *testing.T, path string) map[string]string {
+// readSalvageExport parses a JSON Lines export.
+func readSalvageExport(t *testing.T, path string) map[string]string {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +114,8 @@ func readExport(t *testing.T, path string) map[string]string {
 	return out
 }
 
-// fileSnapshot is a file's bytes and modification time.
-func fileSnapshot(t *testing.T, path string) string {
+// salvageFileSnapshot is a file's bytes and modification time.
+func salvageFileSnapshot(t *testing.T, path string) string {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "missing"
@@ -133,7 +133,7 @@ func fileSnapshot(t *testing.T, path string) string {
 // opens and checks clean; .meta reads the damaged file; and the damaged files are left as they
 // were.
 func TestSalvage(t *testing.T) {
-	path := damagedDB(t)
+	path := salvageDamagedDB(t)
 	dir := filepath.Dir(path)
 	if r := runIn(t, dir, "", "-readonly", path, "-c", "count; use logs; count"); r.code == 0 {
 		t.Fatalf("counting the damaged database works (stdout %q): the test damages nothing", r.stdout)
@@ -144,7 +144,7 @@ func TestSalvage(t *testing.T) {
 	}
 	before := map[string]string{}
 	for _, p := range []string{path, path + "-wal", path + "-wal2"} {
-		before[p] = fileSnapshot(t, p)
+		before[p] = salvageFileSnapshot(t, p)
 	}
 	out := filepath.Join(dir, "out.jsonl")
 	logs := filepath.Join(dir, "logs.jsonl")
@@ -161,10 +161,10 @@ func TestSalvage(t *testing.T) {
 			t.Fatalf("report without %q:\n%s", line, r.stderr)
 		}
 	}
-	if got := readExport(t, out); !mapsEqual(got, want[""]) {
+	if got := readSalvageExport(t, out); !salvageMapsEqual(got, want[""]) {
 		t.Fatalf("export of the default key space: %d keys, the library salvages %d", len(got), len(want[""]))
 	}
-	if got := readExport(t, logs); !mapsEqual(got, want["logs"]) {
+	if got := readSalvageExport(t, logs); !salvageMapsEqual(got, want["logs"]) {
 		t.Fatalf("export of bucket logs: %d keys, the library salvages %d", len(got), len(want["logs"]))
 	}
 	if !strings.HasSuffix(r.stdout, fmt.Sprintf("\n%d\n", len(want["logs"]))) {
@@ -183,13 +183,15 @@ func TestSalvage(t *testing.T) {
 	// recover writes the salvaged keys to a new database, which opens, checks clean and holds
 	// them.
 	recovered := filepath.Join(dir, "recovered.db")
-	runIn(t, dir, "", "-salvage", path, "-c", "recover "+recovered).expectCode(t, 0)
+	if r := runIn(t, dir, "", "-salvage", path, "-c", "recover "+recovered); r.code != 0 {
+		t.Fatalf("recover: exit %d, stderr %q", r.code, r.stderr)
+	}
 	r = runIn(t, dir, "", recovered, "-c", "check; count; use logs; count")
 	if want := fmt.Sprintf("ok\n%d\n%d\n", len(want[""]), len(want["logs"])); r.code != 0 || r.stdout != want {
 		t.Fatalf("recovered database: exit %d, stdout %q (want %q), stderr %q", r.code, r.stdout, want, r.stderr)
 	}
 	for p, b := range before {
-		if fileSnapshot(t, p) != b {
+		if salvageFileSnapshot(t, p) != b {
 			t.Fatalf("kvsh -salvage changed %s", p)
 		}
 	}
@@ -200,15 +202,7 @@ func TestSalvage(t *testing.T) {
 	}
 }
 
-// expectCode fails the test unless r exited with code.
-func (r result) expectCode(t *testing.T, code int) {
-	t.Helper()
-	if r.code != code {
-		t.Fatalf("exit %d (want %d): stdout %q, stderr %q", r.code, code, r.stdout, r.stderr)
-	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
+func salvageMapsEqual(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
