@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/pager"
+	"github.com/creack/pty"
 )
 
 // salvageDamagedDB builds a database of 763 keys in the default key space (random binary values, some
@@ -212,4 +215,38 @@ func salvageMapsEqual(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestSalvageTerminal runs kvsh -salvage on a terminal, as a person does: the report comes
+// first, then the prompt; the commands read the salvaged keys; quit ends the session.
+func TestSalvageTerminal(t *testing.T) {
+	path := salvageDamagedDB(t)
+	want, _ := salvagedByLibrary(t, path)
+	cmd := exec.Command(kvshBin, "-salvage", path)
+	cmd.Env = append(os.Environ(), "TERM=xterm", historyEnv+"=")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	term.cond = sync.NewCond(&term.mu)
+	go term.read()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		tty.Close()
+		<-term.done
+		cmd.Wait()
+	})
+	term.expect(fmt.Sprintf("salvage %s: ", path))
+	term.expect("kvsh")
+	term.typ("count\r")
+	term.expect(fmt.Sprintf("\n%d\r\n", len(want[""])))
+	term.typ("use logs; count\r")
+	term.expect(fmt.Sprintf("\n%d\r\n", len(want["logs"])))
+	term.typ(".salvage\r")
+	term.expect("  wal: 0 records applied")
+	term.typ("quit\r")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
 }
