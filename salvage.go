@@ -42,8 +42,10 @@ type SalvageOptions struct {
 	// file's first pages carry a valid checksum.
 	PageSize int
 	// LostAndFound names the bucket that receives the keys of pages that belong to no key space
-	// Salvage can name (default DefaultLostAndFound). If a bucket of the database has that name,
-	// "-2", "-3", ... is appended.
+	// Salvage can name (default DefaultLostAndFound). Pages whose key ranges overlap go to
+	// further buckets of the same name followed by "-2", "-3", ... (at most 16), so that a key of
+	// one key space never hides the same key of another; a name a bucket of the database has is
+	// skipped.
 	LostAndFound string
 	// IgnoreWAL salvages the page file alone: the WAL segments are not read.
 	IgnoreWAL bool
@@ -88,15 +90,21 @@ type SalvageReport struct {
 	LostValues []SalvageValue
 	// Buckets lists every key space emitted, in the order of emission, with its key count.
 	Buckets []SalvageBucket
+	// KeySpacesUnknown is set when neither a valid meta page nor a catalog page names a tree:
+	// the pages cannot be told apart by key space, so the default key space holds the newest
+	// subtree of each key range, whichever key space it was of, and lost+found the subtrees it
+	// would hide (older versions, or other key spaces').
+	KeySpacesUnknown bool
 	// Keys is the number of keys emitted; FromOrphans how many of them come from pages that no
 	// root reaches (found by the scan), and InLost how many lie inside a Lost range.
 	Keys, FromOrphans, InLost int
 	// Malformed counts the elements of verified pages whose key is empty or longer than
 	// MaxKeySize, or whose value is longer than MaxValueSize: they are skipped.
 	Malformed int
-	// OrphanPages counts the verified tree pages that no root reaches and that were used;
-	// StalePages those that were not: older versions outranked by newer pages, pages of deleted
-	// buckets, and pages newer than the meta page whose commits the WAL holds.
+	// OrphanPages counts the verified tree pages that no root reaches and that were attached to
+	// a key space (their keys count where no newer page outranks them); StalePages those left
+	// out: older versions that no key space can take, and pages newer than the meta page whose
+	// commits the WAL holds.
 	OrphanPages, StalePages int
 	// WAL describes the write-ahead log and what of it was applied.
 	WAL SalvageWAL
@@ -209,7 +217,7 @@ type SalvageSegment struct {
 // record that is not valid, as recovery does.
 //
 // fn is called once per key: first the default key space (bucket nil), then each bucket in
-// ascending name order, then the lost-and-found bucket (SalvageOptions.LostAndFound) with the
+// ascending name order, then the lost-and-found buckets (SalvageOptions.LostAndFound) with the
 // keys of pages whose key space cannot be told; keys ascend within each. The bucket, key and
 // value slices are valid only during the call: fn must copy what it keeps, and must not modify
 // them. A nil fn only builds the report. If fn returns an error, Salvage stops and returns it
@@ -269,22 +277,31 @@ type salvager struct {
 	// ext holds the verified tree pages by id; other the verified overflow and free-list extents.
 	ext   map[uint64]*salvExtent
 	other map[uint64]byte
+	// freelist is the newest free-list extent found that decodes.
+	freelist salvFreelist
 	// runs are the zero and unreadable pages, ascending.
 	runs []pageRun
 
 	// seen records which walk claimed each page (salvage_walk.go).
-	seen      map[uint64]salvVisit
-	walks     int
-	order     int
-	trees     map[string]*salvageTree
-	def, cat  *salvageTree
-	lostFound *salvageTree
+	seen     map[uint64]salvVisit
+	walks    int
+	order    int
+	trees    map[string]*salvageTree
+	def, cat *salvageTree
+	// lostFound holds the layers of lost+found; lfMarker is what decide returns for it.
+	lostFound []*lfLayer
+	lfMarker  *salvageTree
 	// namedUntil is the time up to which the catalog names every bucket (math.MaxUint64: all
 	// the time): when a catalog page is lost, a bucket created after the older page standing in
 	// for it is unknown.
 	namedUntil uint64
 	// lostFoundNewest is the newest time of the pages sent to lost+found (0: none).
 	lostFoundNewest uint64
+	// blind is set when neither a valid meta page nor a catalog page names any tree: subtrees
+	// cannot be told apart by key space, so the default key space takes the newest subtree of
+	// each key range (blindDefault records them) and lost+found the ones it would hide.
+	blind        bool
+	blindDefault lfLayer
 
 	// WAL state (salvage_wal.go): the records to apply, in LSN order; cover is the newest LSN
 	// whose state they reproduce from the meta page on (the meta page's LSN if records are
@@ -509,6 +526,12 @@ func (s *salvager) keepExtent(id uint64, p []byte) {
 	case pager.PageFreelist:
 		s.rep.Freelists++
 		s.other[id] = typ
+		if a := pager.AllocLSN(p); s.freelist.id == 0 || a > s.freelist.alloc {
+			m := pager.Meta{PageSize: uint32(s.ps), PageCount: s.pages, FreelistID: id, FreelistPages: uint64(len(p) / s.ps)}
+			if ids, err := pager.DecodeFreelist(p, m); err == nil {
+				s.freelist = salvFreelist{id: id, alloc: a, ids: ids}
+			}
+		}
 		return
 	}
 	els, err := btree.Elements(id, p)
@@ -540,6 +563,20 @@ func (s *salvager) keepExtent(id uint64, p []byte) {
 		e.first, e.last = e.keys[0], e.keys[len(e.keys)-1]
 	}
 	s.ext[id] = e
+}
+
+// salvFreelist is a free-list extent: the ids free in the checkpoint written at LSN alloc.
+type salvFreelist struct {
+	id, alloc uint64
+	ids       []uint64 // ascending
+}
+
+// freeBefore reports whether extent e is listed free in the newest free list found and was
+// written before it: a page of no version since that checkpoint (a page reused after it was
+// written after it).
+func (s *salvager) freeBefore(e *salvExtent) bool {
+	_, listed := slices.BinarySearch(s.freelist.ids, e.id)
+	return listed && e.alloc < s.freelist.alloc
 }
 
 // reason says why page id cannot be read as a tree page.
@@ -608,12 +645,14 @@ func (s *salvager) emit(fn func(bucket, key, value []byte) error) error {
 	for _, name := range bucketNames {
 		add(name, s.trees[bucketTreeKey(name)])
 	}
-	if s.lostFound != nil && len(s.lostFound.claims) > 0 {
+	next := 1 // lost+found, lost+found-2, ...: the names no key space has
+	for _, l := range s.lostFound {
 		name := []byte(s.opts.LostAndFound)
-		for i := 2; names[string(name)]; i++ {
-			name = fmt.Appendf(nil, "%s-%d", s.opts.LostAndFound, i)
+		for ; names[string(name)]; next++ {
+			name = fmt.Appendf(nil, "%s-%d", s.opts.LostAndFound, next+1)
 		}
-		spaces = append(spaces, salvagedKeySpace{name: name, tree: s.lostFound, lf: true})
+		names[string(name)] = true
+		spaces = append(spaces, salvagedKeySpace{name: name, tree: l.tree, lf: true})
 	}
 	for _, sp := range spaces {
 		n, err := s.emitSpace(sp, fn)
@@ -865,9 +904,8 @@ func (s *salvager) reportLost(t *salvageTree, counts []int) {
 		for j < len(t.pieces) && t.pieces[j].lost == t.older && !t.pieces[j-1].inf && bytes.Equal(t.pieces[j-1].hi, t.pieces[j].lo) {
 			j++
 		}
-		if n, older := keysIn(i, j, t.older); n > 0 {
-			add(t.pieces[i].lo, t.pieces[j-1].hi, t.pieces[j-1].inf, t.older, n, older)
-		}
+		n, older := keysIn(i, j, t.older)
+		add(t.pieces[i].lo, t.pieces[j-1].hi, t.pieces[j-1].inf, t.older, n, older)
 		i = j
 	}
 	slices.SortStableFunc(s.rep.Lost[from:], func(a, b SalvageRange) int { return bytes.Compare(a.Low, b.Low) })

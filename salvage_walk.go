@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/internal/ondisk"
@@ -122,9 +123,9 @@ func (s *salvager) add(t *salvageTree, cs ...*salvClaim) {
 }
 
 // settle resolves the claims of t. In a tree that is not fresh, where a newer version than its
-// statement was found (among its claims, or in lost+found, at time elsewhere), the pieces only
-// older claims hold are marked as lost by a made-up claim: the newer version's page for them is
-// missing, or could not be told apart from another tree's.
+// statement was found (among its claims, or anywhere in the file, at time elsewhere), the pieces
+// only older claims hold are marked as lost by a made-up claim: the newer version's page for
+// them is missing, or could not be told apart from another tree's.
 func (s *salvager) settle(t *salvageTree, elsewhere uint64) {
 	t.pieces = resolveClaims(t.claims)
 	t.keyLo, t.keyHi = nil, nil
@@ -150,7 +151,8 @@ func (s *salvager) settle(t *salvageTree, elsewhere uint64) {
 	err := fmt.Errorf("only versions older than the newest found (LSN %d) hold this range: its newer page is missing: %w", newest, ErrCorrupt)
 	if elsewhere > newest {
 		newest = elsewhere
-		err = fmt.Errorf("pages newer than the newest version found of this key space (up to LSN %d), which no root reaches, went to lost+found: newer versions of these keys may be there: %w", elsewhere, ErrCorrupt)
+		err = fmt.Errorf("pages of a version newer than this key space's newest found (up to LSN %d) exist, "+
+			"and the meta page used may not be the newest: this key space's pages of that version are missing, or in lost+found: %w", elsewhere, ErrCorrupt)
 	}
 	for i := range t.pieces {
 		p := &t.pieces[i]
@@ -320,6 +322,7 @@ func (s *salvager) buildTrees() {
 	// database is taken to have no bucket, unless the WAL names one.
 	s.namedUntil = math.MaxUint64
 	if len(s.metas) == 0 && !slices.ContainsFunc(s.cat.pieces, func(p salvPiece) bool { return p.win != nil }) {
+		s.blind, s.rep.KeySpacesUnknown = true, true
 		for name := range s.overlay {
 			if name != "" { // the WAL names a bucket: the database has some, and no page names them
 				s.namedUntil = 0
@@ -356,12 +359,20 @@ func (s *salvager) buildTrees() {
 		s.settle(t, 0)
 	}
 	s.attachOrphans()
+	// The newest version found anywhere: a key space not known to be fresh whose claims are all
+	// older may have lost its pages of that version.
+	elsewhere := s.lostFoundNewest
+	for _, e := range s.ext {
+		if !s.redundant(e.alloc) {
+			elsewhere = max(elsewhere, e.alloc)
+		}
+	}
 	for _, t := range s.trees {
 		t.older = nil
-		if t.kind == treeCatalog || t.kind == treeLostFound {
+		if t.kind == treeLostFound {
 			s.settle(t, 0)
 		} else {
-			s.settle(t, s.lostFoundNewest)
+			s.settle(t, elsewhere)
 		}
 	}
 }
@@ -503,8 +514,8 @@ func (s *salvager) attachOrphans() {
 // orphan walks the subtree of page e, which no walk claimed, as of its allocation LSN, and
 // attaches it.
 func (s *salvager) orphan(e *salvExtent) {
-	if _, ok := s.seen[e.id]; ok || s.redundant(e.alloc) {
-		return
+	if _, ok := s.seen[e.id]; ok || s.redundant(e.alloc) || (s.blind && s.freeBefore(e)) {
+		return // claimed, rebuilt by the WAL, or (when nothing names the trees) free: stale
 	}
 	w := s.newWalker(e.alloc, nil)
 	s.walk(w, e.id, salvBounds{}, e.alloc, 0)
@@ -518,8 +529,21 @@ func (s *salvager) orphan(e *salvExtent) {
 		s.rep.StalePages += len(w.claimed)
 		return
 	}
-	if t == s.lostFound {
+	lo, hi, inf, _ := claimsSpan(w.claims)
+	if t == s.def && s.blind && s.blindDefault.take(lo, hi, inf) != nil {
+		t = s.lfMarker // it would hide keys of a newer subtree, maybe of another key space
+		if t == nil {
+			t = s.lostAndFound()
+		}
+	}
+	if t == s.lfMarker {
 		s.lostFoundNewest = max(s.lostFoundNewest, w.prio)
+		t = s.lostAndFoundLayer(lo, hi, inf)
+		for _, id := range w.claimed {
+			v := s.seen[id]
+			v.tree = t
+			s.seen[id] = v
+		}
 	}
 	s.rep.OrphanPages += len(w.claimed)
 	s.add(t, w.claims...)
@@ -561,8 +585,9 @@ func (s *salvager) usable(t *salvageTree, lo, hi []byte, inf bool, prio uint64) 
 
 // decide returns the tree the orphan subtree walked by w belongs to, or nil to drop it:
 //   - the tree whose pages it shares;
-//   - else, if a tree it cannot count in holds keys among its keys (it is that tree's older
-//     page) and no tree it could count in holds keys around its keys, none (it is stale);
+//   - else, if a tree it cannot count in holds keys among its keys in a leaf written after it
+//     (it looks like that tree's older page): none (it is stale), or lost+found if a tree has a
+//     range it could fill (it may also be that tree's);
 //   - else the one tree where it would count (it fills a lost range, or is newer than a
 //     statement not known to be the newest); several: lost+found; none: dropped (stale).
 //
@@ -588,30 +613,35 @@ func (s *salvager) decide(w *salvWalker) *salvageTree {
 		cands = s.emitted()
 	}
 	var use []*salvageTree
-	shadowed, near := false, false
+	shadowed := false
 	for _, t := range cands {
 		switch s.usable(t, lo, hi, inf, w.prio) {
 		case useNone:
-			shadowed = shadowed || s.interleaves(t, lo, hi, inf)
+			shadowed = shadowed || s.interleaves(t, lo, hi, inf, w.prio)
 		default:
 			use = append(use, t)
-			near = near || (t.keyLo != nil && bytes.Compare(lo, t.keyHi) <= 0 && belowHigh(t.keyLo, hi, inf))
 		}
 	}
 	unnamed := len(owners) == 0 && w.prio > s.namedUntil // it may be a bucket's no page names
+	// Newer than the meta page used, which may not be the newest: a version no statement names.
+	newer := !s.fresh && (len(s.metas) == 0 || w.prio > s.metas[0].LSN)
 	switch {
-	case shadowed && !near:
+	case shadowed && len(use) == 0:
 		return nil
+	case shadowed:
+		return s.lostAndFound() // an older page of one tree, or a page of another's lost range
 	case len(use) == 1 && !unnamed:
 		return use[0]
-	case len(use) > 0 || unnamed:
+	case len(use) > 0 || unnamed || (newer && !shadowed):
 		return s.lostAndFound()
 	}
 	return nil
 }
 
-// interleaves reports whether the leaves that hold t's keys in [lo, hi) have keys there.
-func (s *salvager) interleaves(t *salvageTree, lo, hi []byte, inf bool) bool {
+// interleaves reports whether the leaves that hold t's keys in [lo, hi) have keys there and were
+// written after prio: then a subtree of that range written at prio looks like an older version
+// of t's.
+func (s *salvager) interleaves(t *salvageTree, lo, hi []byte, inf bool, prio uint64) bool {
 	for i := salvPieceAt(t.pieces, lo); i < len(t.pieces); i++ {
 		p := t.pieces[i]
 		if !inf && bytes.Compare(p.lo, hi) >= 0 {
@@ -620,7 +650,7 @@ func (s *salvager) interleaves(t *salvageTree, lo, hi []byte, inf bool) bool {
 		if p.win == nil || p.win.kind != claimLeaf {
 			continue
 		}
-		if e := s.ext[p.win.page]; e != nil && e.first != nil && belowHigh(e.first, hi, inf) && bytes.Compare(e.last, lo) >= 0 {
+		if e := s.ext[p.win.page]; e != nil && e.alloc > prio && e.first != nil && belowHigh(e.first, hi, inf) && bytes.Compare(e.last, lo) >= 0 {
 			return true
 		}
 	}
@@ -656,11 +686,54 @@ func (s *salvager) emitted() []*salvageTree {
 	return out
 }
 
-// lostAndFound returns the tree of keys whose key space is unknown.
+// lostAndFound returns the marker decide returns for a subtree whose key space is unknown;
+// orphan then puts it in a layer of lost+found (lostAndFoundLayer).
 func (s *salvager) lostAndFound() *salvageTree {
-	if s.lostFound == nil {
-		s.lostFound = s.tree(treeLostFound, nil)
-		s.lostFound.fresh = true
+	if s.lfMarker == nil {
+		s.lfMarker = &salvageTree{kind: treeLostFound}
 	}
-	return s.lostFound
+	return s.lfMarker
+}
+
+// maxLostAndFound bounds the layers of lost+found (buckets lost+found, lost+found-2, ...).
+const maxLostAndFound = 16
+
+// lfLayer is one bucket of lost+found: subtrees whose key ranges do not overlap, so that no key
+// of one hides a key of another (they may be of different key spaces).
+type lfLayer struct {
+	tree  *salvageTree
+	spans []lfSpan // ascending, disjoint
+}
+
+type lfSpan struct {
+	lo, hi []byte
+	inf    bool
+}
+
+// lostAndFoundLayer returns the first layer of lost+found whose subtrees do not overlap [lo,
+// hi), adding one if needed (up to maxLostAndFound; the last one takes what overlaps there, the
+// newest page winning), and records the range in it.
+func (s *salvager) lostAndFoundLayer(lo, hi []byte, inf bool) *salvageTree {
+	for i := 0; ; i++ {
+		if i == len(s.lostFound) {
+			t := s.tree(treeLostFound, fmt.Append(nil, i))
+			t.fresh = true
+			s.lostFound = append(s.lostFound, &lfLayer{tree: t})
+		}
+		l := s.lostFound[i]
+		if l.take(lo, hi, inf) == nil || i == maxLostAndFound-1 {
+			return l.tree
+		}
+	}
+}
+
+// take records [lo, hi) in l and returns nil if it overlaps none of l's ranges; else it returns
+// the range it overlaps and records nothing.
+func (l *lfLayer) take(lo, hi []byte, inf bool) *lfSpan {
+	at := sort.Search(len(l.spans), func(j int) bool { return belowHigh(lo, l.spans[j].hi, l.spans[j].inf) })
+	if at < len(l.spans) && (inf || bytes.Compare(l.spans[at].lo, hi) < 0) {
+		return &l.spans[at]
+	}
+	l.spans = slices.Insert(l.spans, at, lfSpan{lo, hi, inf})
+	return nil
 }

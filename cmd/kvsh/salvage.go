@@ -192,6 +192,9 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 		sep = ", "
 	}
 	fmt.Fprintln(w)
+	if r.KeySpacesUnknown {
+		fmt.Fprintln(w, "  no valid meta page and no catalog page: key spaces cannot be told apart; the default key space holds the newest keys of any of them, lost+found the others")
+	}
 	for slot, m := range r.Meta {
 		switch {
 		case !m.Valid:
@@ -215,7 +218,7 @@ func printSalvageReport(w io.Writer, st *salvageState) {
 	fmt.Fprintf(w, "  pages: %d of %d bytes%s: %d leaves, %d branches, %d overflow, %d free-list, %d zero, %d unreadable\n",
 		r.Pages, r.PageSize, guessed, r.Leaves, r.Branches, r.Overflows, r.Freelists, r.ZeroPages, unreadable)
 	if r.OrphanPages+r.StalePages > 0 {
-		fmt.Fprintf(w, "  pages no root reaches: %d used, %d older versions left out\n", r.OrphanPages, r.StalePages)
+		fmt.Fprintf(w, "  pages no root reaches: %d attached to a key space, %d left out\n", r.OrphanPages, r.StalePages)
 	}
 	salvageList(w, len(r.Unreadable), func(i int) string {
 		p := r.Unreadable[i]
