@@ -42,6 +42,8 @@ type shell struct {
 	pending string
 	// carets: a parse error shows the statement's line with a caret (a person is typing).
 	carets bool
+	// salvage is set in salvage mode (salvage.go).
+	salvage *salvageState
 }
 
 // command is one entry of the command table.
@@ -104,6 +106,8 @@ func init() {
 		{".pages", "", "count the pages of the database file by type (as of the last checkpoint)", 0, 0, cmdPages, false},
 		{".page", "N", "print page N of the database file, decoded (as of the last checkpoint)", 1, 1, cmdPage, false},
 		{".wal", "", "print the write-ahead log's records since the last checkpoint, decoded", 0, 0, cmdWAL, false},
+		{".salvage", "", "print the salvage report again (with -salvage)", 0, 0, cmdSalvageReport, false},
+		{"recover", "FILE", "write the salvaged keys to a new database FILE (with -salvage)", 1, 1, cmdRecover, false},
 		{"help", "[COMMAND]", "describe commands and argument syntax", 0, 1, cmdHelp, false},
 		{"quit", "", "leave the shell", 0, 0, cmdQuit, false},
 		{"exit", "", "leave the shell", 0, 0, cmdQuit, false},

@@ -57,7 +57,7 @@ func (sh *shell) inspect(fn func(pf *pageFile) error) error {
 			defer tx.Rollback()
 		}
 	}
-	f, size, err := openSized(sh.db.Path())
+	f, size, err := openSized(sh.filePath())
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ var bucketOps = map[byte]string{ondisk.RedoSelect: "select bucket", ondisk.RedoC
 // then a summary of each segment file.
 func cmdWAL(sh *shell, ctx context.Context, _ [][]byte) error {
 	return sh.inspect(func(pf *pageFile) error {
-		paths := [2]string{sh.db.Path() + "-wal", sh.db.Path() + "-wal2"}
+		paths := [2]string{sh.filePath() + "-wal", sh.filePath() + "-wal2"}
 		var segs [2]wal.Segment
 		for i, path := range paths {
 			f, size, err := openSized(path)

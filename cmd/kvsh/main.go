@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cairndb/cairn"
 	"golang.org/x/term"
 )
 
@@ -32,6 +31,7 @@ type config struct {
 	readonly bool
 	quiet    bool // -q: no start line, no warnings for skipped files and keys
 	version  bool // -version: print the version and exit
+	salvage  bool // -salvage: run on what cairn.Salvage reads of the database (salvage.go)
 }
 
 // run is main without the process exit: it returns the exit status.
@@ -51,15 +51,15 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	// failed commands do not make the exit status non-zero (unless -bail ends the session).
 	interactive := !cfg.hasCmds && cfg.file == "" && isTerminal(stdin)
 	kind := openKind(cfg.path, cfg.readonly)
-	db, err := cairn.Open(cfg.path, &cairn.Options{ReadOnly: cfg.readonly})
+	db, salvage, err := openShellDB(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err) // the library's error names the path and the cause
 		return 1
 	}
 	out := bufio.NewWriter(stdout)
-	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly,
-		quiet: cfg.quiet, progress: isTerminalWriter(stderr), carets: interactive}
-	if interactive && !cfg.quiet {
+	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly || salvage != nil,
+		quiet: cfg.quiet, progress: isTerminalWriter(stderr), carets: interactive, salvage: salvage}
+	if interactive && !cfg.quiet && salvage == nil {
 		fmt.Fprintln(out, startLine(db, cfg.path, kind))
 		out.Flush()
 	}
@@ -79,6 +79,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: close: %v\n", err)
 		sh.broken = true
 	}
+	salvage.remove()
 	return exitStatus(sh, interactive)
 }
 
@@ -105,6 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.readonly, "readonly", false, "open the database read-only (shared lock, nothing written) and refuse commands that change it")
 	fs.BoolVar(&cfg.quiet, "q", false, "quiet: no start line, no warnings for the files and keys import, export and verify skip")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
+	fs.BoolVar(&cfg.salvage, "salvage", false, "read every key that can be read of a damaged database, without writing to it, and run the commands on those keys (read-only)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
 		fs.PrintDefaults()

@@ -40,6 +40,8 @@ func (sh *shell) prompt() string {
 func (sh *shell) mayRun(c *command, args [][]byte) error {
 	writes := c.writes || (c.name == "begin" && len(args) == 0)
 	switch {
+	case writes && sh.salvage != nil:
+		return fmt.Errorf("%s is not allowed: the salvaged keys are read-only (recover FILE writes them to a new database)", c.name)
 	case writes && sh.readonly:
 		return fmt.Errorf("%s is not allowed: the database was opened with -readonly", c.name)
 	case c.writes && sh.tx != nil && !sh.tx.Writable():
