@@ -29,9 +29,9 @@ type Checker struct {
 	PageSize int
 }
 
-// Check walks the whole tree at root through pg's cache and returns every problem found (see
+// checkTree walks the whole tree at root through pg's cache and returns every problem found (see
 // Checker.Walk), joined, or nil.
-func Check(pg *pager.Pager, root uint64, visit func(id uint64, pages int)) error {
+func checkTree(pg *pager.Pager, root uint64, visit func(id uint64, pages int)) error {
 	c := Checker{Read: pg.Page, Visit: visit, PageSize: pg.PageSize()}
 	return errors.Join(c.Walk(root)...)
 }

@@ -305,12 +305,12 @@ func (t *Tree) spillPatched(n *node, lsn uint64, allocated *[]extent) []inode {
 	return pieces
 }
 
-// spillValues moves new values larger than MaxInline into overflow extents of their own.
+// spillValues moves new values larger than maxInline into overflow extents of their own.
 func (t *Tree) spillValues(n *node, lsn uint64, allocated *[]extent) {
 	ps := t.pg.PageSize()
 	for i := range n.inodes {
 		in := &n.inodes[i]
-		if in.ovf != 0 || len(in.value) <= t.MaxInline() {
+		if in.ovf != 0 || len(in.value) <= t.maxInline() {
 			continue
 		}
 		pages := (pager.HeaderSize + len(in.value) + ps - 1) / ps

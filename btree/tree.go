@@ -65,9 +65,9 @@ func (t *Tree) UseWorkspace(ws *Workspace) { t.ws = ws }
 // Root returns the root page id the tree was opened at (not changed before Commit).
 func (t *Tree) Root() uint64 { return t.root }
 
-// MaxInline is the largest value in bytes stored inside a leaf page; larger values go to an
+// maxInline is the largest value in bytes stored inside a leaf page; larger values go to an
 // overflow extent of their own.
-func (t *Tree) MaxInline() int { return t.pg.PageSize() / 4 }
+func (t *Tree) maxInline() int { return t.pg.PageSize() / 4 }
 
 // Get returns the value of key, valid as long as the tree's version is pinned.
 func (t *Tree) Get(key []byte) (value []byte, found bool, err error) {

@@ -66,7 +66,7 @@ func TestRandomInsertsFillPages(t *testing.T) {
 		pg.Reclaim(pager.Readers{Published: lsn})
 	}
 	leaves, used := 0, 0
-	require.NoError(t, Check(pg, root, func(id uint64, pages int) {
+	require.NoError(t, checkTree(pg, root, func(id uint64, pages int) {
 		p, err := pg.Page(id)
 		require.NoError(t, err)
 		if pager.Type(p) == pager.PageLeaf {
@@ -151,7 +151,7 @@ func TestPatchedBranchesMatchEncoding(t *testing.T) {
 		root, err = tr.Commit(lsn)
 		require.NoError(t, err)
 		pg.Reclaim(pager.Readers{Published: lsn})
-		require.NoError(t, Check(pg, root, func(id uint64, pages int) {
+		require.NoError(t, checkTree(pg, root, func(id uint64, pages int) {
 			p, err := pg.Page(id)
 			require.NoError(t, err)
 			n := decodeNode(nil, id, p, 4096, nil)

@@ -99,13 +99,13 @@ type Options struct {
 	CacheBytes int64
 	// Validate, if set, checks every extent read from the file after its checksum matched.
 	Validate func(id uint64, data []byte) error
-	// Poison makes Reclaim fill the buffer of every cached extent it drops with PoisonByte (a
+	// Poison makes Reclaim fill the buffer of every cached extent it drops with poisonByte (a
 	// debug mode: bytes kept past their transaction then visibly change).
 	Poison bool
 }
 
-// PoisonByte is the byte Options.Poison fills dropped buffers with.
-const PoisonByte = 0xdb
+// poisonByte is the byte Options.Poison fills dropped buffers with.
+const poisonByte = 0xdb
 
 // Open opens the page file f. A file of size 0 is initialised as a new, empty database with
 // o.PageSize (created reports this). Otherwise the newest valid meta page is used and o.PageSize
@@ -397,7 +397,7 @@ func (p *Pager) Unallocate(id uint64, n int) {
 // The cached content of those ids is dropped and its single-page buffers kept for Allocate: no
 // version can reach them, so only a caller that kept a page's bytes (a value, a key) past the end
 // of its transaction could see them change, which the API's lifetimes forbid (as bbolt's do).
-// With Options.Poison the dropped buffers are filled with PoisonByte first, so that such a
+// With Options.Poison the dropped buffers are filled with poisonByte first, so that such a
 // caller sees them change at once.
 func (p *Pager) Reclaim(readers Readers) {
 	p.mu.Lock()
@@ -409,7 +409,7 @@ func (p *Pager) Reclaim(readers Readers) {
 		if fr := s.fr.Load(); fr != nil && s.drop(fr) {
 			p.cachedBytes.Add(-int64(len(fr.data)))
 			if p.poison {
-				fill(fr.data, PoisonByte)
+				fill(fr.data, poisonByte)
 			}
 			p.keepPooled(fr.data)
 		}

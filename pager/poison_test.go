@@ -10,7 +10,7 @@ import (
 )
 
 // TestPoisonFillsReclaimedBuffers: with Options.Poison, Reclaim fills the buffers of the extents
-// it drops (single pages and longer extents) with PoisonByte; held ones are untouched, and a
+// it drops (single pages and longer extents) with poisonByte; held ones are untouched, and a
 // pooled buffer still comes back zeroed from Allocate.
 func TestPoisonFillsReclaimedBuffers(t *testing.T) {
 	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
@@ -29,8 +29,8 @@ func TestPoisonFillsReclaimedBuffers(t *testing.T) {
 	require.Equal(t, bytes.Repeat([]byte{0xCD}, 3*4096), big, "a held extent was poisoned")
 
 	p.Reclaim(Readers{Published: 3})
-	require.Equal(t, bytes.Repeat([]byte{PoisonByte}, 4096), buf)
-	require.Equal(t, bytes.Repeat([]byte{PoisonByte}, 3*4096), big)
+	require.Equal(t, bytes.Repeat([]byte{poisonByte}, 4096), buf)
+	require.Equal(t, bytes.Repeat([]byte{poisonByte}, 3*4096), big)
 	_, reused := p.Allocate(1, 4)
 	require.Equal(t, addr(buf), addr(reused), "the poisoned buffer is reused")
 	require.Equal(t, make([]byte, 4096), reused, "and zeroed first")

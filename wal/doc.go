@@ -66,8 +66,8 @@
 // The record at an offset is valid when its 24-byte header lies inside the file, its length is at
 // most MaxRecordSize, its header and payload lie inside the file, its CRC matches, its LSN is the
 // LSN expected next (the previous record's LSN + 1; for the first record, any LSN up to after+1,
-// see Recover), and its batch LSN is not larger than its LSN. Recovery replays the longest valid
-// prefix of records; see Recover for how damage that is not a torn tail is told apart and reported
+// see recoverSegment), and its batch LSN is not larger than its LSN. Recovery replays the longest valid
+// prefix of records; see recoverSegment for how damage that is not a torn tail is told apart and reported
 // as corruption, and for how the intact records of a torn batch are erased so that they can never
 // be read as the continuation of records written later.
 package wal

@@ -57,7 +57,7 @@ func FuzzRecover(f *testing.F) {
 		got, w, last, err := recoverAll(tf, after)
 		if err != nil {
 			require.True(t, errors.Is(err, errs.ErrCorrupt), "error does not wrap ErrCorrupt: %v", err)
-			require.Equal(t, data, fileBytes(t, path), "file changed by a failed Recover")
+			require.Equal(t, data, fileBytes(t, path), "file changed by a failed recoverSegment")
 			return
 		}
 		checkRecovered(t, got, after, last)

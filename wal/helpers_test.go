@@ -84,10 +84,10 @@ func writeWAL(t testing.TB, f vfs.File, batches [][]Record) *Writer {
 	return w
 }
 
-// recoverAll runs Recover and collects the records it applies.
+// recoverAll runs recoverSegment and collects the records it applies.
 func recoverAll(f vfs.File, after uint64) ([]Record, *Writer, uint64, error) {
 	var got []Record
-	w, last, err := Recover(f, testDB, after, func(lsn uint64, p []byte) error {
+	w, last, err := recoverSegment(f, testDB, after, func(lsn uint64, p []byte) error {
 		got = append(got, Record{LSN: lsn, Payload: p})
 		return nil
 	})

@@ -20,7 +20,7 @@ type RecordInfo struct {
 
 // ScanInfo describes the WAL file that Scan read.
 type ScanInfo struct {
-	// Fresh is set when the file holds no WAL yet (see Recover: size 0, at most HeaderSize zero
+	// Fresh is set when the file holds no WAL yet (see recoverSegment: size 0, at most HeaderSize zero
 	// bytes, or a torn creation): there is no header and no record, and the other fields are
 	// zero but Size.
 	Fresh bool
@@ -43,11 +43,11 @@ type ScanInfo struct {
 
 // Scan reads the WAL file r, size bytes long, for inspection, without writing to it. It checks
 // the header (size, magic, checksum, version; any database id is accepted and returned in
-// ScanInfo.DBID), walks the valid prefix of records exactly as Recover does for a page file
+// ScanInfo.DBID), walks the valid prefix of records exactly as recoverSegment does for a page file
 // checkpointed at LSN after, and calls fn, in LSN order, for every record of the prefix with
 // LSN > after. An error of fn stops the scan and is returned as it is.
 //
-// Errors wrapping errs.ErrCorrupt are those Recover returns without changing the file: a bad
+// Errors wrapping errs.ErrCorrupt are those recoverSegment returns without changing the file: a bad
 // header, a first record newer than after+1 (records missing), or damage before the end of the
 // file that is not a torn tail. In the last case fn has already seen every record of the valid
 // prefix and the ScanInfo is filled in. Other errors are read errors of r. Scan allocates at most

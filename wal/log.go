@@ -180,18 +180,18 @@ func (l *Log) WaitGrowth() {
 	}
 }
 
-// RecoverLog replays the two segment files f0 and f1 of database dbID, as Recover does for one
+// RecoverLog replays the two segment files f0 and f1 of database dbID, as recoverSegment does for one
 // file, and returns a Log that appends after the last valid record, with last, the LSN of that
 // record, or after if no record is newer than after.
 //
 // The segments are ordered by their header's generation (a file that holds no WAL yet, as
-// Recover defines it, counts as an empty segment older than any other); the valid prefix of
+// recoverSegment defines it, counts as an empty segment older than any other); the valid prefix of
 // the older one is checked with after, that of the newer one with the older's last LSN (or
-// after, if larger), as Recover checks one file, and both are validated before apply sees a
+// after, if larger), as recoverSegment checks one file, and both are validated before apply sees a
 // record. The newer segment is current if it holds a record, else the older one is. The other
 // becomes a ready spare (PrepareSpare) unless it holds records newer than after: then NeedsReset
 // reports true and the caller must checkpoint and Reset. The current segment is finished as
-// Recover finishes its file (torn tail zeroed, or a new generation if it holds nothing newer than
+// recoverSegment finishes its file (torn tail zeroed, or a new generation if it holds nothing newer than
 // after); two empty files are created as CreateLog does.
 //
 // Errors are those of Recover, prefixed with the segment's index, and these, wrapping

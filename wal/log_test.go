@@ -370,7 +370,7 @@ func TestResetKeepsAValidHeaderCopy(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Sync())
 	tf := &tearingFile{File: f}
-	w, last, err := Recover(tf, testDB, 0, func(uint64, []byte) error { return nil })
+	w, last, err := recoverSegment(tf, testDB, 0, func(uint64, []byte) error { return nil })
 	require.NoError(t, err)
 	require.Equal(t, uint64(3), last)
 	tf.armed = true

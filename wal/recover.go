@@ -7,7 +7,7 @@ import (
 	"github.com/cairndb/cairn/internal/vfs"
 )
 
-// Recover replays the WAL file f of database dbID and returns a Writer that appends after the last
+// recoverSegment replays the WAL file f of database dbID and returns a Writer that appends after the last
 // valid record, with last, the LSN of that record, or after if no record is newer than after.
 //
 // after is the LSN up to which the database's page file is already durable (its last
@@ -27,7 +27,7 @@ import (
 //
 // A file of size 0, of at most HeaderSize zero bytes, or of exactly HeaderSize bytes without a
 // valid header copy (a Create interrupted by a crash, see reader.fresh), holds no records:
-// Recover creates the log as Create does and returns last = after.
+// recoverSegment creates the log as Create does and returns last = after.
 //
 // Errors wrapping errs.ErrCorrupt, returned without changing the file:
 //   - "wal: header: ...": a file shorter than the header, or a bad magic, checksum or version;
@@ -43,7 +43,7 @@ import (
 // a torn tail, dropped silently. Because the committer writes a batch only after the previous
 // batch's fdatasync returned, an intact record of a batch that started after the damaged record's
 // batch proves that the damaged batch had been acknowledged as durable: that is corruption.
-// Recover therefore scans the rest of the file, from the damaged offset D at 8-byte steps, for a
+// recoverSegment therefore scans the rest of the file, from the damaged offset D at 8-byte steps, for a
 // record R with a legal length, a matching CRC and R.batch <= R.LSN for which either
 //   - R.batch > E, where E is the LSN the damaged record should carry (the previous record's LSN +
 //     1, or after+1 when the first record is damaged): a batch starting after E started after the
@@ -59,8 +59,8 @@ import (
 // Other errors: vfs errors ("wal: read ...", "wal: size: ...", "wal: recover: ...",
 // "wal: create: ..."), and an error of apply, wrapped as "wal: apply LSN n: ..." and returned
 // without changing the file. If Recover fails, whatever apply built must be discarded.
-// Recover allocates at most the size of the file for a payload, whatever the lengths it reads.
-func Recover(f vfs.File, dbID uint64, after uint64,
+// recoverSegment allocates at most the size of the file for a payload, whatever the lengths it reads.
+func recoverSegment(f vfs.File, dbID uint64, after uint64,
 	apply func(lsn uint64, payload []byte) error) (w *Writer, last uint64, err error) {
 	s, err := openSegment(f, dbID)
 	if err != nil {

@@ -163,7 +163,7 @@ func TestRecoverOtherDatabase(t *testing.T) {
 	f, path := openFile(t)
 	writeWAL(t, f, makeBatches(1, [][]int{{1}}))
 	before := fileBytes(t, path)
-	_, _, err := Recover(f, testDB+1, 0, func(uint64, []byte) error { return nil })
+	_, _, err := recoverSegment(f, testDB+1, 0, func(uint64, []byte) error { return nil })
 	require.ErrorIs(t, err, errs.ErrCorrupt)
 	require.ErrorContains(t, err, "belongs to another database")
 	require.Equal(t, before, fileBytes(t, path))
@@ -189,7 +189,7 @@ func TestRecoverApplyError(t *testing.T) {
 	require.NoError(t, f.Truncate(fileSize(t, f)+5)) // a torn tail that must survive
 	before := fileBytes(t, path)
 	boom := errors.New("boom")
-	_, _, err := Recover(f, testDB, 0, func(lsn uint64, _ []byte) error {
+	_, _, err := recoverSegment(f, testDB, 0, func(lsn uint64, _ []byte) error {
 		if lsn == 2 {
 			return boom
 		}
@@ -300,7 +300,7 @@ func TestDamageBeforeLaterBatchIsCorruption(t *testing.T) {
 			damage(t, path, offsets(batches)[tc.damage])
 			before := fileBytes(t, path)
 			called := false
-			_, _, err := Recover(f, testDB, tc.after, func(uint64, []byte) error { called = true; return nil })
+			_, _, err := recoverSegment(f, testDB, tc.after, func(uint64, []byte) error { called = true; return nil })
 			require.ErrorIs(t, err, errs.ErrCorrupt)
 			require.ErrorContains(t, err, "damaged but later batches are intact")
 			require.False(t, called, "apply called on a corrupt log")
