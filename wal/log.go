@@ -194,7 +194,7 @@ func (l *Log) WaitGrowth() {
 // recoverSegment finishes its file (torn tail zeroed, or a new generation if it holds nothing newer than
 // after); two empty files are created as CreateLog does.
 //
-// Errors are those of Recover, prefixed with the segment's index, and these, wrapping
+// Errors are those of recoverSegment, prefixed with the segment's index, and these, wrapping
 // errs.ErrCorrupt: two segments with the same generation; two segments that both hold records
 // but do not continue each other (the newer one's first LSN is not the older one's last + 1:
 // records of the older one were lost).

@@ -11,15 +11,15 @@ import (
 // valid record, with last, the LSN of that record, or after if no record is newer than after.
 //
 // after is the LSN up to which the database's page file is already durable (its last
-// checkpoint). Recover calls apply, in LSN order, for every valid record with LSN > after; records
+// checkpoint). recoverSegment calls apply, in LSN order, for every valid record with LSN > after; records
 // with LSN <= after (left by a crash between a checkpoint and Reset) are checked but skipped. apply
 // is called only once the whole file has been validated, so it never sees a record of a log that
 // turns out to be corrupt; payload is a fresh slice that apply may keep.
 //
 // The replayed records form the valid prefix of the log (see the package documentation). If no
-// record is newer than after (those records are durable in the page file), Recover starts a new
+// record is newer than after (those records are durable in the page file), recoverSegment starts a new
 // generation (Reset) so that they are dropped. Otherwise the Writer appends at the end of the
-// prefix, and Recover first overwrites with zeros, and Syncs, every record beyond it that passes
+// prefix, and recoverSegment first overwrites with zeros, and Syncs, every record beyond it that passes
 // its check in the current generation with a newer LSN (an intact record of the torn last batch,
 // or one read from the page cache of a crashed process but never fsynced), so that it cannot be
 // mistaken for durable data later, nor read as the continuation of records written next. The
@@ -58,7 +58,7 @@ import (
 //
 // Other errors: vfs errors ("wal: read ...", "wal: size: ...", "wal: recover: ...",
 // "wal: create: ..."), and an error of apply, wrapped as "wal: apply LSN n: ..." and returned
-// without changing the file. If Recover fails, whatever apply built must be discarded.
+// without changing the file. If recoverSegment fails, whatever apply built must be discarded.
 // recoverSegment allocates at most the size of the file for a payload, whatever the lengths it reads.
 func recoverSegment(f vfs.File, dbID uint64, after uint64,
 	apply func(lsn uint64, payload []byte) error) (w *Writer, last uint64, err error) {
@@ -191,7 +191,7 @@ func (r *reader) validPrefix(after uint64) (end int64, last uint64, err error) {
 
 // checkTornTail returns an error wrapping errs.ErrCorrupt if an intact record of a batch later
 // than that of the damaged record at from, which should carry LSN expect, lies at or beyond from
-// (see Recover for the rule).
+// (see recoverSegment for the rule).
 func (r *reader) checkTornTail(from int64, expect uint64) error {
 	for off := from; off+recHeaderSize <= r.size; off += alignment {
 		h, err := r.header(off)

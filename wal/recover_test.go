@@ -40,7 +40,7 @@ func TestRoundTrip(t *testing.T) {
 		requireClean(t, f, w2)
 	}
 
-	// A Writer from Recover continues the log.
+	// A Writer from recoverSegment continues the log.
 	_, w2, last, err := recoverAll(f, 0)
 	require.NoError(t, err)
 	more := makeBatches(last+1, [][]int{{5, 16}})
@@ -201,7 +201,7 @@ func TestRecoverApplyError(t *testing.T) {
 }
 
 // tornCase writes prefix batches plus a last batch of one record, damages the file with fn (given
-// the bytes and the offset of the last record), then checks that Recover drops exactly the last
+// the bytes and the offset of the last record), then checks that recoverSegment drops exactly the last
 // record, truncates there, and that the log continues cleanly.
 func tornCase(t *testing.T, fn func(b []byte, last int64) []byte) {
 	t.Helper()
@@ -498,7 +498,7 @@ func droppedVersionFiles(t *testing.T) map[string]struct {
 }
 
 // TestRecoverRefusesDroppedVersions: a WAL file of a dropped format version is refused by
-// Recover, RecoverLog, Scan and ScanLog with an *errs.VersionError naming the version found and
+// recoverSegment, RecoverLog, Scan and ScanLog with an *errs.VersionError naming the version found and
 // the version this build reads, wrapping ErrCorrupt, and the files are left as they were.
 func TestRecoverRefusesDroppedVersions(t *testing.T) {
 	for name, c := range droppedVersionFiles(t) {

@@ -6,11 +6,11 @@ import "io"
 // it, and calls fn, in LSN order, for every record of the valid prefix with LSN > after. Unlike
 // Scan it accepts a prefix whose first record is newer than after+1 (records missing between the
 // page file and the WAL): the caller sees ScanInfo.First and decides what the gap means. The
-// prefix ends, as in Recover, at the first record that is not valid (bad length, checksum or
+// prefix ends, as in recoverSegment, at the first record that is not valid (bad length, checksum or
 // batch LSN) or whose LSN does not follow the previous one.
 //
 // Errors wrapping errs.ErrCorrupt: a bad header (size, magic, checksum, version), and damage after
-// the prefix that is not a torn tail (an intact record of a later batch follows it: see Recover);
+// the prefix that is not a torn tail (an intact record of a later batch follows it: see recoverSegment);
 // in the last case fn has seen every record of the prefix and the ScanInfo is filled in. Other
 // errors are read errors of r and errors of fn, returned as they are. It allocates at most the
 // size of the file for a payload.
