@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -15,15 +14,6 @@ import (
 	"github.com/cairndb/cairn/wal"
 	"github.com/stretchr/testify/require"
 )
-
-func openTemp(t *testing.T, opts *Options) (*DB, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db, path
-}
 
 func TestMisuseReturnsNamedErrors(t *testing.T) {
 	db, _ := openTemp(t, nil)
@@ -225,19 +215,6 @@ func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	requireKeyCount(t, db, 100)
-}
-
-// requireKeyCount checks that the default key space of db holds n keys.
-func requireKeyCount(t *testing.T, db *DB, n int) {
-	t.Helper()
-	require.NoError(t, db.View(func(tx *Tx) error {
-		got := 0
-		for range tx.Range(nil, nil) {
-			got++
-		}
-		require.Equal(t, n, got)
-		return nil
-	}))
 }
 
 func TestTooLargeTransactionFailsAloneAndTheDatabaseGoesOn(t *testing.T) {

@@ -61,30 +61,6 @@ func TestBucketErrors(t *testing.T) {
 	require.NoError(t, db.Check())
 }
 
-// fillBucket puts n keys with values of size bytes (every 50th of them an overflow value) into
-// bucket name, creating it, in transactions of 1000 keys.
-func fillBucket(t *testing.T, db *DB, name string, n, size int) {
-	t.Helper()
-	for start := 0; start < n; start += 1000 {
-		require.NoError(t, db.Update(func(tx *Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(name))
-			if err != nil {
-				return err
-			}
-			for i := start; i < min(n, start+1000); i++ {
-				v := make([]byte, size)
-				if i%50 == 0 {
-					v = make([]byte, 6000)
-				}
-				if err := b.Put(fmt.Appendf(nil, "key%08d", i), v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-	}
-}
-
 // TestDeleteBucketFreesInSteps deletes a bucket of a few thousand pages: the deleting commit does
 // not walk it, later commits free at most dropBudget extents each, Check accounts for every page
 // at each step (also after a crash in the middle), and the freed pages are reused.

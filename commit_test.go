@@ -13,7 +13,7 @@ import (
 // openSlowSync opens a database on a memory file system whose WAL fdatasync takes delay.
 func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string) {
 	t.Helper()
-	opts.fs = cmSlowSyncFS{FS: vfs.NewMem(), delay: delay}
+	opts.fs = slowSyncFS{FS: vfs.NewMem(), delay: delay}
 	path := "/held/db"
 	db, err := Open(path, &opts)
 	require.NoError(t, err)
@@ -303,26 +303,6 @@ func reopenMem(t *testing.T, db *DB, path string) *DB {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-// requireBuckets checks that db holds exactly the buckets and keys of want.
-func requireBuckets(t *testing.T, db *DB, want map[string]map[string]string) {
-	t.Helper()
-	require.NoError(t, db.View(func(tx *Tx) error {
-		got := map[string]map[string]string{}
-		require.NoError(t, tx.ForEachBucket(func(name []byte) error {
-			b, err := tx.Bucket(name)
-			require.NoError(t, err)
-			kv := map[string]string{}
-			for k, v := range b.Range(nil, nil) {
-				kv[string(k)] = string(v)
-			}
-			got[string(name)] = kv
-			return nil
-		}))
-		require.Equal(t, want, got)
-		return tx.Err()
-	}))
 }
 
 // TestCopyMaterializeBesideDecodingWriter runs a copy materialization while the write transaction that holds the

@@ -10,18 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// abandon ends db as a killed process would: no checkpoint, no final sync, files and lock
-// released. Every acknowledged commit is already in the WAL.
-func (db *DB) abandon() {
-	db.closed.Store(true)
-	close(db.stop)
-	db.loopDone.Wait()
-	db.writer.Lock()
-	db.committer.Close()
-	db.closeFiles()
-	db.writer.Unlock()
-}
-
 // fillDB creates a database with n keys committed in several transactions, checkpointed once
 // halfway, and abandons it (WAL not empty).
 func fillDB(t *testing.T, n int) string {
@@ -64,21 +52,6 @@ func TestReopenAfterAbandonRecoversFromWAL(t *testing.T) {
 	requireKeys(t, path, 3000)
 	// And again after the clean Close of that reopen (checkpointed, WAL empty).
 	requireKeys(t, path, 3000)
-}
-
-func garble(t *testing.T, path string, off int64, n int) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	require.NoError(t, err)
-	defer f.Close()
-	b := make([]byte, n)
-	_, err = f.ReadAt(b, off)
-	require.NoError(t, err)
-	for i := range b {
-		b[i] ^= 0x5a
-	}
-	_, err = f.WriteAt(b, off)
-	require.NoError(t, err)
 }
 
 func TestDamagedFilesReturnErrCorrupt(t *testing.T) {

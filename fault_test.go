@@ -11,25 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func putN(t *testing.T, db *DB, from, to int) {
-	t.Helper()
-	for i := from; i < to; i++ {
-		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%04d", i), []byte("v")) }))
-	}
-}
-
-func countKeys(t *testing.T, db *DB) int {
-	t.Helper()
-	n := 0
-	require.NoError(t, db.View(func(tx *Tx) error {
-		for range tx.Range(nil, nil) {
-			n++
-		}
-		return nil
-	}))
-	return n
-}
-
 // TestFailedSyncFailsTheDatabase: an fdatasync error fails the commit and every later write with
 // ErrFailed (never retried), reads go on, and reopening recovers every acknowledged commit.
 func TestFailedSyncFailsTheDatabase(t *testing.T) {

@@ -305,27 +305,3 @@ func goldenNewestMetaVersion(t *testing.T, file []byte, version uint32) uint64 {
 	}
 	return catalog
 }
-
-// checkBuckets compares every bucket and key of tx with want.
-func checkBuckets(t *testing.T, tx *Tx, want map[string]map[string]string) {
-	t.Helper()
-	var names []string
-	require.NoError(t, tx.ForEachBucket(func(name []byte) error {
-		names = append(names, string(name))
-		return nil
-	}))
-	require.Len(t, names, len(want)-1)
-	for name, kv := range want {
-		b := &tx.main
-		if name != "" {
-			var err error
-			b, err = tx.Bucket([]byte(name))
-			require.NoError(t, err, "bucket %q", name)
-		}
-		got := map[string]string{}
-		for k, v := range b.Range(nil, nil) {
-			got[string(k)] = string(v)
-		}
-		require.Equal(t, kv, got, "bucket %q", name)
-	}
-}
