@@ -201,8 +201,7 @@ func TestCursorAndIterators(t *testing.T) {
 func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
 	mem := vfs.NewMem()
 	counting := vfs.NewErrFS(mem)
-	db, err := Open("/d/db", &Options{Sync: SyncNone, fs: counting})
-	require.NoError(t, err)
+	db, _ := openMem(t, &Options{Sync: SyncNone, fs: counting})
 	before := counting.Calls(vfs.OpSync)
 	for i := range 100 {
 		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%03d", i), nil) }))
@@ -211,7 +210,7 @@ func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
 	// A crash of the process keeps what was written to the OS: KeepProb 1.
 	clone := mem.CrashClone(vfs.CrashOptions{KeepProb: 1})
 	db.Close()
-	db, err = Open("/d/db", &Options{fs: clone})
+	db, err := Open("/d/db", &Options{fs: clone})
 	require.NoError(t, err)
 	defer db.Close()
 	requireKeyCount(t, db, 100)

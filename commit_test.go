@@ -14,10 +14,7 @@ import (
 func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string) {
 	t.Helper()
 	opts.fs = slowSyncFS{FS: vfs.NewMem(), delay: delay}
-	path := "/held/db"
-	db, err := Open(path, &opts)
-	require.NoError(t, err)
-	return db, path
+	return openMem(t, &opts)
 }
 
 // TestHeldCommitDoesNotWaitForNextWriter is the deadlock that materializing once per batch could
@@ -26,7 +23,7 @@ func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string)
 // must then publish A without waiting for B (it materializes a copy), and B must still commit on top
 // of A (it rebases).
 func TestHeldCommitDoesNotWaitForNextWriter(t *testing.T) {
-	db, path := openSlowSync(t, 30*time.Millisecond, Options{})
+	db, _ := openSlowSync(t, 30*time.Millisecond, Options{})
 	put := func(key string) func(tx *Tx) error {
 		return func(tx *Tx) error { return tx.Put([]byte(key), []byte("v-"+key)) }
 	}
@@ -46,7 +43,7 @@ func TestHeldCommitDoesNotWaitForNextWriter(t *testing.T) {
 		}))
 	}
 	require.NoError(t, db.Check())
-	db = reopenMem(t, db, path)
+	db = reopen(t, db)
 	require.NoError(t, db.View(func(tx *Tx) error {
 		n := 0
 		for range tx.Range(nil, nil) {
@@ -177,7 +174,7 @@ func TestHeldCommitsRollback(t *testing.T) {
 // RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a materializing commit:
 // the drop stack), a copy materialization while a write transaction holds the trees, Check, and a reopen.
 func TestHeldBucketCommits(t *testing.T) {
-	db, path := openSlowSync(t, 20*time.Millisecond, Options{})
+	db, _ := openSlowSync(t, 20*time.Millisecond, Options{})
 	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for name, kv := range want {
@@ -288,21 +285,9 @@ func TestHeldBucketCommits(t *testing.T) {
 	t.Logf("%d commits, %d materializations, %d copy materializations", commits, materializations, st.CopyMaterializations-start0.CopyMaterializations)
 	requireBuckets(t, db, want)
 	require.NoError(t, db.Check())
-	db = reopenMem(t, db, path)
+	db = reopen(t, db)
 	requireBuckets(t, db, want)
 	require.NoError(t, db.Check())
-}
-
-// reopenMem closes db, opened on a memory file system (openSlowSync), and opens its files again
-// with the default options; the test's cleanup closes the new DB.
-func reopenMem(t *testing.T, db *DB, path string) *DB {
-	t.Helper()
-	fs := db.opts.fs
-	require.NoError(t, db.Close())
-	db, err := Open(path, &Options{fs: fs})
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // TestCopyMaterializeBesideDecodingWriter runs a copy materialization while the write transaction that holds the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,9 +51,7 @@ func (m *snapshotModel) expect(lsn, g uint64) uint64 {
 // Rollback on another goroutine) at once, with a small cache so pages are evicted and re-read, and
 // checks every read against the exact content of the reader's version.
 func TestConcurrentReadersSeeSnapshots(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "db"), &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
-	require.NoError(t, err)
-	defer db.Close()
+	db, _ := openTemp(t, &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
 	const groups = 8
 	model := &snapshotModel{history: map[uint64][2]uint64{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -226,9 +223,7 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 // TestCloseUnderLoad closes the database while writers and readers run: every Update returns nil
 // (and its commit is there after reopening) or ErrClosed, and nothing hangs.
 func TestCloseUnderLoad(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
-	db, err := Open(path, &Options{CheckpointBytes: 64 << 10})
-	require.NoError(t, err)
+	db, path := openTemp(t, &Options{CheckpointBytes: 64 << 10})
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup
@@ -256,7 +251,7 @@ func TestCloseUnderLoad(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	require.NoError(t, db.Close())
 	wg.Wait()
-	db, err = Open(path, nil)
+	db, err := Open(path, nil)
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, db.View(func(tx *Tx) error {

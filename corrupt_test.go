@@ -3,7 +3,6 @@ package cairn
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cairndb/cairn/wal"
@@ -11,12 +10,11 @@ import (
 )
 
 // fillDB creates a database with n keys committed in several transactions, checkpointed once
-// halfway, and abandons it (WAL not empty).
-func fillDB(t *testing.T, n int) string {
+// halfway, and abandons it (WAL not empty). end goes to openTemp: a test that damages the files
+// for good opts out of the end-of-test check.
+func fillDB(t *testing.T, n int, end ...endOption) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, nil)
-	require.NoError(t, err)
+	db, path := openTemp(t, nil, end...)
 	for i := range n {
 		require.NoError(t, db.Update(func(tx *Tx) error {
 			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
@@ -87,7 +85,7 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := fillDB(t, 3000)
+			path := fillDB(t, 3000, skipCheck("damaged on purpose: Open must refuse it"))
 			tc.damage(t, path)
 			_, err := Open(path, nil)
 			require.ErrorIs(t, err, ErrCorrupt)
@@ -98,9 +96,7 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 func TestTornMetaWriteFallsBackToTheOtherMetaPage(t *testing.T) {
 	// No checkpoint yet: both meta pages describe the empty tree and the WAL holds every commit,
 	// as after a crash in the middle of the first checkpoint's meta page write.
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, nil)
-	require.NoError(t, err)
+	db, path := openTemp(t, nil)
 	for i := range 500 {
 		require.NoError(t, db.Update(func(tx *Tx) error {
 			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
@@ -112,7 +108,7 @@ func TestTornMetaWriteFallsBackToTheOtherMetaPage(t *testing.T) {
 }
 
 func TestDamagedNewestMetaPageIsNotSilentlyRolledBack(t *testing.T) {
-	path := fillDB(t, 3000)
+	path := fillDB(t, 3000, skipCheck("the newest meta page is garbled on purpose: Open must refuse it"))
 	db, err := Open(path, nil)
 	require.NoError(t, err)
 	seq := db.pager.Durable().Seq
@@ -159,7 +155,7 @@ func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
 }
 
 func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {
-	path := fillDB(t, 3000)
+	path := fillDB(t, 3000, skipCheck("every tree page is garbled on purpose"))
 	db, err := Open(path, nil)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())

@@ -36,11 +36,10 @@ func TestFailedSyncFailsTheDatabase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := vfs.NewMem()
 			efs := vfs.NewErrFS(mem)
-			db, err := Open("/d/db", &Options{fs: efs})
-			require.NoError(t, err)
+			db, _ := openMem(t, &Options{fs: efs})
 			putN(t, db, 0, 50)
 			efs.Inject(tc.rule)
-			err = tc.action(db)
+			err := tc.action(db)
 			require.ErrorIs(t, err, ErrFailed)
 			require.ErrorIs(t, err, vfs.ErrInjected)
 			efs.Clear()
@@ -67,22 +66,21 @@ func TestCrashAfterPreflushLosesNothing(t *testing.T) {
 	for seed := range uint64(10) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
-		db, err := Open("/d/db", &Options{fs: efs, CheckpointBytes: 1 << 30})
-		require.NoError(t, err)
+		db, _ := openMem(t, &Options{fs: efs, CheckpointBytes: 1 << 30})
 		putN(t, db, 0, 300)
 		require.NoError(t, db.Checkpoint(context.Background()))
 		putN(t, db, 300, 600) // dirty again, only in the WAL
 		if seed%2 == 0 {
-			_, err = db.preflush()
+			_, err := db.preflush()
 			require.NoError(t, err)
 		} else { // crash before the pre-flush's fdatasync: its writes are kept, dropped or torn
 			efs.Inject(vfs.Rule{Op: vfs.OpSync})
-			_, err = db.preflush()
+			_, err := db.preflush()
 			require.ErrorIs(t, err, ErrFailed)
 		}
 		clone := mem.CrashClone(vfs.CrashOptions{Rand: rand.New(rand.NewPCG(seed, 1)), KeepProb: 0.5, Garble: true})
 		db.Close()
-		db, err = Open("/d/db", &Options{fs: clone})
+		db, err := Open("/d/db", &Options{fs: clone})
 		require.NoError(t, err)
 		require.Equal(t, 600, countKeys(t, db))
 		require.NoError(t, db.check())
@@ -94,8 +92,7 @@ func TestCrashAfterPreflushLosesNothing(t *testing.T) {
 // apart, so the transaction must not commit; the database goes on.
 func TestFailedWriteRefusesCommit(t *testing.T) {
 	fs := vfs.NewErrFS(vfs.NewMem())
-	db, err := Open("/d/db", &Options{fs: fs})
-	require.NoError(t, err)
+	db, _ := openMem(t, &Options{fs: fs})
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for i := range 2000 {
 			if err := tx.Put(fmt.Appendf(nil, "k%05d", i), make([]byte, 100)); err != nil {
@@ -105,7 +102,7 @@ func TestFailedWriteRefusesCommit(t *testing.T) {
 		return nil
 	}))
 	require.NoError(t, db.Close())
-	db, err = Open("/d/db", &Options{fs: fs}) // an empty cache: the Put below reads pages
+	db, err := Open("/d/db", &Options{fs: fs}) // an empty cache: the Put below reads pages
 	require.NoError(t, err)
 	defer db.Close()
 	fs.Inject(vfs.Rule{Op: vfs.OpRead, Path: "/d/db", Err: errors.New("injected read error")})

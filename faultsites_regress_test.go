@@ -20,11 +20,10 @@ func TestCloseReturnsCheckpointFailure(t *testing.T) {
 	t.Run("in Close", func(t *testing.T) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
-		db, err := Open("/d/db", &Options{fs: efs})
-		require.NoError(t, err)
+		db, _ := openMem(t, &Options{fs: efs})
 		putN(t, db, 0, 50)
 		efs.Inject(vfs.Rule{Op: vfs.OpSync, Err: syscall.EIO}) // Close's first: its checkpoint's
-		err = db.Close()
+		err := db.Close()
 		require.ErrorIs(t, err, ErrFailed)
 		require.ErrorIs(t, err, vfs.ErrInjected)
 		require.ErrorIs(t, err, syscall.EIO)
@@ -37,8 +36,7 @@ func TestCloseReturnsCheckpointFailure(t *testing.T) {
 	t.Run("in the background", func(t *testing.T) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
-		db, err := Open("/d/db", &Options{fs: efs, CheckpointBytes: 4 << 10})
-		require.NoError(t, err)
+		db, _ := openMem(t, &Options{fs: efs, CheckpointBytes: 4 << 10})
 		// The first truncate is the background checkpoint's growth of the page file (commits
 		// only write and sync the WAL).
 		efs.Inject(vfs.Rule{Op: vfs.OpTruncate, Err: syscall.EIO})
@@ -52,7 +50,7 @@ func TestCloseReturnsCheckpointFailure(t *testing.T) {
 		for db.Stats().CheckpointErr == 0 {
 			time.Sleep(time.Millisecond)
 		}
-		err = db.Close()
+		err := db.Close()
 		require.ErrorIs(t, err, ErrFailed, "the background failure reaches Close")
 		require.ErrorIs(t, err, vfs.ErrInjected)
 	})

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,15 +18,108 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// openTemp opens a new database test.db in a temporary directory of t, on the OS file system.
-// The database is closed when the test ends. It returns the database and its path.
-func openTemp(t *testing.T, opts *Options) (*DB, string) {
+// openTemp opens a new database test.db in a temporary directory of t, on the OS file system,
+// and registers its end-of-test check (checkAtEnd). It returns the database and its path. Use it
+// for a test of what reaches the disk; openMem for the others.
+func openTemp(t *testing.T, opts *Options, end ...endOption) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	db, err := Open(path, opts)
 	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	checkAtEnd(t, db, end...)
 	return db, path
+}
+
+// openMem is openTemp on a new in-memory file system (vfs.MemFS), or on opts.fs if the test
+// sets one (a wrapper of a MemFS). The path is /d/db; db.opts.fs is the file system.
+func openMem(t *testing.T, opts *Options, end ...endOption) (*DB, string) {
+	t.Helper()
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.fs == nil {
+		o.fs = vfs.NewMem()
+	}
+	const path = "/d/db"
+	db, err := Open(path, &o)
+	require.NoError(t, err)
+	checkAtEnd(t, db, end...)
+	return db, path
+}
+
+// endOption is an exception to the end-of-test check, with its reason; skipCheck makes one.
+type endOption struct {
+	skip string // why the database cannot be checked at the end
+}
+
+// skipCheck opts the test out of the end-of-test check: it leaves the database in a state that
+// Check cannot pass or Open cannot reopen (damaged on purpose, files removed). reason says
+// which, for the reader; the database is only closed.
+func skipCheck(reason string) endOption { return endOption{skip: reason} }
+
+// checkAtEnd registers the end-of-test check of db, as bbolt's test harness does: when the test
+// ends (and has not failed already), a database still open must pass Check and Close (so a
+// database left failed fails the check: close it in the test, and its files are checked); one
+// the test closed (Close, or abandon as a crash) is opened again from its files with the default
+// options, must pass Check, and is closed. Any problem fails the test, naming where the database
+// was opened. A test opts out with skipCheck and its reason. It is called by openTemp and
+// openMem, whose caller it names.
+func checkAtEnd(t *testing.T, db *DB, end ...endOption) {
+	t.Helper()
+	skip := ""
+	for _, o := range end {
+		if o.skip == "" {
+			t.Fatal("checkAtEnd: an exception to the end-of-test check needs a reason")
+		}
+		skip = o.skip
+	}
+	opened := "?"
+	if _, file, line, ok := runtime.Caller(2); ok {
+		opened = fmt.Sprintf("%s:%d", filepath.Base(file), line)
+	}
+	fail := func(format string, args ...any) {
+		t.Errorf("end-of-test check of the database opened at %s: %s", opened, fmt.Sprintf(format, args...))
+	}
+	t.Cleanup(func() {
+		switch {
+		case t.Failed() || skip != "":
+			db.Close()
+			return
+		case db.closed.Load():
+		default:
+			if err := db.Check(); err != nil {
+				fail("Check: %v", err)
+			}
+			if err := db.Close(); err != nil {
+				fail("Close: %v", err)
+			}
+			return
+		}
+		again, err := Open(db.path, &Options{fs: db.opts.fs})
+		if err != nil {
+			fail("reopening its files: %v", err)
+			return
+		}
+		if err := again.Check(); err != nil {
+			fail("Check after reopening its files: %v", err)
+		}
+		if err := again.Close(); err != nil {
+			fail("Close after reopening its files: %v", err)
+		}
+	})
+}
+
+// reopen closes db and opens its files again, on the same file system, with the default options;
+// the new database is closed when the test ends (after which the end-of-test check of the first
+// one, if any, checks the files).
+func reopen(t *testing.T, db *DB) *DB {
+	t.Helper()
+	require.NoError(t, db.Close())
+	again, err := Open(db.path, &Options{fs: db.opts.fs})
+	require.NoError(t, err)
+	t.Cleanup(func() { again.Close() })
+	return again
 }
 
 // abandon ends db as a killed process would: no checkpoint, no final sync, files and lock
