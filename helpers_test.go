@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,10 +260,7 @@ func garble(t *testing.T, path string, off int64, n int) {
 }
 
 // slowSyncFS makes every fdatasync of the WAL take delay, so that concurrent commits queue up
-// and share batches as they do on a disk. MemFS's own Sync copies the whole file (the state a
-// crash would keep), which the tests using slowSyncFS never use and which would cost most of
-// their time under -race: it is passed on only every 16th time, which bounds the unsynced writes
-// MemFS keeps.
+// and share batches as they do on a disk.
 type slowSyncFS struct {
 	vfs.FS
 	delay time.Duration
@@ -285,13 +281,9 @@ func (f slowSyncFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File,
 type slowSyncFile struct {
 	vfs.File
 	delay time.Duration
-	syncs atomic.Int64
 }
 
 func (f *slowSyncFile) Sync() error {
 	time.Sleep(f.delay)
-	if f.syncs.Add(1)%16 != 0 {
-		return nil
-	}
 	return f.File.Sync()
 }
