@@ -30,6 +30,7 @@ type bucketModel struct {
 var bucketNames = []string{"", "alpha", "beta", "gamma", "a\x00binary\xffname"}
 
 func TestBucketModel(t *testing.T) {
+	t.Parallel()
 	seed := *modelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

@@ -13,11 +13,12 @@ import (
 // once most keys are gone (and a checkpoint released their pages) re-inserting reuses pages
 // instead of growing the file.
 func TestBulkInsertAndDeleteKeepTreeInvariants(t *testing.T) {
+	t.Parallel()
 	n := 200_000
 	if testing.Short() {
 		n = 30_000
 	}
-	db, _ := openTemp(t, &Options{CheckpointBytes: 4 << 20})
+	db, _ := openMem(t, &Options{CheckpointBytes: 4 << 20})
 	rng := rand.New(rand.NewPCG(1, 2))
 	perm := rng.Perm(n)
 	key := func(i int) []byte { return fmt.Appendf(nil, "%08d-%x", i, i*7919) }

@@ -63,6 +63,7 @@ func (f *gateFile) WriteAt(p []byte, off int64) (int, error) {
 // meanwhile: only the switch holds the writer slot. Then it crashes (abandons the database)
 // before and after the checkpoint ends, and requires every acknowledged commit after reopening.
 func TestCommitsRunWhileCheckpointWrites(t *testing.T) {
+	t.Parallel()
 	mem := vfs.NewMem()
 	g := &gateFS{FS: mem}
 	db, path := openMem(t, &Options{PageSize: 4096, fs: g})

@@ -23,6 +23,7 @@ func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string)
 // must then publish A without waiting for B (it materializes a copy), and B must still commit on top
 // of A (it rebases).
 func TestHeldCommitDoesNotWaitForNextWriter(t *testing.T) {
+	t.Parallel()
 	db, _ := openSlowSync(t, 30*time.Millisecond, Options{})
 	put := func(key string) func(tx *Tx) error {
 		return func(tx *Tx) error { return tx.Put([]byte(key), []byte("v-"+key)) }
@@ -104,6 +105,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // back to a savepoint on top of held commits (a batch running, so none was materialized yet)
 // leaves exactly the held commits, and that each Update sees its own writes once it returns.
 func TestHeldCommitsRollback(t *testing.T) {
+	t.Parallel()
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{MaxBatchBytes: 1})
 	defer db.Close()
 	errs := make(chan error, 64)
@@ -174,6 +176,8 @@ func TestHeldCommitsRollback(t *testing.T) {
 // RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a materializing commit:
 // the drop stack), a copy materialization while a write transaction holds the trees, Check, and a reopen.
 func TestHeldBucketCommits(t *testing.T) {
+	// Not parallel: "nothing held" and the materialization count depend on the 20 ms syncs
+	// outlasting the steps between them.
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{})
 	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
 	require.NoError(t, db.Update(func(tx *Tx) error {
@@ -297,6 +301,7 @@ func TestHeldBucketCommits(t *testing.T) {
 // race detector does not flag a copy that would decode into the transaction's workspace instead
 // of its own: the page table's atomics order the two goroutines for it (tried on 2026-11-24).
 func TestCopyMaterializeBesideDecodingWriter(t *testing.T) {
+	// Not parallel: a copy materialization must happen within 5 rounds of timed steps.
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{})
 	value := bytes.Repeat([]byte("v"), 100)
 	require.NoError(t, db.Update(func(tx *Tx) error {

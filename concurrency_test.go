@@ -51,7 +51,8 @@ func (m *snapshotModel) expect(lsn, g uint64) uint64 {
 // Rollback on another goroutine) at once, with a small cache so pages are evicted and re-read, and
 // checks every read against the exact content of the reader's version.
 func TestConcurrentReadersSeeSnapshots(t *testing.T) {
-	db, _ := openTemp(t, &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
+	t.Parallel()
+	db, _ := openMem(t, &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
 	const groups = 8
 	model := &snapshotModel{history: map[uint64][2]uint64{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -147,6 +148,7 @@ func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 // commit and checks that every commit acknowledged before the crash is present in full, and that
 // no transaction is partly visible.
 func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
+	t.Parallel()
 	for round := range 20 {
 		fs := vfs.NewMem()
 		opts := &Options{fs: fs, CheckpointBytes: 64 << 10, CacheBytes: 128 << 10}
@@ -223,7 +225,8 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 // TestCloseUnderLoad closes the database while writers and readers run: every Update returns nil
 // (and its commit is there after reopening) or ErrClosed, and nothing hangs.
 func TestCloseUnderLoad(t *testing.T) {
-	db, path := openTemp(t, &Options{CheckpointBytes: 64 << 10})
+	t.Parallel()
+	db, path := openMem(t, &Options{CheckpointBytes: 64 << 10})
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup
@@ -251,7 +254,7 @@ func TestCloseUnderLoad(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	require.NoError(t, db.Close())
 	wg.Wait()
-	db, err := Open(path, nil)
+	db, err := Open(path, &Options{fs: db.opts.fs})
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, db.View(func(tx *Tx) error {

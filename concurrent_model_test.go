@@ -79,6 +79,7 @@ var errCMRollback = errors.New("cmodel: rolled back on purpose")
 // Goroutine interleaving is not replayed by the seed, only each goroutine's choices; a failure
 // names the seed, the sequence number, the transaction and the key that differed.
 func TestConcurrentModel(t *testing.T) {
+	// Not parallel: it lowers the package-wide maxTxSize.
 	seed := *cmodelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

@@ -14,7 +14,7 @@ import (
 // for good opts out of the end-of-test check.
 func fillDB(t *testing.T, n int, end ...endOption) string {
 	t.Helper()
-	db, path := openTemp(t, nil, end...)
+	db, path := openTemp(t, &Options{Sync: SyncNone}, end...)
 	for i := range n {
 		require.NoError(t, db.Update(func(tx *Tx) error {
 			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
@@ -46,6 +46,7 @@ func requireKeys(t *testing.T, path string, n int) {
 }
 
 func TestReopenAfterAbandonRecoversFromWAL(t *testing.T) {
+	t.Parallel()
 	path := fillDB(t, 3000)
 	requireKeys(t, path, 3000)
 	// And again after the clean Close of that reopen (checkpointed, WAL empty).
@@ -53,6 +54,7 @@ func TestReopenAfterAbandonRecoversFromWAL(t *testing.T) {
 }
 
 func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, path string)
@@ -85,6 +87,7 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			path := fillDB(t, 3000, skipCheck("damaged on purpose: Open must refuse it"))
 			tc.damage(t, path)
 			_, err := Open(path, nil)
@@ -94,9 +97,10 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 }
 
 func TestTornMetaWriteFallsBackToTheOtherMetaPage(t *testing.T) {
+	t.Parallel()
 	// No checkpoint yet: both meta pages describe the empty tree and the WAL holds every commit,
 	// as after a crash in the middle of the first checkpoint's meta page write.
-	db, path := openTemp(t, nil)
+	db, path := openTemp(t, &Options{Sync: SyncNone})
 	for i := range 500 {
 		require.NoError(t, db.Update(func(tx *Tx) error {
 			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
@@ -108,6 +112,7 @@ func TestTornMetaWriteFallsBackToTheOtherMetaPage(t *testing.T) {
 }
 
 func TestDamagedNewestMetaPageIsNotSilentlyRolledBack(t *testing.T) {
+	t.Parallel()
 	path := fillDB(t, 3000, skipCheck("the newest meta page is garbled on purpose: Open must refuse it"))
 	db, err := Open(path, nil)
 	require.NoError(t, err)
@@ -141,6 +146,7 @@ func currentWAL(t *testing.T, path string) string {
 }
 
 func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
+	t.Parallel()
 	path := fillDB(t, 3000)
 	seg := currentWAL(t, path)
 	f, err := os.Open(seg)
@@ -155,6 +161,7 @@ func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
 }
 
 func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {
+	t.Parallel()
 	path := fillDB(t, 3000, skipCheck("every tree page is garbled on purpose"))
 	db, err := Open(path, nil)
 	require.NoError(t, err)

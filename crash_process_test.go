@@ -81,6 +81,7 @@ type killLedger struct {
 }
 
 func TestKillDashNine(t *testing.T) {
+	t.Parallel()
 	seed := *killSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

@@ -49,6 +49,7 @@ type crashStats struct {
 }
 
 func TestCrashSimulation(t *testing.T) {
+	t.Parallel()
 	seed := *crashSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

@@ -14,6 +14,7 @@ import (
 // TestFailedSyncFailsTheDatabase: an fdatasync error fails the commit and every later write with
 // ErrFailed (never retried), reads go on, and reopening recovers every acknowledged commit.
 func TestFailedSyncFailsTheDatabase(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		rule   vfs.Rule
@@ -63,6 +64,7 @@ func TestFailedSyncFailsTheDatabase(t *testing.T) {
 // the durable meta page does not reference, so a crash before the meta page is written (with the
 // pre-flushed writes kept, dropped or torn) loses no commit.
 func TestCrashAfterPreflushLosesNothing(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(10) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
@@ -91,6 +93,7 @@ func TestCrashAfterPreflushLosesNothing(t *testing.T) {
 // TestFailedWriteRefusesCommit: a Put whose page read fails leaves the WAL record and the tree
 // apart, so the transaction must not commit; the database goes on.
 func TestFailedWriteRefusesCommit(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewErrFS(vfs.NewMem())
 	db, _ := openMem(t, &Options{fs: fs})
 	require.NoError(t, db.Update(func(tx *Tx) error {

@@ -17,6 +17,7 @@ import (
 // checkpoint that no caller waited for, are returned by Close (they were swallowed: Close turned
 // every ErrFailed into nil). Reopening still finds every commit.
 func TestCloseReturnsCheckpointFailure(t *testing.T) {
+	t.Parallel()
 	t.Run("in Close", func(t *testing.T) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
@@ -74,6 +75,7 @@ func checkpointedDB(t *testing.T, n int) *vfs.MemFS {
 // refused with a misleading ErrCorrupt ("commits after LSN n are lost"), or, with WAL records
 // after the older page, opened on the older checkpoint while the newer one was intact on disk.
 func TestOpenMetaPageReadError(t *testing.T) {
+	t.Parallel()
 	mem := checkpointedDB(t, 100)
 	for slot := range 2 { // the first read is meta page 0, the second meta page 1
 		efs := vfs.NewErrFS(mem)
@@ -96,6 +98,7 @@ func TestOpenMetaPageReadError(t *testing.T) {
 // meta page left B current over those pages: the database no longer opened (ErrCorrupt, its 400
 // commits unreachable). Now Open fails on the read error, and the next Open uses B.
 func TestMetaPageReadErrorThenCrash(t *testing.T) {
+	t.Parallel()
 	mem := vfs.NewMem()
 	efs := vfs.NewErrFS(mem)
 	db, err := Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
@@ -132,6 +135,7 @@ func TestMetaPageReadErrorThenCrash(t *testing.T) {
 // page it could not read as corrupt (formatting the cause with %v, so it was not wrapped), and
 // the pages below a tree page it could not read as lost.
 func TestCheckReadErrors(t *testing.T) {
+	t.Parallel()
 	mem := checkpointedDB(t, 300)
 	efs := vfs.NewErrFS(mem)
 	db, err := Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
@@ -155,6 +159,7 @@ func TestCheckReadErrors(t *testing.T) {
 // the next Open creates again. A short write of the meta pages or of the WAL header used to leave
 // a file that every later Open refused as damaged (ErrCorrupt).
 func TestFailedCreateCanBeRetried(t *testing.T) {
+	t.Parallel()
 	for _, rule := range []vfs.Rule{
 		{Op: vfs.OpWrite, Path: "/d/db", ShortWrite: true, Err: syscall.ENOSPC}, // the meta pages
 		{Op: vfs.OpWrite, Path: "-wal", ShortWrite: true, Err: syscall.ENOSPC},  // the WAL header

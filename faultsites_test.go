@@ -740,6 +740,7 @@ func (fc faultCount) cases(all bool) []faultCase {
 }
 
 func TestFaultSites(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	fc := countCalls(t)
 	var phases []string
@@ -821,6 +822,7 @@ func runFaultCase(t *testing.T, c faultCase) []siteCall {
 // TestFaultSitesCallerSite keeps the site names meaningful: a call made by the pager is
 // attributed to the pager, not to the recording layers.
 func TestFaultSitesCallerSite(t *testing.T) {
+	t.Parallel()
 	r := newFaultRun(t, nil)
 	r.sfs.setPhase("p")
 	db, err := Open(fsPath, &r.opts)

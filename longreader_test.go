@@ -14,11 +14,12 @@ import (
 // writers and checkpoints must not wait for it, the file must not grow with the churn (only the
 // snapshot's own pages are held), and once the reader ends the pages it held are reused.
 func TestLongReaderKeepsItsSnapshotWhileWritersAndCheckpointsProceed(t *testing.T) {
+	t.Parallel()
 	commits := 100_000
 	if testing.Short() {
 		commits = 20_000
 	}
-	db, _ := openTemp(t, &Options{Sync: SyncNone, CheckpointBytes: 1 << 20})
+	db, _ := openMem(t, &Options{Sync: SyncNone, CheckpointBytes: 1 << 20})
 	const keys = 2000
 	key := func(i int) []byte { return fmt.Appendf(nil, "key%05d", i) }
 	snapshot := map[string][]byte{}

@@ -33,6 +33,7 @@ type modelRun struct {
 }
 
 func TestModel(t *testing.T) {
+	t.Parallel()
 	seed := *modelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -40,6 +41,7 @@ func TestModel(t *testing.T) {
 	t.Logf("seed %d (replay with -model.seed=%d)", seed, seed)
 	for _, ps := range []int{4096, 16384} {
 		t.Run(fmt.Sprintf("page=%d", ps), func(t *testing.T) {
+			t.Parallel()
 			m := newModelRun(t, seed, ps)
 			m.run(*modelOps / 2)
 			t.Logf("%d keys, stats %+v", len(m.model), m.db.Stats())

@@ -14,6 +14,7 @@ import (
 // both see every commit, nothing is written to either file, writes return ErrReadOnly, and a
 // writer cannot open it meanwhile (nor the reverse).
 func TestReadOnlyOpen(t *testing.T) {
+	t.Parallel()
 	db, path := openTemp(t, nil)
 	fillBucket(t, db, "b", 3000, 100)
 	require.NoError(t, db.Checkpoint(context.Background()))
