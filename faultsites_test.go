@@ -398,9 +398,18 @@ func (r *faultRun) workload() bool {
 	// evicted waits (a little) for the background eviction after a checkpoint to bring the cache
 	// under its limit, so that the next reads miss and call the file system. It is best effort:
 	// an eviction that finds the evictor busy is skipped, and then the reads may hit the cache.
+	// It stops when the cache is under its limit, or has not changed for a millisecond (the
+	// evictor is done: it leaves the workload's cache a few pages over the limit), or after
+	// 100 ms.
 	evicted := func() error {
-		for deadline := time.Now().Add(100 * time.Millisecond); r.db.Stats().CachedBytes > r.opts.CacheBytes && time.Now().Before(deadline); {
+		last, same := r.db.Stats().CachedBytes, 0
+		for deadline := time.Now().Add(100 * time.Millisecond); last > r.opts.CacheBytes && same < 10 && time.Now().Before(deadline); {
 			time.Sleep(100 * time.Microsecond)
+			if now := r.db.Stats().CachedBytes; now == last {
+				same++
+			} else {
+				last, same = now, 0
+			}
 		}
 		return nil
 	}

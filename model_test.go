@@ -29,7 +29,10 @@ type modelRun struct {
 	opts  *Options
 	db    *DB
 	model map[string][]byte
-	keys  [][]byte
+	// sorted holds the keys of model in order, kept up to date with it, so that a range check
+	// does not sort the whole model.
+	sorted []string
+	keys   [][]byte
 }
 
 func TestModel(t *testing.T) {
@@ -163,11 +166,17 @@ func (m *modelRun) writeTx() int {
 	}
 	require.NoError(m.t, tx.Commit())
 	for k, del := range deleted {
-		if del {
+		if _, ok := m.model[k]; del && ok {
 			delete(m.model, k)
+			i, _ := slices.BinarySearch(m.sorted, k)
+			m.sorted = slices.Delete(m.sorted, i, i+1)
 		}
 	}
 	for k, v := range overlay {
+		if _, ok := m.model[k]; !ok {
+			i, _ := slices.BinarySearch(m.sorted, k)
+			m.sorted = slices.Insert(m.sorted, i, k)
+		}
 		m.model[k] = v
 	}
 	return n
@@ -250,21 +259,32 @@ func (m *modelRun) mustLookup(overlay map[string][]byte, deleted map[string]bool
 	return v
 }
 
-// sortedFrom returns up to n visible keys >= start in order.
+// sortedFrom returns up to n visible keys >= start in order: the model's (m.sorted) but those
+// deleted, merged with the overlay's that the model does not hold.
 func (m *modelRun) sortedFrom(overlay map[string][]byte, deleted map[string]bool, start []byte, n int) []string {
-	var all []string
-	for k := range m.model {
-		if !deleted[k] && k >= string(start) {
-			all = append(all, k)
-		}
-	}
+	var added []string
 	for k := range overlay {
 		if _, dup := m.model[k]; !dup && k >= string(start) {
-			all = append(all, k)
+			added = append(added, k)
 		}
 	}
-	slices.Sort(all)
-	return all[:min(n, len(all))]
+	slices.Sort(added)
+	i, _ := slices.BinarySearch(m.sorted, string(start))
+	var out []string
+	for len(out) < n {
+		switch {
+		case i < len(m.sorted) && (len(added) == 0 || m.sorted[i] < added[0]):
+			if !deleted[m.sorted[i]] {
+				out = append(out, m.sorted[i])
+			}
+			i++
+		case len(added) > 0:
+			out, added = append(out, added[0]), added[1:]
+		default:
+			return out
+		}
+	}
+	return out
 }
 
 // checkAll compares every key and value, in order, with the model, and checks the tree's
