@@ -16,17 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func openTemp(t *testing.T, opts *Options) (*DB, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db, path
-}
-
 func TestMisuseReturnsNamedErrors(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	tests := []struct {
 		name string
 		fn   func() error
@@ -78,7 +70,8 @@ func TestMisuseReturnsNamedErrors(t *testing.T) {
 }
 
 func TestUseAfterClose(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	require.NoError(t, db.Close())
 	require.ErrorIs(t, db.Close(), ErrClosed)
 	require.ErrorIs(t, db.Update(func(*Tx) error { return nil }), ErrClosed)
@@ -87,13 +80,15 @@ func TestUseAfterClose(t *testing.T) {
 }
 
 func TestSecondOpenIsLocked(t *testing.T) {
+	t.Parallel()
 	_, path := openTemp(t, nil)
 	_, err := Open(path, nil)
 	require.ErrorIs(t, err, ErrLocked)
 }
 
 func TestManagedTxRollsBackOnErrorAndPanic(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	boom := errors.New("boom")
 	err := db.Update(func(tx *Tx) error {
 		require.NoError(t, tx.Put([]byte("a"), []byte("1")))
@@ -123,7 +118,8 @@ func TestLargeKeysAndValues(t *testing.T) {
 	}
 	for _, ps := range []int{4096, 65536} {
 		t.Run(fmt.Sprintf("page=%d", ps), func(t *testing.T) {
-			db, path := openTemp(t, &Options{PageSize: ps})
+			t.Parallel()
+			db, path := openTemp(t, &Options{PageSize: ps, Sync: SyncNone})
 			big := bytes.Repeat([]byte("0123456789abcdef"), 64<<20/16)
 			keys := [][]byte{bytes.Repeat([]byte{'k'}, 4096), bytes.Repeat([]byte{'K'}, MaxKeySize), []byte("v")}
 			require.NoError(t, db.Update(func(tx *Tx) error {
@@ -159,7 +155,8 @@ func TestLargeKeysAndValues(t *testing.T) {
 }
 
 func TestCursorAndIterators(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	var keys []string
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for i := range 2000 {
@@ -212,10 +209,10 @@ func TestCursorAndIterators(t *testing.T) {
 }
 
 func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
+	t.Parallel()
 	mem := vfs.NewMem()
 	counting := vfs.NewErrFS(mem)
-	db, err := Open("/d/db", &Options{Sync: SyncNone, fs: counting})
-	require.NoError(t, err)
+	db, _ := openMem(t, &Options{Sync: SyncNone, fs: counting})
 	before := counting.Calls(vfs.OpSync)
 	for i := range 100 {
 		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%03d", i), nil) }))
@@ -224,27 +221,15 @@ func TestSyncNoneSkipsFdatasyncAndSurvivesAProcessCrash(t *testing.T) {
 	// A crash of the process keeps what was written to the OS: KeepProb 1.
 	clone := mem.CrashClone(vfs.CrashOptions{KeepProb: 1})
 	db.Close()
-	db, err = Open("/d/db", &Options{fs: clone})
+	db, err := Open("/d/db", &Options{fs: clone})
 	require.NoError(t, err)
 	defer db.Close()
 	requireKeyCount(t, db, 100)
 }
 
-// requireKeyCount checks that the default key space of db holds n keys.
-func requireKeyCount(t *testing.T, db *DB, n int) {
-	t.Helper()
-	require.NoError(t, db.View(func(tx *Tx) error {
-		got := 0
-		for range tx.Range(nil, nil) {
-			got++
-		}
-		require.Equal(t, n, got)
-		return nil
-	}))
-}
-
 func TestTooLargeTransactionFailsAloneAndTheDatabaseGoesOn(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	// Not parallel: it lowers the package-wide maxTxSize.
+	db, _ := openMem(t, nil)
 	defer func(old int) { maxTxSize = old }(maxTxSize)
 	maxTxSize = 1 << 20
 	err := db.Update(func(tx *Tx) error {
@@ -265,7 +250,8 @@ func TestTooLargeTransactionFailsAloneAndTheDatabaseGoesOn(t *testing.T) {
 // cursor must be skipped or visited, and values in overflow extents, mixed with inline ones in
 // the same leaves, must come back whole.
 func TestCursorStepsSeeChangesAndOverflow(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	value := func(i int) []byte {
 		if i%7 == 3 {
 			return bytes.Repeat([]byte{byte(i)}, 3000) // overflow on 4 KiB pages
@@ -324,7 +310,8 @@ func TestCursorStepsSeeChangesAndOverflow(t *testing.T) {
 // file is recycled while the database is open): after Close it is back to its initial size, and
 // the database reopens with everything and grows the WAL again.
 func TestCloseShrinksTheWAL(t *testing.T) {
-	db, path := openTemp(t, nil)
+	t.Parallel()
+	db, path := openTemp(t, &Options{Sync: SyncNone})
 	value := bytes.Repeat([]byte("v"), 1000)
 	for i := range 2000 { // about 2 MB of records: the WAL grows past its initial 256 KiB
 		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte(fmt.Sprintf("k%05d", i)), value) }))

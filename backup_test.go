@@ -18,7 +18,8 @@ import (
 // TestBackupDuringWrites takes backups while writers commit: each backup opens, passes Check, and
 // holds exactly the commits up to some n (the version it pinned): a prefix, nothing torn.
 func TestBackupDuringWrites(t *testing.T) {
-	db, _ := openTemp(t, &Options{CheckpointBytes: 1 << 20})
+	t.Parallel()
+	db, _ := openMem(t, &Options{CheckpointBytes: 1 << 20})
 	fillBucket(t, db, "big", 5000, 200) // something to copy, with overflow values
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -105,7 +106,8 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestBackupWriteErrorAndClosed(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	fillBucket(t, db, "b", 3000, 100)
 	_, err := db.Backup(&failingWriter{after: 100 << 10})
 	require.ErrorContains(t, err, "disk full")

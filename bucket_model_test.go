@@ -15,17 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bucketState is the contents of a database by bucket name ("" is the default key space).
-type bucketState map[string]map[string]string
-
-func (s bucketState) clone() bucketState {
-	c := make(bucketState, len(s))
-	for name, kv := range s {
-		c[name] = maps.Clone(kv)
-	}
-	return c
-}
-
 // bucketModel drives buckets and savepoints with random transactions against a bucketState,
 // through commits, rollbacks, savepoint rollbacks, checkpoints, Close+reopen and simulated
 // crashes, and checks every read and, after each reopen, the whole database and Check.
@@ -41,6 +30,7 @@ type bucketModel struct {
 var bucketNames = []string{"", "alpha", "beta", "gamma", "a\x00binary\xffname"}
 
 func TestBucketModel(t *testing.T) {
+	t.Parallel()
 	seed := *modelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

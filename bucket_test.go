@@ -9,7 +9,8 @@ import (
 )
 
 func TestBucketErrors(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	defer db.Close()
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		_, err := tx.Bucket([]byte("none"))
@@ -61,35 +62,13 @@ func TestBucketErrors(t *testing.T) {
 	require.NoError(t, db.Check())
 }
 
-// fillBucket puts n keys with values of size bytes (every 50th of them an overflow value) into
-// bucket name, creating it, in transactions of 1000 keys.
-func fillBucket(t *testing.T, db *DB, name string, n, size int) {
-	t.Helper()
-	for start := 0; start < n; start += 1000 {
-		require.NoError(t, db.Update(func(tx *Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(name))
-			if err != nil {
-				return err
-			}
-			for i := start; i < min(n, start+1000); i++ {
-				v := make([]byte, size)
-				if i%50 == 0 {
-					v = make([]byte, 6000)
-				}
-				if err := b.Put(fmt.Appendf(nil, "key%08d", i), v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
-	}
-}
-
 // TestDeleteBucketFreesInSteps deletes a bucket of a few thousand pages: the deleting commit does
 // not walk it, later commits free at most dropBudget extents each, Check accounts for every page
 // at each step (also after a crash in the middle), and the freed pages are reused.
 func TestDeleteBucketFreesInSteps(t *testing.T) {
-	db, path := openTemp(t, nil)
+	t.Parallel()
+	db, path := openMem(t, nil)
+	fs := db.opts.fs
 	fillBucket(t, db, "big", 40_000, 100)
 	require.NoError(t, db.Checkpoint(context.Background()))
 	grown := db.Stats().PageCount
@@ -108,7 +87,7 @@ func TestDeleteBucketFreesInSteps(t *testing.T) {
 			// Crash in the middle of the drop: reopen replays and the drop goes on.
 			db.abandon()
 			var err error
-			db, err = Open(path, nil)
+			db, err = Open(path, &Options{fs: fs})
 			require.NoError(t, err)
 			require.NoError(t, db.Check())
 		}
@@ -131,7 +110,8 @@ func TestDeleteBucketFreesInSteps(t *testing.T) {
 // TestSavepointAfterSplitAndBucketCreate rolls back over page splits and bucket creation and
 // deletion, and checks what remains, before and after commit and reopen.
 func TestSavepointAfterSplitAndBucketCreate(t *testing.T) {
-	db, path := openTemp(t, nil)
+	t.Parallel()
+	db, path := openMem(t, nil)
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		require.NoError(t, tx.Put([]byte("before"), []byte("1")))
 		keep, err := tx.CreateBucket([]byte("keep"))
@@ -201,14 +181,15 @@ func TestSavepointAfterSplitAndBucketCreate(t *testing.T) {
 	}
 	check(db)
 	db.abandon() // reopen replays the WAL record written after the rollback
-	db, err := Open(path, nil)
+	db, err := Open(path, &Options{fs: db.opts.fs})
 	require.NoError(t, err)
 	check(db)
 	require.NoError(t, db.Close())
 }
 
 func TestSavepointMisuse(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	defer db.Close()
 	require.NoError(t, db.View(func(tx *Tx) error {
 		_, err := tx.Savepoint()

@@ -63,11 +63,10 @@ func (f *gateFile) WriteAt(p []byte, off int64) (int, error) {
 // meanwhile: only the switch holds the writer slot. Then it crashes (abandons the database)
 // before and after the checkpoint ends, and requires every acknowledged commit after reopening.
 func TestCommitsRunWhileCheckpointWrites(t *testing.T) {
+	t.Parallel()
 	mem := vfs.NewMem()
 	g := &gateFS{FS: mem}
-	path := "/cp/db"
-	db, err := Open(path, &Options{PageSize: 4096, fs: g})
-	require.NoError(t, err)
+	db, path := openMem(t, &Options{PageSize: 4096, fs: g})
 	put := func(i int) error {
 		return db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%05d", i), fmt.Appendf(nil, "v%d", i)) })
 	}

@@ -14,11 +14,8 @@ import (
 // openSlowSync opens a database on a memory file system whose WAL fdatasync takes delay.
 func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string) {
 	t.Helper()
-	opts.fs = cmSlowSyncFS{FS: vfs.NewMem(), delay: delay}
-	path := "/held/db"
-	db, err := Open(path, &opts)
-	require.NoError(t, err)
-	return db, path
+	opts.fs = slowSyncFS{FS: vfs.NewMem(), delay: delay}
+	return openMem(t, &opts)
 }
 
 // TestHeldCommitDoesNotWaitForNextWriter is the deadlock that materializing once per batch could
@@ -27,7 +24,8 @@ func openSlowSync(t *testing.T, delay time.Duration, opts Options) (*DB, string)
 // must then publish A without waiting for B (it materializes a copy), and B must still commit on top
 // of A (it rebases).
 func TestHeldCommitDoesNotWaitForNextWriter(t *testing.T) {
-	db, path := openSlowSync(t, 30*time.Millisecond, Options{})
+	t.Parallel()
+	db, _ := openSlowSync(t, 30*time.Millisecond, Options{})
 	put := func(key string) func(tx *Tx) error {
 		return func(tx *Tx) error { return tx.Put([]byte(key), []byte("v-"+key)) }
 	}
@@ -47,7 +45,7 @@ func TestHeldCommitDoesNotWaitForNextWriter(t *testing.T) {
 		}))
 	}
 	require.NoError(t, db.Check())
-	db = reopenMem(t, db, path)
+	db = reopen(t, db)
 	require.NoError(t, db.View(func(tx *Tx) error {
 		n := 0
 		for range tx.Range(nil, nil) {
@@ -108,6 +106,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // back to a savepoint on top of held commits (a batch running, so none was materialized yet)
 // leaves exactly the held commits, and that each Update sees its own writes once it returns.
 func TestHeldCommitsRollback(t *testing.T) {
+	t.Parallel()
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{MaxBatchBytes: 1})
 	defer db.Close()
 	errs := make(chan error, 64)
@@ -178,7 +177,9 @@ func TestHeldCommitsRollback(t *testing.T) {
 // RollbackTo on top of them, the deletion of a bucket whose pages are on disk (a materializing commit:
 // the drop stack), a copy materialization while a write transaction holds the trees, Check, and a reopen.
 func TestHeldBucketCommits(t *testing.T) {
-	db, path := openSlowSync(t, 80*time.Millisecond, Options{}) // long enough to hold commits on a loaded machine
+	// Not parallel: "nothing held" and the materialization count depend on the syncs outlasting
+	// the steps between them; 80 ms is long enough on a loaded machine.
+	db, _ := openSlowSync(t, 80*time.Millisecond, Options{})
 	want := map[string]map[string]string{"a": {}, "gone": {"g": "1"}}
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for name, kv := range want {
@@ -289,41 +290,9 @@ func TestHeldBucketCommits(t *testing.T) {
 	t.Logf("%d commits, %d materializations, %d copy materializations", commits, materializations, st.CopyMaterializations-start0.CopyMaterializations)
 	requireBuckets(t, db, want)
 	require.NoError(t, db.Check())
-	db = reopenMem(t, db, path)
+	db = reopen(t, db)
 	requireBuckets(t, db, want)
 	require.NoError(t, db.Check())
-}
-
-// reopenMem closes db, opened on a memory file system (openSlowSync), and opens its files again
-// with the default options; the test's cleanup closes the new DB.
-func reopenMem(t *testing.T, db *DB, path string) *DB {
-	t.Helper()
-	fs := db.opts.fs
-	require.NoError(t, db.Close())
-	db, err := Open(path, &Options{fs: fs})
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// requireBuckets checks that db holds exactly the buckets and keys of want.
-func requireBuckets(t *testing.T, db *DB, want map[string]map[string]string) {
-	t.Helper()
-	require.NoError(t, db.View(func(tx *Tx) error {
-		got := map[string]map[string]string{}
-		require.NoError(t, tx.ForEachBucket(func(name []byte) error {
-			b, err := tx.Bucket(name)
-			require.NoError(t, err)
-			kv := map[string]string{}
-			for k, v := range b.Range(nil, nil) {
-				kv[string(k)] = string(v)
-			}
-			got[string(name)] = kv
-			return nil
-		}))
-		require.Equal(t, want, got)
-		return tx.Err()
-	}))
 }
 
 // TestCopyMaterializeBesideDecodingWriter runs a copy materialization while the write transaction that holds the
@@ -333,6 +302,7 @@ func requireBuckets(t *testing.T, db *DB, want map[string]map[string]string) {
 // race detector does not flag a copy that would decode into the transaction's workspace instead
 // of its own: the page table's atomics order the two goroutines for it (tried on 2026-11-24).
 func TestCopyMaterializeBesideDecodingWriter(t *testing.T) {
+	// Not parallel: a copy materialization must happen within 5 rounds of timed steps.
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{})
 	value := bytes.Repeat([]byte("v"), 100)
 	require.NoError(t, db.Update(func(tx *Tx) error {

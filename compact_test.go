@@ -65,6 +65,7 @@ func requireCompacted(t *testing.T, db *DB, want map[string]int) {
 // TestCompactDuringLoad compacts while a writer commits to its own keys and readers scan: every
 // key stays, Check passes, and the file shrinks to a fraction of its size.
 func TestCompactDuringLoad(t *testing.T) {
+	t.Parallel()
 	db, path := openTemp(t, nil)
 	want := shrinkable(t, db)
 	before, err := os.Stat(path)
@@ -114,6 +115,7 @@ func TestCompactDuringLoad(t *testing.T) {
 // TestCompactCrash abandons the database (a killed process) after each step of a compaction in
 // turn, on copies of the same files: reopening loses nothing and passes Check.
 func TestCompactCrash(t *testing.T) {
+	t.Parallel()
 	db, path := openTemp(t, nil)
 	want := shrinkable(t, db)
 	require.NoError(t, db.Close())
@@ -151,7 +153,8 @@ func TestCompactCrash(t *testing.T) {
 // TestCompactAfterDeleteBucket: one Compact right after deleting a large bucket gives back
 // nearly all of its pages (its drop, the checkpoint that makes them reusable, the relocation).
 func TestCompactAfterDeleteBucket(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("keep"), []byte("me")) }))
 	fillBucket(t, db, "big", 20_000, 100)
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.DeleteBucket([]byte("big")) }))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -55,9 +54,8 @@ func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs readers and writers for 2 s")
 	}
-	db, err := Open(filepath.Join(t.TempDir(), "db"), &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
-	require.NoError(t, err)
-	defer db.Close()
+	t.Parallel()
+	db, _ := openMem(t, &Options{CacheBytes: 64 << 10, CheckpointBytes: 128 << 10})
 	const groups = 8
 	model := &snapshotModel{history: map[uint64][2]uint64{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -153,6 +151,7 @@ func TestConcurrentReadersSeeSnapshots(t *testing.T) {
 // commit and checks that every commit acknowledged before the crash is present in full, and that
 // no transaction is partly visible.
 func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
+	t.Parallel()
 	for round := range 20 {
 		fs := vfs.NewMem()
 		opts := &Options{fs: fs, CheckpointBytes: 64 << 10, CacheBytes: 128 << 10}
@@ -229,9 +228,8 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 // TestCloseUnderLoad closes the database while writers and readers run: every Update returns nil
 // (and its commit is there after reopening) or ErrClosed, and nothing hangs.
 func TestCloseUnderLoad(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
-	db, err := Open(path, &Options{CheckpointBytes: 64 << 10})
-	require.NoError(t, err)
+	t.Parallel()
+	db, path := openMem(t, &Options{CheckpointBytes: 64 << 10})
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup
@@ -259,7 +257,7 @@ func TestCloseUnderLoad(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	require.NoError(t, db.Close())
 	wg.Wait()
-	db, err = Open(path, nil)
+	db, err := Open(path, &Options{fs: db.opts.fs})
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, db.View(func(tx *Tx) error {

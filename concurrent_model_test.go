@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +79,7 @@ var errCMRollback = errors.New("cmodel: rolled back on purpose")
 // Goroutine interleaving is not replayed by the seed, only each goroutine's choices; a failure
 // names the seed, the sequence number, the transaction and the key that differed.
 func TestConcurrentModel(t *testing.T) {
+	// Not parallel: it lowers the package-wide maxTxSize.
 	seed := *cmodelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -90,7 +90,7 @@ func TestConcurrentModel(t *testing.T) {
 
 	// MaxBatchBytes is small enough to split some queues of commits into several batches.
 	opts := &Options{PageSize: cmPageSize, CacheBytes: 64 << 10, CheckpointBytes: 128 << 10, MaxBatchBytes: 24 << 10,
-		fs: cmSlowSyncFS{FS: vfs.NewMem(), delay: cmSyncDelay}}
+		fs: slowSyncFS{FS: vfs.NewMem(), delay: cmSyncDelay}}
 	const path = "/cmodel/db"
 	db, err := Open(path, opts)
 	require.NoError(t, err)
@@ -1124,39 +1124,4 @@ func (r *cmReader) once() {
 		}
 		r.stats.snapshots.Add(1)
 	}
-}
-
-// cmSlowSyncFS makes every fdatasync of the WAL take delay, so that concurrent commits queue up
-// and share batches as they do on a disk. MemFS's own Sync copies the whole file (the state a
-// crash would keep), which this test never uses and which would cost most of its time under
-// -race: it is passed on only every 16th time, which bounds the unsynced writes MemFS keeps.
-type cmSlowSyncFS struct {
-	vfs.FS
-	delay time.Duration
-}
-
-func (f cmSlowSyncFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File, error) {
-	file, err := f.FS.OpenFile(name, flag, perm)
-	if err != nil {
-		return nil, err
-	}
-	sf := &cmSlowSyncFile{File: file}
-	if strings.Contains(name, "-wal") {
-		sf.delay = f.delay
-	}
-	return sf, nil
-}
-
-type cmSlowSyncFile struct {
-	vfs.File
-	delay time.Duration
-	syncs atomic.Int64
-}
-
-func (f *cmSlowSyncFile) Sync() error {
-	time.Sleep(f.delay)
-	if f.syncs.Add(1)%16 != 0 {
-		return nil
-	}
-	return f.File.Sync()
 }

@@ -3,7 +3,6 @@ package cairn
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cairndb/cairn/internal/vfs"
@@ -11,25 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// abandon ends db as a killed process would: no checkpoint, no final sync, files and lock
-// released. Every acknowledged commit is already in the WAL.
-func (db *DB) abandon() {
-	db.closed.Store(true)
-	close(db.stop)
-	db.loopDone.Wait()
-	db.writer.Lock()
-	db.committer.Close()
-	db.closeFiles()
-	db.writer.Unlock()
-}
-
 // fillDB creates a database with n keys committed in several transactions, checkpointed once
-// halfway, and abandons it (WAL not empty).
-func fillDB(t *testing.T, n int) string {
+// halfway, and abandons it (WAL not empty). end goes to openTemp: a test that damages the files
+// for good opts out of the end-of-test check.
+func fillDB(t *testing.T, n int, end ...endOption) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, nil)
-	require.NoError(t, err)
+	db, path := openTemp(t, &Options{Sync: SyncNone}, end...)
 	for i := range n {
 		require.NoError(t, db.Update(func(tx *Tx) error {
 			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
@@ -61,28 +47,15 @@ func requireKeys(t *testing.T, path string, n int) {
 }
 
 func TestReopenAfterAbandonRecoversFromWAL(t *testing.T) {
+	t.Parallel()
 	path := fillDB(t, 3000)
 	requireKeys(t, path, 3000)
 	// And again after the clean Close of that reopen (checkpointed, WAL empty).
 	requireKeys(t, path, 3000)
 }
 
-func garble(t *testing.T, path string, off int64, n int) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	require.NoError(t, err)
-	defer f.Close()
-	b := make([]byte, n)
-	_, err = f.ReadAt(b, off)
-	require.NoError(t, err)
-	for i := range b {
-		b[i] ^= 0x5a
-	}
-	_, err = f.WriteAt(b, off)
-	require.NoError(t, err)
-}
-
 func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, path string)
@@ -117,7 +90,8 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 	notDB := map[string]bool{"both meta pages garbled": true, "page file replaced by text": true}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := fillDB(t, 3000)
+			t.Parallel()
+			path := fillDB(t, 3000, skipCheck("damaged on purpose: Open must refuse it"))
 			tc.damage(t, path)
 			_, err := Open(path, nil)
 			if notDB[tc.name] {
@@ -131,11 +105,10 @@ func TestDamagedFilesReturnErrCorrupt(t *testing.T) {
 }
 
 func TestTornMetaWriteFallsBackToTheOtherMetaPage(t *testing.T) {
+	t.Parallel()
 	// No checkpoint yet: both meta pages describe the empty tree and the WAL holds every commit,
 	// as after a crash in the middle of the first checkpoint's meta page write.
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := Open(path, nil)
-	require.NoError(t, err)
+	db, path := openTemp(t, &Options{Sync: SyncNone})
 	for i := range 500 {
 		require.NoError(t, db.Update(func(tx *Tx) error {
 			return tx.Put(fmt.Appendf(nil, "key%05d", i), fmt.Appendf(nil, "value %d", i))
@@ -147,7 +120,8 @@ func TestTornMetaWriteFallsBackToTheOtherMetaPage(t *testing.T) {
 }
 
 func TestDamagedNewestMetaPageIsNotSilentlyRolledBack(t *testing.T) {
-	path := fillDB(t, 3000)
+	t.Parallel()
+	path := fillDB(t, 3000, skipCheck("the newest meta page is garbled on purpose: Open must refuse it"))
 	db, err := Open(path, nil)
 	require.NoError(t, err)
 	seq := db.pager.Durable().Seq
@@ -180,6 +154,7 @@ func currentWAL(t *testing.T, path string) string {
 }
 
 func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
+	t.Parallel()
 	path := fillDB(t, 3000)
 	seg := currentWAL(t, path)
 	f, err := os.Open(seg)
@@ -194,7 +169,8 @@ func TestTornWALTailIsACrashNotCorruption(t *testing.T) {
 }
 
 func TestGarbledTreePageFailsReadsWithoutPanic(t *testing.T) {
-	path := fillDB(t, 3000)
+	t.Parallel()
+	path := fillDB(t, 3000, skipCheck("every tree page is garbled on purpose"))
 	db, err := Open(path, nil)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())

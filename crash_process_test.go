@@ -54,21 +54,6 @@ func killSpace(tx *Tx, j int) (keySpace, error) {
 	return spaceOf(tx, nil)
 }
 
-// keySpace is what the durability tests write keys into: a Tx (its default key space) or a
-// Bucket.
-type keySpace interface {
-	Put(key, value []byte) error
-	Delete(key []byte) error
-}
-
-// spaceOf returns tx's default key space for a nil name, else bucket name, created on first use.
-func spaceOf(tx *Tx, name []byte) (keySpace, error) {
-	if name == nil {
-		return tx, nil
-	}
-	return tx.CreateBucketIfNotExists(name)
-}
-
 // killValue is the value of key j of commit id: its size depends on the id (one commit in 20 has
 // values of 10 to 50 KB, one in 5 of a few KB), its bytes on the id and j.
 func killValue(id uint64, j int) []byte {
@@ -97,8 +82,9 @@ type killLedger struct {
 
 func TestKillDashNine(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: kills child processes five times (about 1.5 s)")
+		t.Skip("-short: kills child processes five times")
 	}
+	t.Parallel()
 	seed := *killSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

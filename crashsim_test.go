@@ -50,8 +50,9 @@ type crashStats struct {
 
 func TestCrashSimulation(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: 300 simulated crash points (about 3 s)")
+		t.Skip("-short: 300 simulated crash points")
 	}
+	t.Parallel()
 	seed := *crashSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

@@ -17,7 +17,8 @@ import (
 // or the end would return another element's key or value here. It walks a read transaction's
 // pages and, after a few puts, a write transaction's mix of decoded nodes and pages.
 func TestCursorRandomWalkMatchesModel(t *testing.T) {
-	db, _ := openTemp(t, nil)
+	t.Parallel()
+	db, _ := openMem(t, nil)
 	value := func(i int) []byte {
 		switch {
 		case i%11 == 5:

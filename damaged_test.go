@@ -446,7 +446,9 @@ func runWithTimeout[T any](t *testing.T, d time.Duration, fn func() T) T {
 
 func TestDamagedCorpus(t *testing.T) {
 	if *updateDamaged {
-		writeDamaged(t)
+		writeDamaged(t) // before the tests reading the corpus run: not parallel
+	} else {
+		t.Parallel()
 	}
 	for _, c := range damagedCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -464,6 +466,7 @@ func TestDamagedCorpus(t *testing.T) {
 
 // TestDamagedCorpusRecoversTheRightContents checks what the cases that open must hold.
 func TestDamagedCorpusRecoversTheRightContents(t *testing.T) {
+	t.Parallel()
 	want := func(walTxs int) map[string]string {
 		m := map[string]string{"big": strings.Repeat("C", 6000)}
 		for i := 10; i < 90; i++ {
@@ -570,6 +573,7 @@ func resealPageFile(b []byte) {
 // (a torn meta write), is rewritten by the next checkpoint, and is a problem when it appears while
 // the database is open.
 func TestCheckMetaPageRule(t *testing.T) {
+	t.Parallel()
 	path := damagedFiles(t, "meta-older-flipped")
 	db, err := Open(path, nil)
 	require.NoError(t, err)
@@ -586,6 +590,7 @@ func TestCheckMetaPageRule(t *testing.T) {
 
 // TestCheckOnClosedAndFailedDatabases: Check reports ErrClosed and the failure, not corruption.
 func TestCheckOnClosedAndFailedDatabases(t *testing.T) {
+	t.Parallel()
 	mem := vfs.NewMem()
 	efs := vfs.NewErrFS(mem)
 	db, err := Open("/d/db", &Options{fs: efs})
@@ -603,6 +608,7 @@ func TestCheckOnClosedAndFailedDatabases(t *testing.T) {
 // TestCheckListsEveryProblem damages two leaves at once: each is listed on its own line, and the
 // overflow extent only the first one referenced is reported lost.
 func TestCheckListsEveryProblem(t *testing.T) {
+	t.Parallel()
 	path := damagedFiles(t, "leaf-flipped") // the last leaf damaged, empty WAL
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)

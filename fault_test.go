@@ -11,28 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func putN(t *testing.T, db *DB, from, to int) {
-	t.Helper()
-	for i := from; i < to; i++ {
-		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put(fmt.Appendf(nil, "k%04d", i), []byte("v")) }))
-	}
-}
-
-func countKeys(t *testing.T, db *DB) int {
-	t.Helper()
-	n := 0
-	require.NoError(t, db.View(func(tx *Tx) error {
-		for range tx.Range(nil, nil) {
-			n++
-		}
-		return nil
-	}))
-	return n
-}
-
 // TestFailedSyncFailsTheDatabase: an fdatasync error fails the commit and every later write with
 // ErrFailed (never retried), reads go on, and reopening recovers every acknowledged commit.
 func TestFailedSyncFailsTheDatabase(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		rule   vfs.Rule
@@ -55,11 +37,10 @@ func TestFailedSyncFailsTheDatabase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := vfs.NewMem()
 			efs := vfs.NewErrFS(mem)
-			db, err := Open("/d/db", &Options{fs: efs})
-			require.NoError(t, err)
+			db, _ := openMem(t, &Options{fs: efs})
 			putN(t, db, 0, 50)
 			efs.Inject(tc.rule)
-			err = tc.action(db)
+			err := tc.action(db)
 			require.ErrorIs(t, err, ErrFailed)
 			require.ErrorIs(t, err, vfs.ErrInjected)
 			efs.Clear()
@@ -83,25 +64,25 @@ func TestFailedSyncFailsTheDatabase(t *testing.T) {
 // the durable meta page does not reference, so a crash before the meta page is written (with the
 // pre-flushed writes kept, dropped or torn) loses no commit.
 func TestCrashAfterPreflushLosesNothing(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(10) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
-		db, err := Open("/d/db", &Options{fs: efs, CheckpointBytes: 1 << 30})
-		require.NoError(t, err)
+		db, _ := openMem(t, &Options{fs: efs, CheckpointBytes: 1 << 30})
 		putN(t, db, 0, 300)
 		require.NoError(t, db.Checkpoint(context.Background()))
 		putN(t, db, 300, 600) // dirty again, only in the WAL
 		if seed%2 == 0 {
-			_, err = db.preflush()
+			_, err := db.preflush()
 			require.NoError(t, err)
 		} else { // crash before the pre-flush's fdatasync: its writes are kept, dropped or torn
 			efs.Inject(vfs.Rule{Op: vfs.OpSync})
-			_, err = db.preflush()
+			_, err := db.preflush()
 			require.ErrorIs(t, err, ErrFailed)
 		}
 		clone := mem.CrashClone(vfs.CrashOptions{Rand: rand.New(rand.NewPCG(seed, 1)), KeepProb: 0.5, Garble: true})
 		db.Close()
-		db, err = Open("/d/db", &Options{fs: clone})
+		db, err := Open("/d/db", &Options{fs: clone})
 		require.NoError(t, err)
 		require.Equal(t, 600, countKeys(t, db))
 		require.NoError(t, db.check())
@@ -112,9 +93,9 @@ func TestCrashAfterPreflushLosesNothing(t *testing.T) {
 // TestFailedWriteRefusesCommit: a Put whose page read fails leaves the WAL record and the tree
 // apart, so the transaction must not commit; the database goes on.
 func TestFailedWriteRefusesCommit(t *testing.T) {
+	t.Parallel()
 	fs := vfs.NewErrFS(vfs.NewMem())
-	db, err := Open("/d/db", &Options{fs: fs})
-	require.NoError(t, err)
+	db, _ := openMem(t, &Options{fs: fs})
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for i := range 2000 {
 			if err := tx.Put(fmt.Appendf(nil, "k%05d", i), make([]byte, 100)); err != nil {
@@ -124,7 +105,7 @@ func TestFailedWriteRefusesCommit(t *testing.T) {
 		return nil
 	}))
 	require.NoError(t, db.Close())
-	db, err = Open("/d/db", &Options{fs: fs}) // an empty cache: the Put below reads pages
+	db, err := Open("/d/db", &Options{fs: fs}) // an empty cache: the Put below reads pages
 	require.NoError(t, err)
 	defer db.Close()
 	fs.Inject(vfs.Rule{Op: vfs.OpRead, Path: "/d/db", Err: errors.New("injected read error")})

@@ -17,14 +17,14 @@ import (
 // checkpoint that no caller waited for, are returned by Close (they were swallowed: Close turned
 // every ErrFailed into nil). Reopening still finds every commit.
 func TestCloseReturnsCheckpointFailure(t *testing.T) {
+	t.Parallel()
 	t.Run("in Close", func(t *testing.T) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
-		db, err := Open("/d/db", &Options{fs: efs})
-		require.NoError(t, err)
+		db, _ := openMem(t, &Options{fs: efs})
 		putN(t, db, 0, 50)
 		efs.Inject(vfs.Rule{Op: vfs.OpSync, Err: syscall.EIO}) // Close's first: its checkpoint's
-		err = db.Close()
+		err := db.Close()
 		require.ErrorIs(t, err, ErrFailed)
 		require.ErrorIs(t, err, vfs.ErrInjected)
 		require.ErrorIs(t, err, syscall.EIO)
@@ -37,8 +37,7 @@ func TestCloseReturnsCheckpointFailure(t *testing.T) {
 	t.Run("in the background", func(t *testing.T) {
 		mem := vfs.NewMem()
 		efs := vfs.NewErrFS(mem)
-		db, err := Open("/d/db", &Options{fs: efs, CheckpointBytes: 4 << 10})
-		require.NoError(t, err)
+		db, _ := openMem(t, &Options{fs: efs, CheckpointBytes: 4 << 10})
 		// The first truncate is the background checkpoint's growth of the page file (commits
 		// only write and sync the WAL).
 		efs.Inject(vfs.Rule{Op: vfs.OpTruncate, Err: syscall.EIO})
@@ -52,7 +51,7 @@ func TestCloseReturnsCheckpointFailure(t *testing.T) {
 		for db.Stats().CheckpointErr == 0 {
 			time.Sleep(time.Millisecond)
 		}
-		err = db.Close()
+		err := db.Close()
 		require.ErrorIs(t, err, ErrFailed, "the background failure reaches Close")
 		require.ErrorIs(t, err, vfs.ErrInjected)
 	})
@@ -76,6 +75,7 @@ func checkpointedDB(t *testing.T, n int) *vfs.MemFS {
 // refused with a misleading ErrCorrupt ("commits after LSN n are lost"), or, with WAL records
 // after the older page, opened on the older checkpoint while the newer one was intact on disk.
 func TestOpenMetaPageReadError(t *testing.T) {
+	t.Parallel()
 	mem := checkpointedDB(t, 100)
 	for slot := range 2 { // the first read is meta page 0, the second meta page 1
 		efs := vfs.NewErrFS(mem)
@@ -98,6 +98,7 @@ func TestOpenMetaPageReadError(t *testing.T) {
 // meta page left B current over those pages: the database no longer opened (ErrCorrupt, its 400
 // commits unreachable). Now Open fails on the read error, and the next Open uses B.
 func TestMetaPageReadErrorThenCrash(t *testing.T) {
+	t.Parallel()
 	mem := vfs.NewMem()
 	efs := vfs.NewErrFS(mem)
 	db, err := Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
@@ -134,6 +135,7 @@ func TestMetaPageReadErrorThenCrash(t *testing.T) {
 // page it could not read as corrupt (formatting the cause with %v, so it was not wrapped), and
 // the pages below a tree page it could not read as lost.
 func TestCheckReadErrors(t *testing.T) {
+	t.Parallel()
 	mem := checkpointedDB(t, 300)
 	efs := vfs.NewErrFS(mem)
 	db, err := Open("/d/db", &Options{fs: efs, CacheBytes: 4096})
@@ -157,6 +159,7 @@ func TestCheckReadErrors(t *testing.T) {
 // the next Open creates again. A short write of the meta pages or of the WAL header used to leave
 // a file that every later Open refused as damaged (ErrCorrupt).
 func TestFailedCreateCanBeRetried(t *testing.T) {
+	t.Parallel()
 	for _, rule := range []vfs.Rule{
 		{Op: vfs.OpWrite, Path: "/d/db", ShortWrite: true, Err: syscall.ENOSPC}, // the meta pages
 		{Op: vfs.OpWrite, Path: "-wal", ShortWrite: true, Err: syscall.ENOSPC},  // the WAL header

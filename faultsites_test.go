@@ -398,9 +398,18 @@ func (r *faultRun) workload() bool {
 	// evicted waits (a little) for the background eviction after a checkpoint to bring the cache
 	// under its limit, so that the next reads miss and call the file system. It is best effort:
 	// an eviction that finds the evictor busy is skipped, and then the reads may hit the cache.
+	// It stops when the cache is under its limit, or has not changed for a millisecond (the
+	// evictor is done: it leaves the workload's cache a few pages over the limit), or after
+	// 100 ms.
 	evicted := func() error {
-		for deadline := time.Now().Add(100 * time.Millisecond); r.db.Stats().CachedBytes > r.opts.CacheBytes && time.Now().Before(deadline); {
+		last, same := r.db.Stats().CachedBytes, 0
+		for deadline := time.Now().Add(100 * time.Millisecond); last > r.opts.CacheBytes && same < 10 && time.Now().Before(deadline); {
 			time.Sleep(100 * time.Microsecond)
+			if now := r.db.Stats().CachedBytes; now == last {
+				same++
+			} else {
+				last, same = now, 0
+			}
 		}
 		return nil
 	}
@@ -741,8 +750,9 @@ func (fc faultCount) cases(all bool) []faultCase {
 
 func TestFaultSites(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: fails every file system call site in turn (about 10 s)")
+		t.Skip("-short: fails every file system call site in turn")
 	}
+	t.Parallel()
 	start := time.Now()
 	fc := countCalls(t)
 	var phases []string
@@ -824,6 +834,7 @@ func runFaultCase(t *testing.T, c faultCase) []siteCall {
 // TestFaultSitesCallerSite keeps the site names meaningful: a call made by the pager is
 // attributed to the pager, not to the recording layers.
 func TestFaultSitesCallerSite(t *testing.T) {
+	t.Parallel()
 	r := newFaultRun(t, nil)
 	r.sfs.setPhase("p")
 	db, err := Open(fsPath, &r.opts)

@@ -198,27 +198,3 @@ func checkPrefixesByHand(t *testing.T, dbFile string) {
 	walk(root)
 	require.Equal(t, 20, keys, "keys of the default key space at the checkpoint")
 }
-
-// checkBuckets compares every bucket and key of tx with want.
-func checkBuckets(t *testing.T, tx *Tx, want map[string]map[string]string) {
-	t.Helper()
-	var names []string
-	require.NoError(t, tx.ForEachBucket(func(name []byte) error {
-		names = append(names, string(name))
-		return nil
-	}))
-	require.Len(t, names, len(want)-1)
-	for name, kv := range want {
-		b := &tx.main
-		if name != "" {
-			var err error
-			b, err = tx.Bucket([]byte(name))
-			require.NoError(t, err, "bucket %q", name)
-		}
-		got := map[string]string{}
-		for k, v := range b.Range(nil, nil) {
-			got[string(k)] = string(v)
-		}
-		require.Equal(t, kv, got, "bucket %q", name)
-	}
-}

@@ -29,13 +29,17 @@ type modelRun struct {
 	opts  *Options
 	db    *DB
 	model map[string][]byte
-	keys  [][]byte
+	// sorted holds the keys of model in order, kept up to date with it, so that a range check
+	// does not sort the whole model.
+	sorted []string
+	keys   [][]byte
 }
 
 func TestModel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: 100,000 random operations against a model (about 5 s)")
+		t.Skip("-short: 100,000 random operations against a model")
 	}
+	t.Parallel()
 	seed := *modelSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -43,6 +47,7 @@ func TestModel(t *testing.T) {
 	t.Logf("seed %d (replay with -model.seed=%d)", seed, seed)
 	for _, ps := range []int{4096, 16384} {
 		t.Run(fmt.Sprintf("page=%d", ps), func(t *testing.T) {
+			t.Parallel()
 			m := newModelRun(t, seed, ps)
 			m.run(*modelOps / 2)
 			t.Logf("%d keys, stats %+v", len(m.model), m.db.Stats())
@@ -164,11 +169,17 @@ func (m *modelRun) writeTx() int {
 	}
 	require.NoError(m.t, tx.Commit())
 	for k, del := range deleted {
-		if del {
+		if _, ok := m.model[k]; del && ok {
 			delete(m.model, k)
+			i, _ := slices.BinarySearch(m.sorted, k)
+			m.sorted = slices.Delete(m.sorted, i, i+1)
 		}
 	}
 	for k, v := range overlay {
+		if _, ok := m.model[k]; !ok {
+			i, _ := slices.BinarySearch(m.sorted, k)
+			m.sorted = slices.Insert(m.sorted, i, k)
+		}
 		m.model[k] = v
 	}
 	return n
@@ -251,21 +262,32 @@ func (m *modelRun) mustLookup(overlay map[string][]byte, deleted map[string]bool
 	return v
 }
 
-// sortedFrom returns up to n visible keys >= start in order.
+// sortedFrom returns up to n visible keys >= start in order: the model's (m.sorted) but those
+// deleted, merged with the overlay's that the model does not hold.
 func (m *modelRun) sortedFrom(overlay map[string][]byte, deleted map[string]bool, start []byte, n int) []string {
-	var all []string
-	for k := range m.model {
-		if !deleted[k] && k >= string(start) {
-			all = append(all, k)
-		}
-	}
+	var added []string
 	for k := range overlay {
 		if _, dup := m.model[k]; !dup && k >= string(start) {
-			all = append(all, k)
+			added = append(added, k)
 		}
 	}
-	slices.Sort(all)
-	return all[:min(n, len(all))]
+	slices.Sort(added)
+	i, _ := slices.BinarySearch(m.sorted, string(start))
+	var out []string
+	for len(out) < n {
+		switch {
+		case i < len(m.sorted) && (len(added) == 0 || m.sorted[i] < added[0]):
+			if !deleted[m.sorted[i]] {
+				out = append(out, m.sorted[i])
+			}
+			i++
+		case len(added) > 0:
+			out, added = append(out, added[0]), added[1:]
+		default:
+			return out
+		}
+	}
+	return out
 }
 
 // checkAll compares every key and value, in order, with the model, and checks the tree's

@@ -14,13 +14,12 @@ import (
 // both see every commit, nothing is written to either file, writes return ErrReadOnly, and a
 // writer cannot open it meanwhile (nor the reverse).
 func TestReadOnlyOpen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ro.db")
-	db, err := Open(path, nil)
-	require.NoError(t, err)
+	t.Parallel()
+	db, path := openTemp(t, nil)
 	fillBucket(t, db, "b", 3000, 100)
 	require.NoError(t, db.Checkpoint(context.Background()))
 	require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte("in the wal"), []byte("1")) }))
-	_, err = Open(path, &Options{ReadOnly: true})
+	_, err := Open(path, &Options{ReadOnly: true})
 	require.ErrorIs(t, err, ErrLocked, "a writer has it open")
 	db.abandon() // the last commit is only in the WAL
 

@@ -11,6 +11,7 @@ import (
 // TestStatsCounters checks the commit, batch and fdatasync counters against each other after
 // concurrent commits, and that taking Stats allocates nothing.
 func TestStatsCounters(t *testing.T) {
+	// Not parallel: AllocsPerRun counts the allocations of every goroutine.
 	db, _ := openTemp(t, nil)
 	commitConcurrently(t, db, 8, 25)
 	st := db.Stats()
@@ -38,6 +39,7 @@ func TestStatsCounters(t *testing.T) {
 // TestViewGetAllocatesNothing guards the read path's promise (issue 4): a View with a Get on a
 // cached tree allocates nothing, in the default key space; a bucket lookup allocates its handle.
 func TestViewGetAllocatesNothing(t *testing.T) {
+	// Not parallel: AllocsPerRun counts the allocations of every goroutine.
 	db, _ := openTemp(t, nil)
 	require.NoError(t, db.Update(func(tx *Tx) error {
 		for i := range 1000 {
@@ -76,7 +78,8 @@ func commitConcurrently(t *testing.T, db *DB, writers, perWriter int) {
 // TestMaxBatchBytes checks Options.MaxBatchBytes through Stats: with a bound below one record
 // every batch holds one commit, however many writers wait; a negative bound is refused.
 func TestMaxBatchBytes(t *testing.T) {
-	db, _ := openTemp(t, &Options{MaxBatchBytes: 1})
+	t.Parallel()
+	db, _ := openMem(t, &Options{MaxBatchBytes: 1})
 	commitConcurrently(t, db, 8, 25)
 	st := db.Stats()
 	require.Equal(t, uint64(200), st.Commits)

@@ -10,10 +10,7 @@ import (
 // FuzzValidate feeds arbitrary bytes as a tree page: Validate must never panic, and a page it
 // accepts must be readable by every accessor without panicking.
 func FuzzValidate(f *testing.F) {
-	leaf := make([]byte, 4096)
-	encode(leaf, true, []inode{{key: []byte("a"), value: []byte("1")}, {key: []byte("b"), ovf: 7, size: 5000}}, 4096, 1)
-	branch := make([]byte, 4096)
-	encode(branch, false, []inode{{key: []byte("a"), child: 3}, {key: []byte("m"), child: 4}}, 4096, 1)
+	leaf, branch := seedPages()
 	f.Add(leaf[:128])
 	f.Add(branch[:128])
 	f.Add([]byte{})

@@ -57,10 +57,7 @@ func TestElements(t *testing.T) {
 // FuzzElements feeds arbitrary bytes of any length as a tree page: Elements must never panic,
 // its errors wrap ErrCorrupt, and the elements it returns lie inside the page.
 func FuzzElements(f *testing.F) {
-	leaf := make([]byte, 4096)
-	encode(leaf, true, []inode{{key: []byte("a"), value: []byte("1")}, {key: []byte("b"), ovf: 7, size: 5000}}, 4096, 1)
-	branch := make([]byte, 4096)
-	encode(branch, false, []inode{{key: []byte("a"), child: 3}, {key: []byte("m"), child: 4}}, 4096, 1)
+	leaf, branch := seedPages()
 	f.Add(leaf[:128])
 	f.Add(branch[:128])
 	f.Add([]byte{1, 2, 3, 4, 2, 0, 1})

@@ -3,23 +3,12 @@ package btree
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/cairndb/cairn/internal/errs"
-	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/cairndb/cairn/pager"
 	"github.com/stretchr/testify/require"
 )
-
-func newPager(t testing.TB, pageSize int) *pager.Pager {
-	t.Helper()
-	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	pg, _, err := pager.Open(f, pager.Options{PageSize: pageSize, Validate: Validate})
-	require.NoError(t, err)
-	return pg
-}
 
 func TestSplitGroups(t *testing.T) {
 	elems := func(n, key, value int) []inode {

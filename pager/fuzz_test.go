@@ -15,16 +15,6 @@ import (
 	"github.com/cairndb/cairn/internal/vfs"
 )
 
-// seedMeta is a valid meta page of a small database with a free list.
-var seedMeta = Meta{PageSize: 4096, DBID: 0x1234_5678_9abc_def1, Seq: 7, LSN: 42, Root: 9,
-	PageCount: 20, FreelistID: 12, FreelistPages: 1}
-
-func encodeMeta(m Meta) []byte {
-	b := make([]byte, metaSize)
-	m.encode(b)
-	return b
-}
-
 // FuzzDecodeMeta feeds arbitrary bytes as a meta page. decodeMeta must never panic; its errors
 // wrap ErrCorrupt; a page it accepts passes validate and encodes back to the same bytes. With
 // reseal the CRC is recomputed first, so that the fuzzer explores the field checks behind it.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 	"testing"
 
@@ -27,10 +26,7 @@ type inspectFixture struct {
 
 func newInspectFixture(t *testing.T) inspectFixture {
 	t.Helper()
-	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	p, _, err := Open(f, Options{PageSize: 4096})
-	require.NoError(t, err)
+	p, f := memPager(t, 4096)
 	fx := inspectFixture{f: f, p: p}
 	alloc := func(n int, typ byte, lsn uint64) uint64 {
 		id, b := p.Allocate(n, lsn)
@@ -108,10 +104,7 @@ func TestInspectMetaCatalog(t *testing.T) {
 }
 
 func TestReadMetaPagesProbesSlot1(t *testing.T) {
-	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	_, _, err = Open(f, Options{PageSize: 16384})
-	require.NoError(t, err)
+	_, f := memPager(t, 16384)
 	flip(t, f, 0) // slot 0's magic: its page size field cannot be trusted
 	size, err := f.Size()
 	require.NoError(t, err)

@@ -1,28 +1,17 @@
 package pager
 
 import (
-	"os"
 	"testing"
 	"unsafe"
 
-	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/stretchr/testify/require"
 )
-
-func openMemPager(t *testing.T) *Pager {
-	t.Helper()
-	f, err := vfs.NewMem().OpenFile("/db", os.O_RDWR|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	p, _, err := Open(f, Options{PageSize: 4096})
-	require.NoError(t, err)
-	return p
-}
 
 // TestReleasedBuffersAreReusedZeroed checks the page-buffer recycling of Reclaim and Allocate: a
 // buffer is reused only once its page is released (no reader can reach it), it comes back zeroed,
 // and multi-page extents are not pooled.
 func TestReleasedBuffersAreReusedZeroed(t *testing.T) {
-	p := openMemPager(t)
+	p, _ := memPager(t, 4096)
 	id, buf := p.Allocate(1, 1)
 	for i := range buf {
 		buf[i] = 0xAB
@@ -54,7 +43,7 @@ func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))
 // TestCachedAddr checks the prefetch hint's lookup: the address of a cached extent, nil for an id
 // that is not cached or past the table.
 func TestCachedAddr(t *testing.T) {
-	p := openMemPager(t)
+	p, _ := memPager(t, 4096)
 	id, buf := p.Allocate(1, 1)
 	require.Equal(t, uintptr(unsafe.Pointer(&buf[0])), uintptr(p.CachedAddr(id)))
 	require.Nil(t, p.CachedAddr(id+1))

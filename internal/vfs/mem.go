@@ -318,8 +318,17 @@ func (n *memNode) truncate(size int64) {
 	n.data = resize(n.data, size)
 }
 
+// sync makes the current content durable by applying the pending changes to synced, in order:
+// the cost is that of the bytes changed since the last Sync, not of the file. synced never shares
+// memory with data.
 func (n *memNode) sync() {
-	n.synced = bytes.Clone(n.data)
+	for _, op := range n.pending {
+		if op.trunc {
+			n.synced = resize(n.synced, op.size)
+		} else {
+			n.synced = writeInto(n.synced, op.off, op.data)
+		}
+	}
 	n.pending = nil
 }
 
@@ -348,8 +357,7 @@ func (m *MemFS) WriteFile(name string, b []byte) error {
 		n = &memNode{perm: 0o644}
 		m.names[name] = n
 	}
-	n.data = bytes.Clone(b)
-	n.sync()
+	n.data, n.synced, n.pending = bytes.Clone(b), bytes.Clone(b), nil
 	m.durable[name] = n
 	return nil
 }
