@@ -508,14 +508,15 @@ func (p *Pager) Shrink() uint64 {
 	return uint64(n)
 }
 
-// Truncate cuts the file to the page count of the durable meta page when the file is longer and
-// no page was allocated since, and returns the file's size in bytes. A crash before or after it
-// leaves a valid file (bytes past the page count are not part of the format).
+// Truncate cuts the file after its last page in use: the larger of the durable meta page's page
+// count and the current one (pages allocated since the checkpoint, by commits that ran beside
+// it, lie below the current count), and returns the file's size in bytes. A crash before or
+// after it leaves a valid file (bytes past the page count are not part of the format).
 func (p *Pager) Truncate() (int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	want := int64(p.durable.PageCount) * int64(p.pageSize)
-	if p.pageCount.Load() != p.durable.PageCount || p.fileSize <= want {
+	want := int64(max(p.durable.PageCount, p.pageCount.Load())) * int64(p.pageSize)
+	if p.fileSize <= want {
 		return p.fileSize, nil
 	}
 	if err := p.f.Truncate(want); err != nil {
