@@ -177,11 +177,12 @@ func (it *tableRangeIter) next() (bool, error) {
 // rowidLookup reads the one row whose rowid a term gives.
 type rowidLookup struct {
 	table *Table
-	key   expr // the rowid value, before INTEGER affinity
+	name  string // the source's name in the query (its alias, if it has one)
+	key   expr   // the rowid value, before INTEGER affinity
 }
 
 func (p *rowidLookup) explain() string {
-	return "SEARCH " + p.table.Name + " USING INTEGER PRIMARY KEY (rowid=?)"
+	return "SEARCH " + p.name + " USING INTEGER PRIMARY KEY (rowid=?)"
 }
 
 type onceIter struct {
