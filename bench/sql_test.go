@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The SQL workloads: the same schema, data and prepared statements on every engine of
@@ -56,6 +58,30 @@ func pointRow(id int) (int64, string) {
 // orderCustomer returns the customer of order id (1-based): a bijection spreads the orders of
 // one customer over the table, so that a customer's orders are not neighbours by rowid.
 func orderCustomer(id int) int { return (id*7919)%joinCustomerCount + 1 }
+
+// cpuTime returns the CPU time (user and system, every thread) the process has used so far.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process's CPU time since start per op (cpu-ns/op): what an op costs in
+// CPU whatever else runs on the machine, beside ns/op, the wall time, which other processes on
+// a shared machine stretch.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+}
+
+// settle checkpoints db's WAL (SettleSQL) or fails tb.
+func settle(tb testing.TB, name string, db *sql.DB) {
+	tb.Helper()
+	if err := SettleSQL(name, db); err != nil {
+		tb.Fatal(err)
+	}
+}
 
 // openSQLEngine opens engine name on a new database, closed when tb ends.
 func openSQLEngine(tb testing.TB, name string) *sql.DB {
@@ -144,7 +170,7 @@ func prepare(tb testing.TB, db *sql.DB, query string) *sql.Stmt {
 
 // BenchmarkSQLPointSelect measures a prepared SELECT of one row by INTEGER PRIMARY KEY from a
 // cached table of pointRowCount rows (1,000,000 in a full run), through database/sql (QueryRow
-// and Scan into an int64 and a string), from one goroutine and from 8 (b.RunParallel).
+// and Scan into an int64 and a string), from one goroutine and from 8 (b.RunParallel). Every SQL workload reports cpu-ns/op too.
 func BenchmarkSQLPointSelect(b *testing.B) {
 	n := pointRowCount()
 	for _, name := range SQLEngines {
@@ -155,6 +181,7 @@ func BenchmarkSQLPointSelect(b *testing.B) {
 			b.Logf("%s: loaded %d rows in %v", name, n, time.Since(start).Round(time.Millisecond))
 			stmt := prepare(b, db, sqlPointSelect)
 			warmPointTable(b, stmt, n)
+			settle(b, name, db)
 			b.Run(fmt.Sprintf("rows=%d/goroutines=1", n), func(b *testing.B) {
 				benchPointSelect(b, stmt, n)
 			})
@@ -184,12 +211,14 @@ func benchPointSelect(b *testing.B, stmt *sql.Stmt, n int) {
 	var a int64
 	var s string
 	b.ReportAllocs()
+	cpu := cpuTime(b)
 	for i := uint64(0); b.Loop(); i++ {
 		id := pointID(i, n)
 		if err := stmt.QueryRow(id).Scan(&a, &s); err != nil {
 			b.Fatalf("row %d: %v", id, err)
 		}
 	}
+	reportCPU(b, cpu)
 }
 
 // benchPointSelectParallel runs par × GOMAXPROCS goroutines of point SELECTs; ns/op is wall
@@ -198,6 +227,7 @@ func benchPointSelectParallel(b *testing.B, stmt *sql.Stmt, n, par int) {
 	var seq atomic.Uint64
 	b.ReportAllocs()
 	b.SetParallelism(par)
+	cpu := cpuTime(b)
 	b.RunParallel(func(pb *testing.PB) {
 		var a int64
 		var s string
@@ -211,6 +241,7 @@ func benchPointSelectParallel(b *testing.B, stmt *sql.Stmt, n, par int) {
 			}
 		}
 	})
+	reportCPU(b, cpu)
 }
 
 // BenchmarkSQLJoin measures a prepared join of customers (a rowid range of 100) with their
@@ -227,10 +258,13 @@ func BenchmarkSQLJoin(b *testing.B) {
 			for first := 1; first <= joinCustomerCount; first += joinCustomers { // warm the caches
 				runJoin(b, stmt, first)
 			}
+			settle(b, name, db)
 			b.ReportAllocs()
+			cpu := cpuTime(b)
 			for i := uint64(0); b.Loop(); i++ {
 				runJoin(b, stmt, int(mix(i)%(joinCustomerCount-joinCustomers+1))+1)
 			}
+			reportCPU(b, cpu)
 			b.ReportMetric(float64(b.N*joinCustomers*ordersPerCustomer)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
@@ -270,6 +304,7 @@ func BenchmarkSQLInsert(b *testing.B) {
 			stmt := prepare(b, db, sqlLogInsert)
 			var h Histogram
 			b.ReportAllocs()
+			cpu := cpuTime(b)
 			for i := int64(0); b.Loop(); i++ {
 				start := time.Now()
 				if _, err := stmt.Exec(i, "an entry of the log, fifty bytes or so of text"); err != nil {
@@ -277,6 +312,7 @@ func BenchmarkSQLInsert(b *testing.B) {
 				}
 				h.Record(time.Since(start))
 			}
+			reportCPU(b, cpu)
 			reportLatency(b, &h)
 		})
 	}

@@ -5,11 +5,13 @@ package bench
 // durable (cairn SyncFull; SQLite WAL with synchronous=FULL) and a 1 GiB cache.
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"runtime"
 
-	_ "github.com/cairndb/cairn/cairnsql" // driver "cairn"
+	"github.com/cairndb/cairn/cairnsql" // driver "cairn"
 )
 
 // SQLEngines lists the engines of the SQL workloads, in table order.
@@ -44,4 +46,21 @@ func OpenSQL(name, dir string, cacheBytes int64) (*sql.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// SettleSQL checkpoints the WAL of engine name's database db (cairn: DB.Checkpoint; SQLite:
+// PRAGMA wal_checkpoint(TRUNCATE)) and collects garbage, so that the work a load left behind
+// does not run during the measurements that follow it.
+func SettleSQL(name string, db *sql.DB) error {
+	var err error
+	if name == "cairn" {
+		var cdb interface{ Checkpoint(context.Context) error }
+		if cdb, err = cairnsql.DB(db); err == nil {
+			err = cdb.Checkpoint(context.Background())
+		}
+	} else {
+		_, err = db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+	runtime.GC()
+	return err
 }
