@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/ast"
@@ -26,6 +27,17 @@ type Engine struct {
 	mu      sync.Mutex
 	schemas map[int64]*Schema // recent schemas by cookie
 	latest  *Schema
+
+	// atLSN is the schema of the committed version a read transaction last looked it up in:
+	// every read transaction at that LSN sees the same data, so the same schema, without reading
+	// the cookie again (a point query otherwise opens the schema bucket for it).
+	atLSN atomic.Pointer[lsnSchema]
+}
+
+// lsnSchema is the schema of the committed version lsn.
+type lsnSchema struct {
+	lsn    uint64
+	schema *Schema
 }
 
 // New returns an engine over db. db stays the caller's to close.
@@ -43,8 +55,25 @@ func (e *Engine) NewSession() *Session {
 }
 
 // schemaFor returns the schema of tx's snapshot, loading it if the cached ones are of another
-// cookie.
+// cookie. A read transaction at the LSN of the previous read transaction's lookup gets that
+// schema without reading the cookie (a read-write transaction may have changed the schema
+// itself, so it always reads it).
 func (e *Engine) schemaFor(tx *cairn.Tx) (*Schema, error) {
+	readOnly := !tx.Writable()
+	if readOnly {
+		if at := e.atLSN.Load(); at != nil && at.lsn == tx.LSN() {
+			return at.schema, nil
+		}
+	}
+	s, err := e.schemaByCookie(tx)
+	if err == nil && readOnly {
+		e.atLSN.Store(&lsnSchema{lsn: tx.LSN(), schema: s})
+	}
+	return s, err
+}
+
+// schemaByCookie returns the schema of tx's snapshot by its cookie.
+func (e *Engine) schemaByCookie(tx *cairn.Tx) (*Schema, error) {
 	cookie, err := readCookie(tx)
 	if err != nil {
 		return nil, err

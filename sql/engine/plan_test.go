@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -111,4 +112,57 @@ func TestPlansUseKeys(t *testing.T) {
 	} {
 		require.Equal(t, c.plan, planDetails(t, s, c.sql), c.sql)
 	}
+}
+
+// TestSchemaAtEachVersion checks that a query sees the schema of its own snapshot when the
+// schema changes between queries: a read transaction reuses the schema of the previous read at
+// the same LSN, and must not reuse it at another one (a DDL commit, or a commit that is not SQL
+// at all, in between), nor in a transaction that changed the schema itself.
+func TestSchemaAtEachVersion(t *testing.T) {
+	eng := newEngine(t)
+	a, b := newSession(t, eng), newSession(t, eng)
+	exec(t, a, `CREATE TABLE t(x); INSERT INTO t VALUES (1)`)
+	point, err := b.Prepare(`SELECT * FROM t`)
+	require.NoError(t, err)
+	for range 2 { // the second read is at the same LSN
+		got, err := queryStmt(t, point)
+		require.NoError(t, err)
+		require.Equal(t, [][]string{{"1"}}, got)
+	}
+
+	exec(t, a, `DROP TABLE t; CREATE TABLE t(x, y); INSERT INTO t VALUES (2, 3)`)
+	got, err := queryStmt(t, point)
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"2", "3"}}, got, "the prepared query after the table changed")
+
+	// A deferred transaction keeps its snapshot's schema while another session changes it.
+	exec(t, b, `BEGIN`)
+	got, err = query(t, b, `SELECT * FROM t`)
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"2", "3"}}, got)
+	exec(t, a, `DROP TABLE t`)
+	got, err = query(t, b, `SELECT * FROM t`)
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"2", "3"}}, got, "in the transaction begun before the DROP")
+	exec(t, b, `COMMIT`)
+	_, err = query(t, b, `SELECT * FROM t`)
+	require.ErrorContains(t, err, "no such table: t")
+
+	// A commit outside SQL moves the LSN; the schema stays the same.
+	require.NoError(t, eng.DB().Update(func(tx *cairn.Tx) error { return tx.Put([]byte("k"), []byte("v")) }))
+	_, err = query(t, b, `SELECT * FROM t`)
+	require.ErrorContains(t, err, "no such table: t")
+
+	// A transaction that creates a table sees it before it commits; others do not.
+	exec(t, a, `BEGIN; CREATE TABLE u(z); INSERT INTO u VALUES ('in a')`)
+	got, err = query(t, a, `SELECT * FROM u`)
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"in a"}}, got)
+	_, err = query(t, b, `SELECT * FROM u`)
+	require.ErrorContains(t, err, "no such table: u")
+	exec(t, a, `ROLLBACK`)
+	_, err = query(t, a, `SELECT * FROM u`)
+	require.ErrorContains(t, err, "no such table: u")
+	_, err = query(t, b, `SELECT * FROM u`)
+	require.True(t, err != nil && strings.Contains(err.Error(), "no such table: u"), "after the rollback: %v", err)
 }
