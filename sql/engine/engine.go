@@ -307,7 +307,8 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		end()
 		return nil, err
 	}
-	cx := &execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
+	q := &queryState{cx: execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}}
+	cx := &q.cx
 	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
 		rows, err := st.explain(cx, ex)
 		end()
@@ -318,13 +319,21 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		end()
 		return nil, err
 	}
-	run := &runState{cx: cx, params: args, subqCache: map[*subquery]*subqResult{}}
-	it, err := plan.open(run, nil)
+	q.run = runState{cx: cx, params: args}
+	it, err := plan.open(&q.run, nil)
 	if err != nil {
 		end()
 		return nil, err
 	}
-	return &Rows{it: it, names: plan.names, decl: plan.decl, end: end, cx: cx}, nil
+	q.rows = Rows{it: it, names: plan.names, decl: plan.decl, end: end, cx: cx}
+	return &q.rows, nil
+}
+
+// queryState is what a query's execution keeps, in one allocation.
+type queryState struct {
+	cx   execCtx
+	run  runState
+	rows Rows
 }
 
 // selectPlan returns the statement's plan for schema, planning it again after a schema change.
