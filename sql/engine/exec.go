@@ -7,6 +7,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/cairndb/cairn/sql/ast"
@@ -415,7 +416,7 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 		}
 		groups = append(groups, gr)
 	}
-	sort.SliceStable(groups, func(i, j int) bool { return bytes.Compare(groups[i].key, groups[j].key) < 0 })
+	slices.SortFunc(groups, func(a, b *group) int { return bytes.Compare(a.key, b.key) }) // keys are distinct
 	return &aggIter{cp: cp, e: e, groups: groups}, nil
 }
 
@@ -546,7 +547,7 @@ func sortRows(in rowIter, keys []orderKey) (rowIter, error) {
 		}
 		rows = append(rows, cloneRow(in.row()))
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return compareRows(rows[i], rows[j], keys) < 0 })
+	slices.SortStableFunc(rows, func(a, b []value.Value) int { return compareRows(a, b, keys) })
 	return &sliceIter{rows: rows}, nil
 }
 
