@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/codec"
@@ -20,15 +21,23 @@ type execCtx struct {
 	ctx     context.Context
 	tx      *cairn.Tx
 	schema  *Schema
-	buckets map[string]*cairn.Bucket
+	buckets []namedBucket // the buckets opened so far (a statement uses a few)
 	sess    *Session
 	steps   int // rows read, for context checks
 }
 
+// namedBucket is a bucket the statement opened, by name.
+type namedBucket struct {
+	name []byte
+	b    *cairn.Bucket
+}
+
 // bucket returns the bucket called name in the statement's transaction (cached).
 func (x *execCtx) bucket(name []byte) (*cairn.Bucket, error) {
-	if b := x.buckets[string(name)]; b != nil {
-		return b, nil
+	for _, nb := range x.buckets {
+		if bytes.Equal(nb.name, name) {
+			return nb.b, nil
+		}
 	}
 	b, err := x.tx.Bucket(name)
 	if err != nil {
@@ -38,10 +47,15 @@ func (x *execCtx) bucket(name []byte) (*cairn.Bucket, error) {
 		return nil, err
 	}
 	if x.buckets == nil {
-		x.buckets = map[string]*cairn.Bucket{}
+		x.buckets = make([]namedBucket, 0, 4)
 	}
-	x.buckets[string(name)] = b
+	x.buckets = append(x.buckets, namedBucket{name: name, b: b})
 	return b, nil
+}
+
+// forgetBucket drops the cached bucket called name (it was deleted).
+func (x *execCtx) forgetBucket(name []byte) {
+	x.buckets = slices.DeleteFunc(x.buckets, func(nb namedBucket) bool { return bytes.Equal(nb.name, name) })
 }
 
 // tick counts a row read and checks the context every 256 rows.
@@ -177,54 +191,58 @@ func (it *tableRangeIter) next() (bool, error) {
 // rowidLookup reads the one row whose rowid a term gives.
 type rowidLookup struct {
 	table *Table
-	key   expr // the rowid value, before INTEGER affinity
+	name  string // the source's name in the query (its alias, if it has one)
+	key   expr   // the rowid value, before INTEGER affinity
 }
 
 func (p *rowidLookup) explain() string {
-	return "SEARCH " + p.table.Name + " USING INTEGER PRIMARY KEY (rowid=?)"
+	return "SEARCH " + p.name + " USING INTEGER PRIMARY KEY (rowid=?)"
 }
 
-type onceIter struct {
+// rowidIter reads the row of a rowidLookup when first advanced.
+type rowidIter struct {
+	p    *rowidLookup
+	e    *env
+	src  int
 	done bool
-	fn   func() (bool, error)
-}
-
-func (o *onceIter) next() (bool, error) {
-	if o.done {
-		return false, nil
-	}
-	o.done = true
-	return o.fn()
+	buf  [8]value.Value // the decoded row of a table of up to 7 columns
 }
 
 func (p *rowidLookup) open(e *env, src int) (candidates, error) {
-	return &onceIter{fn: func() (bool, error) {
-		v, err := p.key.eval(e)
-		if err != nil {
-			return false, err
-		}
-		id, ok := rowidOf(v)
-		if !ok {
-			return false, nil
-		}
-		b, err := e.run.cx.bucket(p.table.bucket)
-		if err != nil {
-			return false, err
-		}
-		rec, err := b.Get(codec.AppendRowid(nil, id))
-		if errors.Is(err, cairn.ErrNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		row, err := decodeRow(p.table, id, rec, nil)
-		if err != nil {
-			return false, err
-		}
-		e.rows[src] = row
-		return true, nil
-	}}, nil
+	return &rowidIter{p: p, e: e, src: src}, nil
+}
+
+func (it *rowidIter) next() (bool, error) {
+	if it.done {
+		return false, nil
+	}
+	it.done = true
+	p, e := it.p, it.e
+	v, err := p.key.eval(e)
+	if err != nil {
+		return false, err
+	}
+	id, ok := rowidOf(v)
+	if !ok {
+		return false, nil
+	}
+	b, err := e.run.cx.bucket(p.table.bucket)
+	if err != nil {
+		return false, err
+	}
+	rec, err := b.Get(codec.AppendRowid(nil, id))
+	if errors.Is(err, cairn.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	row, err := decodeRow(p.table, id, rec, it.buf[:0])
+	if err != nil {
+		return false, err
+	}
+	e.rows[it.src] = row
+	return true, nil
 }
 
 // rowidOf returns the rowid a value selects when compared with = against a rowid: the value

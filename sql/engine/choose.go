@@ -142,7 +142,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 	if !t.WithoutRowid {
 		for _, ct := range cts {
 			if ct.col == -1 && ct.op == ast.Eq {
-				return &rowidLookup{table: t, key: ct.x}, estimate{1, 1}, nil
+				return &rowidLookup{table: t, name: src.name, key: ct.x}, estimate{1, 1}, nil
 			}
 		}
 	}

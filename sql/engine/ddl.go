@@ -345,7 +345,7 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 		return err
 	}
 	delete(s.tables, fold(t.Name))
-	delete(x.buckets, string(t.bucket))
+	x.forgetBucket(t.bucket)
 	return x.changed(b, s)
 }
 
@@ -435,7 +435,7 @@ func (x *execCtx) reindex(st *ast.Reindex) error {
 		if err := x.tx.DeleteBucket(ix.bucket); err != nil {
 			return err
 		}
-		delete(x.buckets, string(ix.bucket))
+		x.forgetBucket(ix.bucket)
 		if _, err := x.tx.CreateBucket(ix.bucket); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/ast"
@@ -26,6 +27,17 @@ type Engine struct {
 	mu      sync.Mutex
 	schemas map[int64]*Schema // recent schemas by cookie
 	latest  *Schema
+
+	// atLSN is the schema of the committed version a read transaction last looked it up in:
+	// every read transaction at that LSN sees the same data, so the same schema, without reading
+	// the cookie again (a point query otherwise opens the schema bucket for it).
+	atLSN atomic.Pointer[lsnSchema]
+}
+
+// lsnSchema is the schema of the committed version lsn.
+type lsnSchema struct {
+	lsn    uint64
+	schema *Schema
 }
 
 // New returns an engine over db. db stays the caller's to close.
@@ -43,8 +55,25 @@ func (e *Engine) NewSession() *Session {
 }
 
 // schemaFor returns the schema of tx's snapshot, loading it if the cached ones are of another
-// cookie.
+// cookie. A read transaction at the LSN of the previous read transaction's lookup gets that
+// schema without reading the cookie (a read-write transaction may have changed the schema
+// itself, so it always reads it).
 func (e *Engine) schemaFor(tx *cairn.Tx) (*Schema, error) {
+	readOnly := !tx.Writable()
+	if readOnly {
+		if at := e.atLSN.Load(); at != nil && at.lsn == tx.LSN() {
+			return at.schema, nil
+		}
+	}
+	s, err := e.schemaByCookie(tx)
+	if err == nil && readOnly {
+		e.atLSN.Store(&lsnSchema{lsn: tx.LSN(), schema: s})
+	}
+	return s, err
+}
+
+// schemaByCookie returns the schema of tx's snapshot by its cookie.
+func (e *Engine) schemaByCookie(tx *cairn.Tx) (*Schema, error) {
 	cookie, err := readCookie(tx)
 	if err != nil {
 		return nil, err
@@ -279,7 +308,8 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		end()
 		return nil, err
 	}
-	cx := &execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
+	q := &queryState{cx: execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}}
+	cx := &q.cx
 	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
 		rows, err := st.explain(cx, ex)
 		end()
@@ -290,13 +320,21 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		end()
 		return nil, err
 	}
-	run := &runState{cx: cx, params: args, subqCache: map[*subquery]*subqResult{}}
-	it, err := plan.open(run, nil)
+	q.run = runState{cx: cx, params: args}
+	it, err := plan.open(&q.run, nil)
 	if err != nil {
 		end()
 		return nil, err
 	}
-	return &Rows{it: it, names: plan.names, decl: plan.decl, end: end, cx: cx}, nil
+	q.rows = Rows{it: it, names: plan.names, decl: plan.decl, end: end, cx: cx}
+	return &q.rows, nil
+}
+
+// queryState is what a query's execution keeps, in one allocation.
+type queryState struct {
+	cx   execCtx
+	run  runState
+	rows Rows
 }
 
 // selectPlan returns the statement's plan for schema, planning it again after a schema change.

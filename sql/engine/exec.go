@@ -7,6 +7,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/cairndb/cairn/sql/ast"
@@ -113,13 +114,36 @@ func cloneRow(r []value.Value) []value.Value {
 	return out
 }
 
+// coreState is a core's env, join and projection, in one allocation; the slices of the usual
+// small query (two sources, eight result columns) are in it too.
+type coreState struct {
+	e       env
+	j       joinIter
+	p       projectIter
+	rows    [2][]value.Value
+	cands   [2]candidates
+	flags   [4]bool
+	project [8]value.Value
+}
+
 // open starts a core.
 func (cp *corePlan) open(run *runState, outer *env) (rowIter, error) {
-	e := &env{rows: make([][]value.Value, len(cp.sources)), outer: outer, run: run, params: paramsOf(outer, run)}
+	st := &coreState{}
+	st.e = env{outer: outer, run: run, params: paramsOf(outer, run)}
+	e := &st.e
+	if n := len(cp.sources); n <= len(st.rows) {
+		e.rows = st.rows[:n]
+	} else {
+		e.rows = make([][]value.Value, n)
+	}
 	if cp.values != nil {
 		return &valuesIter{cp: cp, e: e}, nil
 	}
-	j := &joinIter{cp: cp, e: e}
+	st.j = joinIter{cp: cp, e: e}
+	j := &st.j
+	if n := len(cp.levels); n <= len(st.cands) {
+		j.cands, j.matched, j.nulled = st.cands[:n], st.flags[:n], st.flags[n:2*n]
+	}
 	var it rowIter
 	if cp.agg != nil {
 		a, err := newAggIter(cp, j, e)
@@ -128,7 +152,8 @@ func (cp *corePlan) open(run *runState, outer *env) (rowIter, error) {
 		}
 		it = a
 	} else {
-		it = &projectIter{cp: cp, in: j, e: e}
+		st.p = projectIter{cp: cp, in: j, e: e, out: st.project[:0]}
+		it = &st.p
 	}
 	if cp.distinct {
 		it = &distinctIter{in: it, n: cp.ncols, colls: cp.dcolls, seen: map[string]struct{}{}}
@@ -170,8 +195,9 @@ func (j *joinIter) next() (bool, error) {
 			j.done = true
 			return true, nil
 		}
-		n := len(cp.levels)
-		j.cands, j.matched, j.nulled = make([]candidates, n), make([]bool, n), make([]bool, n)
+		if n := len(cp.levels); j.cands == nil {
+			j.cands, j.matched, j.nulled = make([]candidates, n), make([]bool, n), make([]bool, n)
+		}
 		if err := j.openLevel(0); err != nil {
 			return false, err
 		}
@@ -390,7 +416,7 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 		}
 		groups = append(groups, gr)
 	}
-	sort.SliceStable(groups, func(i, j int) bool { return bytes.Compare(groups[i].key, groups[j].key) < 0 })
+	slices.SortFunc(groups, func(a, b *group) int { return bytes.Compare(a.key, b.key) }) // keys are distinct
 	return &aggIter{cp: cp, e: e, groups: groups}, nil
 }
 
@@ -521,7 +547,7 @@ func sortRows(in rowIter, keys []orderKey) (rowIter, error) {
 		}
 		rows = append(rows, cloneRow(in.row()))
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return compareRows(rows[i], rows[j], keys) < 0 })
+	slices.SortStableFunc(rows, func(a, b []value.Value) int { return compareRows(a, b, keys) })
 	return &sliceIter{rows: rows}, nil
 }
 

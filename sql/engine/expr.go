@@ -26,7 +26,15 @@ type env struct {
 type runState struct {
 	cx        *execCtx
 	params    []value.Value
-	subqCache map[*subquery]*subqResult
+	subqCache map[*subquery]*subqResult // nil until the first uncorrelated subquery runs
+}
+
+// cacheSubquery keeps the result of the uncorrelated subquery s for the rest of the run.
+func (r *runState) cacheSubquery(s *subquery, res *subqResult) {
+	if r.subqCache == nil {
+		r.subqCache = map[*subquery]*subqResult{}
+	}
+	r.subqCache[s] = res
 }
 
 // expr is a bound expression.

@@ -57,7 +57,7 @@ func (s *subquery) eval(e *env) (value.Value, error) {
 		return v, err
 	}
 	if !s.correlated {
-		e.run.subqCache[s] = &subqResult{v: v}
+		e.run.cacheSubquery(s, &subqResult{v: v})
 	}
 	return v, nil
 }
@@ -150,7 +150,7 @@ func (in *inSubqueryExpr) set(e *env) (*subqResult, error) {
 		r.set[string(key)] = struct{}{}
 	}
 	if !s.correlated {
-		e.run.subqCache[s] = r
+		e.run.cacheSubquery(s, r)
 	}
 	return r, nil
 }
