@@ -167,14 +167,25 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 		return best, bestEst, nil
 	}
 	if !t.WithoutRowid {
-		if r := rowidRange(src, cts); r != nil {
-			return r, estimate{estTableRows / 4, estTableRows / 4}, nil
+		if r, rows := rowidRange(src, cts); r != nil {
+			return r, estimate{rows, rows}, nil
 		}
 	}
 	if best != nil {
 		return best, bestEst, nil
 	}
 	return full, fullEst, nil
+}
+
+// rangeRows estimates the rows a range keeps of rows: each bound it has keeps a quarter, as
+// SQLite's default estimates do.
+func rangeRows(rows float64, hasLo, hasHi bool) float64 {
+	for _, has := range [2]bool{hasLo, hasHi} {
+		if has {
+			rows = max(rows/4, 1)
+		}
+	}
+	return rows
 }
 
 // indexEstimate estimates an index scan: a unique index's full equality reads one row; each
@@ -191,9 +202,7 @@ func indexEstimate(p *indexScan) estimate {
 			rows = max(rows/4, 1)
 		}
 	}
-	if p.lo != nil || p.hi != nil {
-		rows = max(rows/4, 1)
-	}
+	rows = rangeRows(rows, p.lo != nil, p.hi != nil)
 	cost := rows * 2
 	if p.primary {
 		cost = rows
@@ -262,8 +271,8 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 	return p
 }
 
-// rowidRange returns a range scan of the rowid terms < <= > >=, or nil.
-func rowidRange(src *source, cts []colTerm) accessPath {
+// rowidRange returns a range scan of the rowid terms < <= > >= and its estimated rows, or nil.
+func rowidRange(src *source, cts []colTerm) (accessPath, float64) {
 	var lo, hi *colTerm
 	for j := range cts {
 		ct := &cts[j]
@@ -282,7 +291,7 @@ func rowidRange(src *source, cts []colTerm) accessPath {
 		}
 	}
 	if lo == nil && hi == nil {
-		return nil
+		return nil, 0
 	}
 	p := &tableRange{table: src.table, desc: "SEARCH " + src.name + " USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}
 	if lo != nil {
@@ -293,7 +302,7 @@ func rowidRange(src *source, cts []colTerm) accessPath {
 		t := *hi
 		p.hi = func(e *env) ([]byte, bool, error) { return rowidBoundKey(e, t, false) }
 	}
-	return p
+	return p, rangeRows(estTableRows, lo != nil, hi != nil)
 }
 
 // rowidBoundKey returns the key where a rowid range starts (lower) or ends, exclusive; ok false
