@@ -75,7 +75,7 @@ const (
 type Options struct {
 	// Sync is the durability of commits (default cairn.SyncFull: durable when Exec returns).
 	Sync cairn.SyncMode
-	// CacheBytes caps the page cache (0: cairn's default).
+	// CacheBytes caps the page cache (0: cairn's default; negative: no cap).
 	CacheBytes int64
 	// BusyTimeout bounds how long a write waits for the writer slot (0: as long as its context
 	// allows).
@@ -87,7 +87,8 @@ type Options struct {
 }
 
 // ParseDSN splits a DSN into the database path and options: PATH[?OPTIONS], where OPTIONS are
-// _sync=full|none, _cache_bytes=N, _busy_timeout=MILLISECONDS and _txlock=deferred|immediate.
+// _sync=full|none, _cache_bytes=N (0: cairn's default; negative: no cap),
+// _busy_timeout=MILLISECONDS and _txlock=deferred|immediate (or exclusive, which is immediate).
 // An unknown or malformed option is an error. The path ":memory:" is a private in-memory
 // database.
 func ParseDSN(dsn string) (string, Options, error) {
