@@ -140,8 +140,9 @@ func (c *conn) IsValid() bool { return !c.closed }
 
 // CheckNamedValue accepts the Go values the driver stores: nil, the integer kinds (unsigned ones
 // up to 2^63-1), float32 and float64, bool (as 1 or 0), string, []byte, time.Time (as text,
-// the way modernc.org/sqlite stores it by default: Time.String() without the monotonic clock
-// reading).
+// the way modernc.org/sqlite stores it by default: Time.String(), which includes the monotonic
+// clock reading of a time from time.Now, " m=+0.001234"; call Round(0) or UTC() on a time to
+// store it without one, as to compare it with = later).
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
 	switch v := nv.Value.(type) {
 	case nil, int64, float64, string, []byte:
@@ -154,7 +155,7 @@ func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
 		}
 		return nil
 	case time.Time:
-		nv.Value = v.Round(0).String()
+		nv.Value = v.String()
 		return nil
 	case int:
 		nv.Value = int64(v)
@@ -248,7 +249,7 @@ func toValue(v driver.Value) (value.Value, error) {
 		}
 		return value.BlobBytes(append([]byte{}, v...)), nil
 	case time.Time:
-		return value.TextString(v.Round(0).String()), nil
+		return value.TextString(v.String()), nil
 	}
 	return value.Value{}, fmt.Errorf("cairnsql: unsupported argument type %T", v)
 }

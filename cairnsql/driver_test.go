@@ -528,3 +528,72 @@ func TestConnectionInterfaces(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+func TestTimeValues(t *testing.T) {
+	db := openMemory(t)
+	mustExec(t, db, "CREATE TABLE ev(id INTEGER PRIMARY KEY, d DATE, dt datetime, ts TIMESTAMP, txt TEXT)")
+	cet := time.FixedZone("CET", 3600)
+	times := []struct {
+		t        time.Time
+		readBack bool // whether the text reads back as a time (as with modernc.org/sqlite)
+	}{
+		{time.Now(), true}, // with a monotonic clock reading
+		{time.Date(2021, 1, 2, 16, 39, 17, 123456789, time.UTC), true},
+		{time.Date(2021, 1, 2, 16, 39, 17, 0, cet), true},
+		{time.Time{}, true},
+		// A zone without a name prints its offset twice, "-0700 -0700", which neither driver
+		// parses: the column reads back as the text.
+		{time.Date(1999, 12, 31, 23, 59, 59, 999, time.FixedZone("", -7*3600)), false},
+	}
+	for i, tc := range times {
+		tm := tc.t
+		_, err := db.Exec("INSERT INTO ev VALUES (?, ?, ?, ?, ?)", i, tm, tm, tm, tm)
+		require.NoError(t, err)
+		// Stored as text, as modernc.org/sqlite stores it by default: Time.String(), the
+		// monotonic clock reading included.
+		var typ, d, txt string
+		require.NoError(t, db.QueryRow("SELECT typeof(d), CAST(d AS TEXT), txt FROM ev WHERE id = ?", i).Scan(&typ, &d, &txt))
+		require.Equal(t, "text", typ)
+		require.Equal(t, tm.String(), d)
+		require.Equal(t, tm.String(), txt)
+
+		// Read back into time.Time from DATE, DATETIME and TIMESTAMP columns.
+		var gd, gdt, gts any
+		require.NoError(t, db.QueryRow("SELECT d, dt, ts FROM ev WHERE id = ?", i).Scan(&gd, &gdt, &gts))
+		for _, g := range []any{gd, gdt, gts} {
+			if !tc.readBack {
+				require.Equal(t, tm.String(), g)
+				continue
+			}
+			gt, ok := g.(time.Time)
+			require.True(t, ok, "%v read back as %T %v", tm, g, g)
+			require.True(t, tm.Equal(gt), "%v read back as %v", tm, gt)
+			_, off := gt.Zone()
+			_, wantOff := tm.Zone()
+			require.Equal(t, wantOff, off)
+		}
+		// A TEXT column gives the text back.
+		var anyTxt any
+		require.NoError(t, db.QueryRow("SELECT txt FROM ev WHERE id = ?", i).Scan(&anyTxt))
+		require.Equal(t, tm.String(), anyTxt)
+	}
+	// A time without its monotonic reading is stored without it.
+	now := time.Now()
+	var stored string
+	require.NoError(t, db.QueryRow("SELECT CAST(? AS TEXT)", now.Round(0)).Scan(&stored))
+	require.Equal(t, now.Round(0).String(), stored)
+	require.NotContains(t, stored, "m=")
+
+	// The texts SQLite's date functions write are read as times too.
+	mustExec(t, db, "INSERT INTO ev(id, d, dt, ts) VALUES (100, '2024-02-29', '2024-02-29 13:14:15', '2024-02-29T13:14:15.5Z')")
+	var d, dt, ts time.Time
+	require.NoError(t, db.QueryRow("SELECT d, dt, ts FROM ev WHERE id = 100").Scan(&d, &dt, &ts))
+	require.Equal(t, time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), d)
+	require.Equal(t, time.Date(2024, 2, 29, 13, 14, 15, 0, time.UTC), dt)
+	require.Equal(t, time.Date(2024, 2, 29, 13, 14, 15, 5e8, time.UTC), ts)
+
+	// A text that is no time stays a string.
+	mustExec(t, db, "INSERT INTO ev(id, d) VALUES (101, 'soon')")
+	var soon any
+	require.NoError(t, db.QueryRow("SELECT d FROM ev WHERE id = 101").Scan(&soon))
+	require.Equal(t, "soon", soon)
+}
