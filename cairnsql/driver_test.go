@@ -597,3 +597,63 @@ func TestTimeValues(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT d FROM ev WHERE id = 101").Scan(&soon))
 	require.Equal(t, "soon", soon)
 }
+
+func TestColumnTypes(t *testing.T) {
+	db := openMemory(t)
+	mustExec(t, db, "CREATE TABLE t(i integer NOT NULL, r DOUBLE, s varchar(10), b BLOB, n NUMERIC, d DATETIME, v)",
+		"INSERT INTO t VALUES (1, 2, 3, x'04', 5, '2020-01-01', NULL)")
+	rows, err := db.Query("SELECT i, r, s, b, n, d, v, i + 1 AS e FROM t")
+	require.NoError(t, err)
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	require.NoError(t, err)
+	want := []struct {
+		name, db string
+		scan     reflect.Type
+	}{
+		{"i", "INTEGER", reflect.TypeOf(int64(0))},
+		{"r", "DOUBLE", reflect.TypeOf(float64(0))},
+		{"s", "VARCHAR(10)", reflect.TypeOf("")},
+		{"b", "BLOB", reflect.TypeOf([]byte(nil))},
+		{"n", "NUMERIC", reflect.TypeOf((*any)(nil)).Elem()},
+		{"d", "DATETIME", reflect.TypeOf(time.Time{})},
+		{"v", "", reflect.TypeOf((*any)(nil)).Elem()},
+		{"e", "", reflect.TypeOf((*any)(nil)).Elem()},
+	}
+	require.Len(t, cts, len(want))
+	for i, w := range want {
+		require.Equal(t, w.name, cts[i].Name())
+		require.Equal(t, w.db, cts[i].DatabaseTypeName(), "column %s", w.name)
+		require.Equal(t, w.scan, cts[i].ScanType(), "column %s", w.name)
+		nullable, ok := cts[i].Nullable()
+		require.False(t, ok && !nullable && w.name != "i", "column %s", w.name)
+	}
+	// Scanning into the scan types works.
+	require.True(t, rows.Next())
+	dest := make([]any, len(cts))
+	for i, ct := range cts {
+		dest[i] = reflect.New(ct.ScanType()).Interface()
+	}
+	require.NoError(t, rows.Scan(dest...))
+	require.Equal(t, int64(1), *dest[0].(*int64))
+	require.Equal(t, 2.0, *dest[1].(*float64))
+	require.Equal(t, "3", *dest[2].(*string))
+	require.Equal(t, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), *dest[5].(*time.Time))
+}
+
+// TestDeclaredTypeAsWritten: a column's declared type is its text as written, as SQLite keeps it;
+// only a column declared exactly INTEGER PRIMARY KEY is the rowid.
+func TestDeclaredTypeAsWritten(t *testing.T) {
+	db := openMemory(t)
+	mustExec(t, db, "CREATE TABLE a(id INTEGER PRIMARY KEY, v)", "CREATE TABLE b(id INTEGER(10) PRIMARY KEY, v)")
+	_, err := db.Exec("INSERT INTO a VALUES ('x', 1)")
+	require.ErrorContains(t, err, "datatype mismatch")
+	mustExec(t, db, "INSERT INTO b VALUES ('x', 1)", "INSERT INTO b VALUES (7, 2)")
+	var id any
+	var rowid int64
+	require.NoError(t, db.QueryRow("SELECT id, rowid FROM b WHERE v = 2").Scan(&id, &rowid))
+	require.Equal(t, int64(7), id)
+	require.Equal(t, int64(2), rowid, "INTEGER(10) PRIMARY KEY is no alias of the rowid")
+	_, err = db.Exec("INSERT INTO b VALUES ('x', 3)")
+	require.ErrorContains(t, err, "UNIQUE constraint failed: b.id")
+}
