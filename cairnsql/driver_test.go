@@ -602,7 +602,7 @@ func TestColumnTypes(t *testing.T) {
 	db := openMemory(t)
 	mustExec(t, db, "CREATE TABLE t(i integer NOT NULL, r DOUBLE, s varchar(10), b BLOB, n NUMERIC, d DATETIME, v)",
 		"INSERT INTO t VALUES (1, 2, 3, x'04', 5, '2020-01-01', NULL)")
-	rows, err := db.Query("SELECT i, r, s, b, n, d, v, i + 1 AS e FROM t")
+	rows, err := db.Query("SELECT i, r, s, b, n, d, v, i + 1 AS e, (SELECT d FROM t) AS sd FROM t")
 	require.NoError(t, err)
 	defer rows.Close()
 	cts, err := rows.ColumnTypes()
@@ -619,6 +619,8 @@ func TestColumnTypes(t *testing.T) {
 		{"d", "DATETIME", reflect.TypeOf(time.Time{})},
 		{"v", "", reflect.TypeOf((*any)(nil)).Elem()},
 		{"e", "", reflect.TypeOf((*any)(nil)).Elem()},
+		// A scalar subquery has its column's declared type, as in SQLite.
+		{"sd", "DATETIME", reflect.TypeOf(time.Time{})},
 	}
 	require.Len(t, cts, len(want))
 	for i, w := range want {
@@ -639,6 +641,7 @@ func TestColumnTypes(t *testing.T) {
 	require.Equal(t, 2.0, *dest[1].(*float64))
 	require.Equal(t, "3", *dest[2].(*string))
 	require.Equal(t, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), *dest[5].(*time.Time))
+	require.Equal(t, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), *dest[8].(*time.Time))
 }
 
 // TestDeclaredTypeAsWritten: a column's declared type is its text as written, as SQLite keeps it;

@@ -85,3 +85,37 @@ func TestDriverValuesLikeModernc(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnTypesLikeModernc requires the declared types of result columns
+// (ColumnTypeDatabaseTypeName) that modernc.org/sqlite reports: the type as written, upper-cased.
+func TestColumnTypesLikeModernc(t *testing.T) {
+	const schema = `CREATE TABLE t(a INTEGER(10) PRIMARY KEY, b varchar( 10 ), c unsigned  big int, d "text",
+		e DECIMAL(10, 5), f, g DOUBLE PRECISION, h datetime)`
+	queries := []string{
+		"SELECT * FROM t",
+		"SELECT a, b AS x, c + 1, (SELECT g FROM t), h FROM t",
+		"SELECT v.b, v.e FROM (SELECT * FROM t) AS v",
+	}
+	types := func(driverName string) [][]string {
+		db, err := sql.Open(driverName, ":memory:")
+		require.NoError(t, err)
+		defer db.Close()
+		_, err = db.Exec(schema)
+		require.NoError(t, err)
+		var out [][]string
+		for _, q := range queries {
+			rows, err := db.Query(q)
+			require.NoError(t, err, "%s: %s", driverName, q)
+			cts, err := rows.ColumnTypes()
+			require.NoError(t, err)
+			var names []string
+			for _, ct := range cts {
+				names = append(names, ct.DatabaseTypeName())
+			}
+			require.NoError(t, rows.Close())
+			out = append(out, names)
+		}
+		return out
+	}
+	require.Equal(t, types("sqlite"), types("cairn"))
+}
