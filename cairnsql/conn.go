@@ -69,7 +69,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	case sql.LevelDefault, sql.LevelSerializable:
 	case sql.LevelSnapshot:
 		if !opts.ReadOnly {
-			return nil, errors.New("cairnsql: snapshot isolation is given to read-only transactions; read-write ones are serializable")
+			return nil, errors.New("cairnsql: isolation level Snapshot is given to read-only transactions only; read-write ones are Serializable")
 		}
 	default:
 		return nil, fmt.Errorf("cairnsql: isolation level %v is not supported (cairn gives serializable transactions)", sql.IsolationLevel(opts.Isolation))
@@ -77,7 +77,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.sess.BeginTx(opts.ReadOnly, c.c.opts.TxLock == TxImmediate); err != nil {
+	if err := c.sess.BeginTx(ctx, opts.ReadOnly, c.c.opts.TxLock == TxImmediate); err != nil {
 		return nil, err
 	}
 	return &tx{c: c, readOnly: opts.ReadOnly}, nil

@@ -206,7 +206,9 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{c: c, sess: d.eng.NewSession(), eng: d.eng}, nil
+	sess := d.eng.NewSession()
+	sess.SetBusyTimeout(c.opts.BusyTimeout)
+	return &conn{c: c, sess: sess, eng: d.eng}, nil
 }
 
 func (c *Connector) database() (*database, error) {

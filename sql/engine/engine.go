@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/ast"
@@ -98,7 +99,16 @@ type Session struct {
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
+
+	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
+	busyTimeout time.Duration
 }
+
+// SetBusyTimeout bounds how long a write of the session waits for the writer slot, held by a
+// transaction of another session, before it fails with ErrBusy (SQLite's busy timeout); 0 (the
+// default) waits as long as the statement's context allows. The context ends the wait too, with
+// its own error.
+func (s *Session) SetBusyTimeout(d time.Duration) { s.busyTimeout = max(d, 0) }
 
 type namedSavepoint struct {
 	name string
@@ -117,6 +127,9 @@ var (
 	ErrBusySnapshot = errors.New("database is locked: the transaction read a snapshot another connection has since written past (SQLITE_BUSY_SNAPSHOT); retry it")
 	// ErrNoTransaction is returned by COMMIT or ROLLBACK outside a transaction.
 	ErrNoTransaction = errors.New("cannot commit - no transaction is active")
+	// ErrBusy is returned when a write waited for the writer slot, held by another session's
+	// transaction, for the whole busy timeout (SQLite's SQLITE_BUSY): retry it later.
+	ErrBusy = errors.New("database is locked: another connection holds the write transaction (SQLITE_BUSY); retry later")
 )
 
 // InTransaction reports whether an explicit transaction is open.
