@@ -53,6 +53,40 @@ func within(t *testing.T, d time.Duration, what string, fn func() error) error {
 	}
 }
 
+func TestReadOnlyTransaction(t *testing.T) {
+	db, _ := openFile(t, "_busy_timeout=100")
+	mustExec(t, db, "CREATE TABLE t(a INTEGER)", "INSERT INTO t VALUES (1)")
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, values(t, tx, "t"))
+
+	for _, stmt := range []string{
+		"INSERT INTO t VALUES (2)", "UPDATE t SET a = 5", "DELETE FROM t", "CREATE TABLE u(x)",
+		"DROP TABLE t", "CREATE INDEX i ON t(a)", "SAVEPOINT s", "REPLACE INTO t VALUES (3)",
+	} {
+		_, err := tx.Exec(stmt)
+		require.ErrorIs(t, err, engine.ErrReadOnlyTx, "%s", stmt)
+		require.ErrorContains(t, err, "read-only transaction", "%s", stmt)
+	}
+	// The transaction goes on reading, and took no writer slot: another connection writes
+	// meanwhile (it would wait for the busy timeout, then fail, were the slot taken).
+	_, err = db.Exec("INSERT INTO t VALUES (10)")
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, values(t, tx, "t"), "the transaction reads its snapshot")
+	require.NoError(t, tx.Commit())
+	require.Equal(t, []int64{1, 10}, values(t, db, "t"))
+
+	// A read-only transaction in an IMMEDIATE DSN does not take the slot either.
+	db2, _ := openFile(t, "_txlock=immediate&_busy_timeout=100")
+	mustExec(t, db2, "CREATE TABLE t(a)")
+	ro, err := db2.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	require.NoError(t, err)
+	_, err = db2.Exec("INSERT INTO t VALUES (1)")
+	require.NoError(t, err)
+	require.NoError(t, ro.Rollback())
+}
+
 func TestIsolationLevels(t *testing.T) {
 	db := openMemory(t)
 	mustExec(t, db, "CREATE TABLE t(a)")

@@ -89,6 +89,7 @@ type Session struct {
 	// first statement (deferred) or outside one.
 	tx       *cairn.Tx
 	inTx     bool
+	readOnly bool // the explicit transaction refuses writes (BeginTx with readOnly)
 	mode     ast.TxMode
 	snapshot uint64 // the LSN a deferred transaction's first read saw
 	// schema is the schema an explicit transaction sees (its own DDL included).
@@ -130,6 +131,9 @@ var (
 	// ErrBusy is returned when a write waited for the writer slot, held by another session's
 	// transaction, for the whole busy timeout (SQLite's SQLITE_BUSY): retry it later.
 	ErrBusy = errors.New("database is locked: another connection holds the write transaction (SQLITE_BUSY); retry later")
+	// ErrReadOnlyTx is returned by a statement that writes (or SAVEPOINT) in a read-only
+	// transaction.
+	ErrReadOnlyTx = errors.New("attempt to write in a read-only transaction")
 )
 
 // InTransaction reports whether an explicit transaction is open.

@@ -7,7 +7,8 @@ package engine
 // ErrBusySnapshot if another connection committed since the snapshot (SQLite's
 // SQLITE_BUSY_SNAPSHOT). BEGIN IMMEDIATE and EXCLUSIVE take the writer slot at once. Every wait
 // for the writer slot ends when the statement's context is done (its error) or after the
-// session's busy timeout (ErrBusy). A statement that fails inside a transaction undoes its own changes only (a
+// session's busy timeout (ErrBusy). A read-only transaction (BeginTx) refuses writes with
+// ErrReadOnlyTx. A statement that fails inside a transaction undoes its own changes only (a
 // savepoint around each write statement).
 
 import (
@@ -159,6 +160,9 @@ func (s *Session) beginWrite(ctx context.Context) (*cairn.Tx, error) {
 // writeTx returns the explicit transaction's write transaction, taking the writer slot if it does
 // not have it yet (and checking that a deferred transaction's snapshot is still the newest).
 func (s *Session) writeTx(ctx context.Context) (*cairn.Tx, error) {
+	if s.readOnly {
+		return nil, ErrReadOnlyTx
+	}
 	if s.tx != nil && s.tx.Writable() {
 		return s.tx, nil
 	}
@@ -190,7 +194,7 @@ func (s *Session) begin(ctx context.Context, mode ast.TxMode, readOnly bool) err
 	if s.inTx {
 		return errors.New("cannot start a transaction within a transaction")
 	}
-	s.inTx, s.mode, s.schema = true, mode, nil
+	s.inTx, s.mode, s.schema, s.readOnly = true, mode, nil, readOnly
 	if mode != ast.Deferred && !readOnly {
 		if _, err := s.writeTx(ctx); err != nil {
 			s.reset()
@@ -201,7 +205,7 @@ func (s *Session) begin(ctx context.Context, mode ast.TxMode, readOnly bool) err
 }
 
 // BeginTx begins an explicit transaction for database/sql: a read-only one reads one snapshot
-// (taken by its first statement); an immediate one takes
+// (taken by its first statement) and refuses writes with ErrReadOnlyTx; an immediate one takes
 // the writer slot at once, waiting until ctx is done or the busy timeout passes; others are
 // deferred.
 func (s *Session) BeginTx(ctx context.Context, readOnly, immediate bool) error {
@@ -256,7 +260,7 @@ func (s *Session) endTx(bool) {
 }
 
 func (s *Session) reset() {
-	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot = nil, false, nil, nil, 0
+	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot, s.readOnly = nil, false, nil, nil, 0, false
 }
 
 // savepoint is SAVEPOINT name: outside a transaction it begins one, which its RELEASE commits.
