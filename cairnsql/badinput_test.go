@@ -125,6 +125,52 @@ func TestConstraintViolations(t *testing.T) {
 	}
 }
 
+// TestUniqueConstraintsCheckedAsSQLite: with several UNIQUE constraints, SQLite checks the newest
+// first, and those whose ON CONFLICT is REPLACE after all others (sqlite3CreateIndex keeps a
+// table's index list so): the error names the same constraint, and an ABORT or IGNORE
+// constraint is decided before a REPLACE one deletes rows. Expected results from SQLite 3.54.
+func TestUniqueConstraintsCheckedAsSQLite(t *testing.T) {
+	tests := []struct {
+		schema []string
+		insert string
+		err    string
+		rows   string // the table afterwards, as group_concat of a||b
+	}{
+		{[]string{"CREATE TABLE x(a UNIQUE ON CONFLICT IGNORE, b UNIQUE ON CONFLICT ABORT)"},
+			"INSERT INTO x VALUES (1, 1)", "UNIQUE constraint failed: x.b", "11"},
+		{[]string{"CREATE TABLE x(a UNIQUE ON CONFLICT REPLACE, b UNIQUE)"},
+			"INSERT INTO x VALUES (1, 1)", "UNIQUE constraint failed: x.b", "11"},
+		{[]string{"CREATE TABLE x(a UNIQUE, b UNIQUE ON CONFLICT REPLACE)"},
+			"INSERT INTO x VALUES (1, 1)", "UNIQUE constraint failed: x.a", "11"},
+		{[]string{"CREATE TABLE x(a UNIQUE, b UNIQUE)"},
+			"INSERT INTO x VALUES (1, 1)", "UNIQUE constraint failed: x.b", "11"},
+		{[]string{"CREATE TABLE x(a, b)", "CREATE UNIQUE INDEX x1 ON x(a)", "CREATE UNIQUE INDEX x2 ON x(b)"},
+			"INSERT INTO x VALUES (1, 1)", "UNIQUE constraint failed: x.b", "11"},
+		{[]string{"CREATE TABLE x(a PRIMARY KEY, b UNIQUE)"},
+			"INSERT INTO x VALUES (1, 1)", "UNIQUE constraint failed: x.b", "11"},
+		{[]string{"CREATE TABLE x(a UNIQUE ON CONFLICT REPLACE, b UNIQUE ON CONFLICT REPLACE)"},
+			"INSERT INTO x VALUES (1, 1)", "", "11"},
+		{[]string{"CREATE TABLE x(a UNIQUE ON CONFLICT IGNORE, b UNIQUE ON CONFLICT REPLACE)"},
+			"INSERT INTO x VALUES (1, 2)", "", "11"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.schema[len(tc.schema)-1], func(t *testing.T) {
+			db := openMemory(t)
+			mustExec(t, db, tc.schema...)
+			mustExec(t, db, "INSERT INTO x VALUES (1, 1)")
+			_, err := db.Exec(tc.insert)
+			if tc.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.EqualError(t, err, tc.err)
+			}
+			var rows string
+			require.NoError(t, db.QueryRow("SELECT group_concat(a||b, ',') FROM x").Scan(&rows))
+			require.Equal(t, tc.rows, rows)
+		})
+	}
+}
+
 func TestMissingTablesAndColumns(t *testing.T) {
 	db := openMemory(t)
 	mustExec(t, db, "CREATE TABLE t(a, b)", "CREATE VIEW v AS SELECT a FROM t")
