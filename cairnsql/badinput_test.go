@@ -31,6 +31,10 @@ func TestSyntaxErrorsNameThePosition(t *testing.T) {
 		{"SELECT 'abc", `1:8: unrecognized token: "'abc"`},
 		{"CREATE TABLE (a)", `1:14: near "(": syntax error`},
 		{"SELECT * FROM t\n  WHERE a = = 1", `2:13: near "=": syntax error`},
+		// Parameter numbers are 1 to 32766, as in SQLite (?0 used to panic).
+		{"SELECT ?0", `1:8: variable number must be between ?1 and ?32766`},
+		{"SELECT 1, ?32767", `1:11: variable number must be between ?1 and ?32766`},
+		{"SELECT ?99999999999999999999", `1:8: variable number must be between ?1 and ?32766`},
 	}
 	for _, tc := range tests {
 		_, err := db.Exec(tc.sql)
@@ -40,6 +44,10 @@ func TestSyntaxErrorsNameThePosition(t *testing.T) {
 		_, err = db.Query(tc.sql)
 		require.EqualError(t, err, tc.err, "%q queried", tc.sql)
 	}
+	var v int
+	require.NoError(t, db.QueryRow("SELECT ?32766", 1).Scan(new(any)))
+	require.NoError(t, db.QueryRow("SELECT ?2", 1, 41).Scan(&v))
+	require.Equal(t, 41, v)
 }
 
 func TestUnsupportedFeaturesSaySo(t *testing.T) {

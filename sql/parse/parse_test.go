@@ -124,3 +124,12 @@ func TestColumnTypeIsTheTextAsWritten(t *testing.T) {
 		require.Equal(t, "", ct.Columns[1].Type)
 	}
 }
+
+func TestParamNumbersAreBounded(t *testing.T) {
+	for _, sql := range []string{"SELECT ?0", "SELECT ?32767", "SELECT ?99999999999999999999", "SELECT ?32766, ?"} {
+		_, err := Parse(sql)
+		require.ErrorContains(t, err, "variable number must be between ?1 and ?32766", sql)
+	}
+	s := one(t, "SELECT ?32766")
+	require.Equal(t, 32766, s.Params)
+}
