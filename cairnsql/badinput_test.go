@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -268,4 +269,41 @@ func TestOpeningWhatIsNoCairnDatabase(t *testing.T) {
 		err = db.QueryRow("SELECT count(*) FROM t WHERE b <> ''").Scan(&n)
 	}
 	require.ErrorIs(t, err, cairn.ErrCorrupt)
+}
+
+// TestHugeResultsAreRefused: a function asked for a string or blob longer than SQLite's limit
+// (SQLITE_MAX_LENGTH, 10^9 bytes) fails with SQLite's error at once instead of allocating it, and
+// printf reads widths and precisions as SQLite does (32-bit, negative ones negated). Expected
+// results from SQLite 3.54.
+func TestHugeResultsAreRefused(t *testing.T) {
+	db := openMemory(t)
+	tests := []struct {
+		sql  string
+		want int64 // the length, or -1 for "string or blob too big"
+	}{
+		{"SELECT length(printf('%2000000000d', 1))", -1},
+		{"SELECT length(printf('%1000000001d', 1))", -1},
+		{"SELECT length(printf('%99999999999999999999d', 1))", -1},
+		{"SELECT length(printf('%.*d', 2000000000, 1))", -1},
+		{"SELECT length(printf('%.*c', 2000000000, 'x'))", -1},
+		{"SELECT length(printf('%*d', -9223372036854775808, 1))", 1},
+		{"SELECT length(printf('%*d', 2147483648, 1))", 1},
+		{"SELECT length(printf('%.*c', -5, 'x'))", 5},
+		{"SELECT length(printf('%-*d|', -3, 1))", 4},
+		{"SELECT length(printf('%.*g', 200000000, 1.0))", 1},
+		{"SELECT length(printf('%.*f', 2000000000, 1.0))", 100000002}, // precision capped at 10^8
+		{"SELECT length(zeroblob(1000000001))", -1},
+		{"SELECT length(hex(zeroblob(500000000)))", -1},
+		{"SELECT length(hex(zeroblob(1000)))", 2000},
+	}
+	for _, tc := range tests {
+		var n int64
+		err := within(t, 20*time.Second, tc.sql, func() error { return db.QueryRow(tc.sql).Scan(&n) })
+		if tc.want < 0 {
+			require.EqualError(t, err, "string or blob too big", "%s", tc.sql)
+			continue
+		}
+		require.NoError(t, err, "%s", tc.sql)
+		require.Equal(t, tc.want, n, "%s", tc.sql)
+	}
 }
