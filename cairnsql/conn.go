@@ -60,10 +60,12 @@ func (c *conn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
-// BeginTx begins a transaction: read-only ones read one snapshot; others are deferred or
-// immediate as the DSN's _txlock says. Isolation levels: the default and serializable (what
-// cairn gives: one writer, snapshot readers, stale snapshots refused at their first write);
-// others are refused.
+// BeginTx begins a transaction: read-only ones read one snapshot and refuse writes
+// (engine.ErrReadOnlyTx); others are deferred or immediate as the DSN's _txlock says (an
+// immediate one waits for the writer slot until ctx is done or the busy timeout passes,
+// engine.ErrBusy). Isolation levels: the default and serializable (what cairn gives: one writer,
+// snapshot readers, stale snapshots refused at their first write with engine.ErrBusySnapshot),
+// and snapshot for read-only transactions; others are refused.
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	switch sql.IsolationLevel(opts.Isolation) {
 	case sql.LevelDefault, sql.LevelSerializable:
@@ -127,8 +129,10 @@ func (c *conn) Ping(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// ResetSession is called before a connection is reused: an open transaction left by a caller
-// is rolled back.
+// ResetSession is called before a connection is reused; a closed connection is reported bad.
+// A transaction begun by Exec("BEGIN") on a *sql.DB stays open on its connection when the
+// connection goes back to the pool, as with SQLite's drivers, and holds the writer slot if it
+// wrote: use BeginTx, or a *sql.Conn, for transactions.
 func (c *conn) ResetSession(ctx context.Context) error {
 	if c.closed {
 		return driver.ErrBadConn

@@ -5,10 +5,16 @@
 //
 // The DSN is a file path, or ":memory:" for a private in-memory database, with options in a query
 // string (see ParseDSN). Every connection of one *sql.DB shares one cairn.DB (and the connections
-// of every *sql.DB opened on the same path share it too, reference-counted), so autocommit writes
-// of many goroutines share group commits and readers never wait for writers. DB returns the
-// underlying cairn.DB for backups, statistics and checkpoints; SQL tables and cairn buckets live
-// in the same file. docs/SQL.md describes the SQL supported.
+// of every *sql.DB opened on the same path share it too, reference-counted: _sync and
+// _cache_bytes are those of the first, _busy_timeout and _txlock each *sql.DB's own), so
+// autocommit writes of many goroutines share group commits and readers never wait for writers. DB returns the underlying cairn.DB for backups, statistics and checkpoints; SQL
+// tables and cairn buckets live in the same file. docs/SQL.md describes the SQL supported.
+//
+// One transaction writes at a time. A write waits for the writer slot until its context is done
+// (the context's error) or the busy timeout passes (engine.ErrBusy); a deferred transaction that
+// read, then writes after another connection committed, fails with engine.ErrBusySnapshot: roll
+// it back and run it again. A statement stops, with its context's error, when its context is
+// done, and a statement that fails undoes its own changes only.
 package cairnsql
 
 import (
