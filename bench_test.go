@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -257,4 +258,33 @@ func BenchmarkSavepoint(b *testing.B) {
 			return tx.RollbackTo(sps[2])
 		})
 	})
+}
+
+// BenchmarkBeginWrite measures taking and giving back the writer slot, uncontended: Begin(true)
+// (or BeginContext with a context that cannot be cancelled, and with one that can) then Rollback,
+// with nothing written (no WAL record, no fdatasync). It is the fixed cost every Update pays
+// before its first Put.
+func BenchmarkBeginWrite(b *testing.B) {
+	db := benchDB(b, 1_000, nil)
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, c := range []struct {
+		name  string
+		begin func() (*Tx, error)
+	}{
+		{"Begin", func() (*Tx, error) { return db.Begin(true) }},
+		{"BeginContext/background", func() (*Tx, error) { return db.BeginContext(context.Background(), true) }},
+		{"BeginContext/cancellable", func() (*Tx, error) { return db.BeginContext(cancellable, true) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tx, err := c.begin()
+				if err != nil {
+					b.Fatal(err)
+				}
+				tx.Rollback()
+			}
+		})
+	}
 }

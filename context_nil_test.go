@@ -17,6 +17,13 @@ func TestNilContextIsBackground(t *testing.T) {
 		require.NoError(t, db.Update(func(tx *Tx) error { return tx.Put([]byte{byte(i)}, make([]byte, 500)) }))
 	}
 	calls := map[string]func() error{
+		"BeginContext": func() error {
+			tx, err := db.BeginContext(nil, true)
+			if err != nil {
+				return err
+			}
+			return tx.Rollback()
+		},
 		"Checkpoint": func() error { return db.Checkpoint(nil) },
 		"Compact": func() error {
 			_, err := db.Compact(nil, nil)

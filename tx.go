@@ -1,8 +1,10 @@
 package cairn
 
 import (
+	"context"
 	"fmt"
 	"iter"
+	"time"
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/pager"
@@ -59,10 +61,11 @@ var maxTxSize = MaxTxSize
 // Check or Close, which wait for the writer too) waits for itself forever; this is not detected
 // (Go has no cheap way to tell the goroutine holding the writer from another one waiting for it).
 // Read-only transactions never wait. Errors: ErrClosed, and for writable transactions ErrReadOnly
-// on a database opened read-only, and an error wrapping ErrFailed after a failed write.
+// on a database opened read-only, and an error wrapping ErrFailed after a failed write. To bound
+// the wait for the writer slot, use BeginContext.
 func (db *DB) Begin(writable bool) (*Tx, error) {
 	if writable {
-		return db.beginWrite()
+		return db.beginWrite(nil)
 	}
 	slot, v, err := db.pinRead()
 	if err != nil {
@@ -71,6 +74,75 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 	tx := &Tx{}
 	tx.startRead(db, slot, v)
 	return tx, nil
+}
+
+// BeginContext is Begin with a context that bounds the wait for the writer slot: a read-write
+// transaction begun while another one runs waits until that one ends or ctx is done, and in the
+// second case returns ctx.Err() (context.Canceled or context.DeadlineExceeded) holding nothing.
+// A done ctx is refused before anything else, for read-only transactions too, which never wait
+// otherwise; ctx does not bound the transaction once begun. A nil ctx is context.Background().
+//
+// A ctx that can never be done (Background, TODO, or one of their values) waits exactly as Begin
+// does, blocked on the writer slot's mutex. Any other ctx polls the slot with TryLock, sleeping
+// between attempts from 20 µs up to 2 ms, doubling: so an uncontended BeginContext costs what
+// Begin costs, a contended one sees the slot up to 2 ms after it is freed, and waiters of
+// BeginContext are not queued in order (a Begin or Update blocked on the mutex takes the slot
+// before them). Errors: those of Begin, and ctx.Err().
+func (db *DB) BeginContext(ctx context.Context, writable bool) (*Tx, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if writable {
+		return db.beginWrite(ctx)
+	}
+	return db.Begin(false)
+}
+
+// Polling intervals of a BeginContext waiting for the writer slot.
+const (
+	minWriterPoll = 20 * time.Microsecond
+	maxWriterPoll = 2 * time.Millisecond
+)
+
+// lockWriterContext is lockWriter for a writer that gives up when ctx is done (nil: never).
+func (db *DB) lockWriterContext(ctx context.Context) error {
+	if ctx == nil || ctx.Done() == nil {
+		db.lockWriter()
+		return nil
+	}
+	if !db.writer.TryLock() {
+		if err := db.pollWriter(ctx); err != nil {
+			return err
+		}
+	}
+	db.treeMu.Lock()
+	return nil
+}
+
+// pollWriter takes the writer slot with TryLock, sleeping between attempts, until it has it or
+// ctx is done (its error) or the database is closed (ErrClosed).
+func (db *DB) pollWriter(ctx context.Context) error {
+	wait := minWriterPoll
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		if db.writer.TryLock() {
+			return nil
+		}
+		if db.closed.Load() {
+			return ErrClosed
+		}
+		wait = min(2*wait, maxWriterPoll)
+		timer.Reset(wait)
+	}
 }
 
 // pinRead registers a reader of the published version (see txn.Registry for why the version it
@@ -102,14 +174,18 @@ func (db *DB) readerSet() pager.Readers {
 	return r
 }
 
-func (db *DB) beginWrite() (*Tx, error) {
+// beginWrite begins a read-write transaction, waiting for the writer slot until ctx is done (nil:
+// for ever).
+func (db *DB) beginWrite(ctx context.Context) (*Tx, error) {
 	if db.closed.Load() {
 		return nil, ErrClosed // do not queue behind Close's last checkpoint
 	}
 	if db.opts.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	db.lockWriter()
+	if err := db.lockWriterContext(ctx); err != nil {
+		return nil, err
+	}
 	if db.closed.Load() {
 		db.unlockWriter()
 		return nil, ErrClosed

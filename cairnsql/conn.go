@@ -60,16 +60,18 @@ func (c *conn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
-// BeginTx begins a transaction: read-only ones read one snapshot; others are deferred or
-// immediate as the DSN's _txlock says. Isolation levels: the default and serializable (what
-// cairn gives: one writer, snapshot readers, stale snapshots refused at their first write);
-// others are refused.
+// BeginTx begins a transaction: read-only ones read one snapshot and refuse writes
+// (engine.ErrReadOnlyTx); others are deferred or immediate as the DSN's _txlock says (an
+// immediate one waits for the writer slot until ctx is done or the busy timeout passes,
+// engine.ErrBusy). Isolation levels: the default and serializable (what cairn gives: one writer,
+// snapshot readers, stale snapshots refused at their first write with engine.ErrBusySnapshot),
+// and snapshot for read-only transactions; others are refused.
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	switch sql.IsolationLevel(opts.Isolation) {
 	case sql.LevelDefault, sql.LevelSerializable:
 	case sql.LevelSnapshot:
 		if !opts.ReadOnly {
-			return nil, errors.New("cairnsql: snapshot isolation is given to read-only transactions; read-write ones are serializable")
+			return nil, errors.New("cairnsql: isolation level Snapshot is given to read-only transactions only; read-write ones are Serializable")
 		}
 	default:
 		return nil, fmt.Errorf("cairnsql: isolation level %v is not supported (cairn gives serializable transactions)", sql.IsolationLevel(opts.Isolation))
@@ -77,7 +79,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.sess.BeginTx(opts.ReadOnly, c.c.opts.TxLock == TxImmediate); err != nil {
+	if err := c.sess.BeginTx(ctx, opts.ReadOnly, c.c.opts.TxLock == TxImmediate); err != nil {
 		return nil, err
 	}
 	return &tx{c: c, readOnly: opts.ReadOnly}, nil
@@ -127,8 +129,10 @@ func (c *conn) Ping(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// ResetSession is called before a connection is reused: an open transaction left by a caller
-// is rolled back.
+// ResetSession is called before a connection is reused; a closed connection is reported bad.
+// A transaction begun by Exec("BEGIN") on a *sql.DB stays open on its connection when the
+// connection goes back to the pool, as with SQLite's drivers, and holds the writer slot if it
+// wrote: use BeginTx, or a *sql.Conn, for transactions.
 func (c *conn) ResetSession(ctx context.Context) error {
 	if c.closed {
 		return driver.ErrBadConn
@@ -140,8 +144,9 @@ func (c *conn) IsValid() bool { return !c.closed }
 
 // CheckNamedValue accepts the Go values the driver stores: nil, the integer kinds (unsigned ones
 // up to 2^63-1), float32 and float64, bool (as 1 or 0), string, []byte, time.Time (as text,
-// the way modernc.org/sqlite stores it by default: Time.String() without the monotonic clock
-// reading).
+// the way modernc.org/sqlite stores it by default: Time.String(), which includes the monotonic
+// clock reading of a time from time.Now, " m=+0.001234"; call Round(0) or UTC() on a time to
+// store it without one, as to compare it with = later).
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
 	switch v := nv.Value.(type) {
 	case nil, int64, float64, string, []byte:
@@ -154,7 +159,7 @@ func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
 		}
 		return nil
 	case time.Time:
-		nv.Value = v.Round(0).String()
+		nv.Value = v.String()
 		return nil
 	case int:
 		nv.Value = int64(v)
@@ -248,7 +253,7 @@ func toValue(v driver.Value) (value.Value, error) {
 		}
 		return value.BlobBytes(append([]byte{}, v...)), nil
 	case time.Time:
-		return value.TextString(v.Round(0).String()), nil
+		return value.TextString(v.String()), nil
 	}
 	return value.Value{}, fmt.Errorf("cairnsql: unsupported argument type %T", v)
 }

@@ -5,10 +5,16 @@
 //
 // The DSN is a file path, or ":memory:" for a private in-memory database, with options in a query
 // string (see ParseDSN). Every connection of one *sql.DB shares one cairn.DB (and the connections
-// of every *sql.DB opened on the same path share it too, reference-counted), so autocommit writes
-// of many goroutines share group commits and readers never wait for writers. DB returns the
-// underlying cairn.DB for backups, statistics and checkpoints; SQL tables and cairn buckets live
-// in the same file. docs/SQL.md describes the SQL supported.
+// of every *sql.DB opened on the same path share it too, reference-counted: _sync and
+// _cache_bytes are those of the first, _busy_timeout and _txlock each *sql.DB's own), so
+// autocommit writes of many goroutines share group commits and readers never wait for writers. DB returns the underlying cairn.DB for backups, statistics and checkpoints; SQL
+// tables and cairn buckets live in the same file. docs/SQL.md describes the SQL supported.
+//
+// One transaction writes at a time. A write waits for the writer slot until its context is done
+// (the context's error) or the busy timeout passes (engine.ErrBusy); a deferred transaction that
+// read, then writes after another connection committed, fails with engine.ErrBusySnapshot: roll
+// it back and run it again. A statement stops, with its context's error, when its context is
+// done, and a statement that fails undoes its own changes only.
 package cairnsql
 
 import (
@@ -75,7 +81,7 @@ const (
 type Options struct {
 	// Sync is the durability of commits (default cairn.SyncFull: durable when Exec returns).
 	Sync cairn.SyncMode
-	// CacheBytes caps the page cache (0: cairn's default).
+	// CacheBytes caps the page cache (0: cairn's default; negative: no cap).
 	CacheBytes int64
 	// BusyTimeout bounds how long a write waits for the writer slot (0: as long as its context
 	// allows).
@@ -87,7 +93,8 @@ type Options struct {
 }
 
 // ParseDSN splits a DSN into the database path and options: PATH[?OPTIONS], where OPTIONS are
-// _sync=full|none, _cache_bytes=N, _busy_timeout=MILLISECONDS and _txlock=deferred|immediate.
+// _sync=full|none, _cache_bytes=N (0: cairn's default; negative: no cap),
+// _busy_timeout=MILLISECONDS and _txlock=deferred|immediate (or exclusive, which is immediate).
 // An unknown or malformed option is an error. The path ":memory:" is a private in-memory
 // database.
 func ParseDSN(dsn string) (string, Options, error) {
@@ -205,7 +212,9 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{c: c, sess: d.eng.NewSession(), eng: d.eng}, nil
+	sess := d.eng.NewSession()
+	sess.SetBusyTimeout(c.opts.BusyTimeout)
+	return &conn{c: c, sess: sess, eng: d.eng}, nil
 }
 
 func (c *Connector) database() (*database, error) {

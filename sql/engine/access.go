@@ -479,6 +479,9 @@ func (r *rowsIter) next() (bool, error) {
 	if r.i >= len(r.rows) {
 		return false, nil
 	}
+	if err := r.e.run.cx.tick(); err != nil {
+		return false, err
+	}
 	r.e.rows[r.src] = r.rows[r.i]
 	r.i++
 	return true, nil

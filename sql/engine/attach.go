@@ -20,15 +20,9 @@ import (
 	"github.com/cairndb/cairn"
 )
 
-// Errors of attached sessions.
-var (
-	// ErrAttached is returned by a transaction statement (BEGIN, COMMIT, END, ROLLBACK,
-	// SAVEPOINT, RELEASE) run in a session attached to its caller's transaction.
-	ErrAttached = errors.New("the session runs in its caller's transaction: transaction statements are the caller's to run")
-	// ErrReadOnlyTx is returned by a write statement in a session attached to a read-only
-	// transaction.
-	ErrReadOnlyTx = errors.New("attempt to write a readonly database: the open transaction is read-only")
-)
+// ErrAttached is returned by a transaction statement (BEGIN, COMMIT, END, ROLLBACK,
+// SAVEPOINT, RELEASE) run in a session attached to its caller's transaction.
+var ErrAttached = errors.New("the session runs in its caller's transaction: transaction statements are the caller's to run")
 
 // Attach makes tx, a transaction the caller began (read-write or read-only), the session's
 // explicit transaction: every statement runs in it, and sees and leaves its changes there, until

@@ -26,6 +26,9 @@ type exprInfo struct {
 	explicit bool
 	// column is set for a plain column reference (for names of result columns and index use).
 	column *colRefResult
+	// decl is the declared type of a scalar subquery's column (SQLite reports it as the
+	// expression's declared type); a column's is column.c.declType.
+	decl string
 }
 
 // binder binds the expressions of one query.
@@ -109,6 +112,9 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		info := exprInfo{}
 		if c := sq.plan.resultInfo(0); c.hasAff {
 			info.hasAff, info.aff = true, c.aff
+		}
+		if len(sq.plan.decl) > 0 {
+			info.decl = sq.plan.decl[0]
 		}
 		return sq, info, nil
 	}

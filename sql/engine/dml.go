@@ -40,15 +40,16 @@ var errSkipRow = errors.New("row skipped")
 
 // rowWriter checks and writes the rows of one INSERT or UPDATE.
 type rowWriter struct {
-	cx     *execCtx
-	t      *Table
-	algo   ast.Conflict // the statement's OR clause
-	checks []expr
-	e      *env
+	cx      *execCtx
+	t       *Table
+	algo    ast.Conflict // the statement's OR clause
+	checks  []expr
+	e       *env
+	uniques []*Index // t's UNIQUE indexes in the order they are checked (uniqueOrder)
 }
 
 func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value) (*rowWriter, error) {
-	w := &rowWriter{cx: cx, t: t, algo: algo}
+	w := &rowWriter{cx: cx, t: t, algo: algo, uniques: uniqueOrder(t)}
 	if len(t.Checks) > 0 {
 		sc := &scope{sources: []*source{tableSource(t, t.Name)}}
 		b := &binder{pc: &planCtx{schema: cx.schema, sess: cx.sess}, sc: sc, noAgg: "CHECK"}
@@ -63,6 +64,24 @@ func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value
 			subqCache: map[*subquery]*subqResult{}}}
 	}
 	return w, nil
+}
+
+// uniqueOrder returns t's UNIQUE indexes in the order SQLite checks them: sqlite3CreateIndex
+// keeps a table's indexes newest first, except that those whose ON CONFLICT is REPLACE come after
+// all others (newest first too). So the error names the constraint SQLite names when a row
+// violates several, and an ABORT, FAIL or IGNORE constraint is decided before a REPLACE one
+// deletes rows. (t.Indexes is in creation order, a rowid table's PRIMARY KEY first.)
+func uniqueOrder(t *Table) []*Index {
+	var out []*Index
+	for _, replace := range []bool{false, true} {
+		for i := len(t.Indexes) - 1; i >= 0; i-- {
+			ix := t.Indexes[i]
+			if ix.Unique && (ix.Conflict == ast.ConflictReplace) == replace {
+				out = append(out, ix)
+			}
+		}
+	}
+	return out
 }
 
 // tableSource is a source for one table, as name.
@@ -160,10 +179,7 @@ func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, 
 			}
 		}
 	}
-	for _, ix := range t.Indexes {
-		if !ix.Unique {
-			continue
-		}
+	for _, ix := range w.uniques {
 		other, err := w.cx.conflicting(ix, vals, self)
 		if err != nil {
 			return err

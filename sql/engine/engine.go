@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/ast"
@@ -118,6 +119,7 @@ type Session struct {
 	tx       *cairn.Tx
 	inTx     bool
 	attached bool // tx is the caller's (Attach): attach.go
+	readOnly bool // the explicit transaction refuses writes (BeginTx with readOnly)
 	mode     ast.TxMode
 	snapshot uint64 // the LSN a deferred transaction's first read saw
 	// schema is the schema an explicit transaction sees (its own DDL included).
@@ -128,7 +130,16 @@ type Session struct {
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
+
+	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
+	busyTimeout time.Duration
 }
+
+// SetBusyTimeout bounds how long a write of the session waits for the writer slot, held by a
+// transaction of another session, before it fails with ErrBusy (SQLite's busy timeout); 0 (the
+// default) waits as long as the statement's context allows. The context ends the wait too, with
+// its own error.
+func (s *Session) SetBusyTimeout(d time.Duration) { s.busyTimeout = max(d, 0) }
 
 type namedSavepoint struct {
 	name string
@@ -147,6 +158,13 @@ var (
 	ErrBusySnapshot = errors.New("database is locked: the transaction read a snapshot another connection has since written past (SQLITE_BUSY_SNAPSHOT); retry it")
 	// ErrNoTransaction is returned by COMMIT or ROLLBACK outside a transaction.
 	ErrNoTransaction = errors.New("cannot commit - no transaction is active")
+	// ErrBusy is returned when a write waited for the writer slot, held by another session's
+	// transaction, for the whole busy timeout (SQLite's SQLITE_BUSY): retry it later.
+	ErrBusy = errors.New("database is locked: another connection holds the write transaction (SQLITE_BUSY); retry later")
+	// ErrReadOnlyTx is returned by a statement that writes (or SAVEPOINT) in a read-only
+	// transaction: one begun read-only, or the caller's read-only transaction a session is
+	// attached to.
+	ErrReadOnlyTx = errors.New("attempt to write in a read-only transaction")
 )
 
 // InTransaction reports whether an explicit transaction is open.

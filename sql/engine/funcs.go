@@ -294,6 +294,9 @@ func fnTypeof(a []value.Value, _ value.Collation) (value.Value, error) {
 func fnHex(a []value.Value, _ value.Collation) (value.Value, error) {
 	const digits = "0123456789ABCDEF"
 	b := a[0].AppendText(nil)
+	if 2*len(b)+1 > maxLength { // as hexFunc's allocation of 2n+1 bytes
+		return value.Value{}, errTooBig
+	}
 	out := make([]byte, 0, 2*len(b))
 	for _, c := range b {
 		out = append(out, digits[c>>4], digits[c&15])
@@ -358,8 +361,8 @@ func fnZeroblob(a []value.Value, _ value.Collation) (value.Value, error) {
 	if n < 0 {
 		n = 0
 	}
-	if n > 1<<30 {
-		return value.Value{}, errors.New("string or blob too big")
+	if n > maxLength {
+		return value.Value{}, errTooBig
 	}
 	return value.BlobBytes(make([]byte, n)), nil
 }

@@ -5,6 +5,7 @@ package engine
 // (* takes them from the arguments).
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -59,30 +60,36 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 				break flags
 			}
 		}
+		// Width and precision as printf.c reads them: a * argument is cast to a 32-bit int, a
+		// negative one negated (a negative width left-justifies); digits accumulate in a 32-bit
+		// unsigned, masked to 31 bits.
 		width := 0
 		if i < len(format) && format[i] == '*' {
-			width = int(value.ToInt(next()))
+			width = int(int32(value.ToInt(next())))
 			if width < 0 {
-				minus, width = true, -width
+				minus = true
+				width = negate32(width, 0)
 			}
 			i++
-		}
-		for i < len(format) && format[i] >= '0' && format[i] <= '9' {
-			width = width*10 + int(format[i]-'0')
-			i++
+		} else if i < len(format) && format[i] >= '0' && format[i] <= '9' {
+			width, i = digits32(format, i)
 		}
 		prec := -1
 		if i < len(format) && format[i] == '.' {
 			i++
 			prec = 0
 			if i < len(format) && format[i] == '*' {
-				prec = int(value.ToInt(next()))
+				prec = int(int32(value.ToInt(next())))
+				if prec < 0 {
+					prec = negate32(prec, -1)
+				}
 				i++
+			} else {
+				prec, i = digits32(format, i)
 			}
-			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
-				prec = prec*10 + int(format[i]-'0')
-				i++
-			}
+		}
+		if width > maxLength || prec > maxLength && !strings.ContainsRune("feEgG", rune(verb(format, i))) {
+			return value.Value{}, errTooBig // (float conversions cap their precision instead)
 		}
 		for i < len(format) && (format[i] == 'l' || format[i] == 'h') { // length modifiers: ignored
 			i++
@@ -127,6 +134,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			if prec < 0 {
 				prec = 6
 			}
+			prec = min(prec, maxFloatPrecision)
 			body = formatFloat(f, verb, prec, plus, space, alt2)
 			if comma && verb == 'f' {
 				body = withCommas(body)
@@ -179,6 +187,9 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			return value.TextBytes(out), nil
 		}
 		pad := width - len([]rune(body))
+		if len(out)+len(body)+max(pad, 0) > maxLength {
+			return value.Value{}, errTooBig
+		}
 		switch {
 		case pad <= 0:
 			out = append(out, body...)
@@ -199,6 +210,45 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		}
 	}
 	return value.TextBytes(out), nil
+}
+
+// maxLength is the longest string or blob a function makes, SQLite's default SQLITE_MAX_LENGTH;
+// maxFloatPrecision caps the precision of printf's float conversions (SQLITE_FP_PRECISION_LIMIT).
+const (
+	maxLength         = 1_000_000_000
+	maxFloatPrecision = 100_000_000
+)
+
+// errTooBig is SQLite's SQLITE_TOOBIG error.
+var errTooBig = errors.New("string or blob too big")
+
+// verb returns the conversion character at or after format[i] (past length modifiers), or 0.
+func verb(format string, i int) byte {
+	for i < len(format) && (format[i] == 'l' || format[i] == 'h') {
+		i++
+	}
+	if i < len(format) {
+		return format[i]
+	}
+	return 0
+}
+
+// negate32 negates a negative 32-bit n, or returns min for the one it cannot negate.
+func negate32(n, min int) int {
+	if n >= -math.MaxInt32 {
+		return -n
+	}
+	return min
+}
+
+// digits32 reads the decimal digits at format[i:] into a 32-bit unsigned that wraps, masked to 31
+// bits, as printf.c reads a width or precision; it returns the value and the index after them.
+func digits32(format string, i int) (int, int) {
+	var n uint32
+	for ; i < len(format) && format[i] >= '0' && format[i] <= '9'; i++ {
+		n = n*10 + uint32(format[i]-'0')
+	}
+	return int(n & math.MaxInt32), i
 }
 
 func abs64(n int64) int64 {

@@ -405,7 +405,10 @@ func (it selectItem) name(xi exprInfo) string {
 }
 
 func (it selectItem) declType(xi exprInfo, sc *scope) string {
-	if xi.column == nil || xi.column.depth != 0 {
+	if xi.column == nil {
+		return xi.decl
+	}
+	if xi.column.depth != 0 {
 		return ""
 	}
 	return xi.column.c.declType

@@ -1,12 +1,15 @@
 package engine
 
 // Transactions. Outside BEGIN each statement is its own transaction: a query reads a snapshot, a
-// write runs in db.Update, so that concurrent autocommit writers share group commits. BEGIN
-// (DEFERRED) starts nothing until the first statement: a read takes a snapshot, a write takes the
-// writer slot; a write after a read upgrades, and fails with ErrBusySnapshot if another
-// connection committed since the snapshot (SQLite's SQLITE_BUSY_SNAPSHOT). BEGIN IMMEDIATE and
-// EXCLUSIVE take the writer slot at once. A statement that fails inside a transaction undoes its
-// own changes only (a savepoint around each write statement).
+// write runs in a write transaction committed at its end, so that concurrent autocommit writers
+// share group commits. BEGIN (DEFERRED) starts nothing until the first statement: a read takes a
+// snapshot, a write takes the writer slot; a write after a read upgrades, and fails with
+// ErrBusySnapshot if another connection committed since the snapshot (SQLite's
+// SQLITE_BUSY_SNAPSHOT). BEGIN IMMEDIATE and EXCLUSIVE take the writer slot at once. Every wait
+// for the writer slot ends when the statement's context is done (its error) or after the
+// session's busy timeout (ErrBusy). A read-only transaction (BeginTx) refuses writes with
+// ErrReadOnlyTx. A statement that fails inside a transaction undoes its own changes only (a
+// savepoint around each write statement).
 
 import (
 	"context"
@@ -29,7 +32,7 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 	}
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
-		return Result{}, s.begin(stmt.Mode)
+		return Result{}, s.begin(ctx, stmt.Mode, false)
 	case *ast.Commit:
 		return Result{}, s.commit()
 	case *ast.Rollback:
@@ -38,7 +41,7 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 		}
 		return Result{}, s.rollback()
 	case *ast.Savepoint:
-		return Result{}, s.savepoint(stmt.Name)
+		return Result{}, s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
 		return Result{}, s.release(stmt.Name)
 	}
@@ -82,7 +85,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 	if !s.inTx {
 		return s.autocommit(ctx, fn)
 	}
-	tx, err := s.writeTx()
+	tx, err := s.writeTx(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,46 +117,65 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 }
 
 // autocommit runs fn in a transaction of its own, committed when fn succeeds (and, for a FAIL
-// conflict, with the rows written before it).
+// conflict, with the rows written before it). The transaction is rolled back if fn fails
+// otherwise or panics.
 func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, error)) (Result, error) {
-	var res Result
-	var fnErr error
-	var schema *Schema
-	err := s.eng.db.Update(func(tx *cairn.Tx) error {
-		sc, err := s.eng.schemaFor(tx)
-		if err != nil {
-			return err
-		}
-		cx := &execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
-		res, fnErr = fn(cx)
-		schema = cx.schema
-		var ce *conflictError
-		if fnErr != nil && errors.As(fnErr, &ce) && ce.algo == ast.ConflictFail {
-			return nil
-		}
-		return fnErr
-	})
-	if err == nil && fnErr != nil {
-		err = fnErr
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return Result{}, err
 	}
-	if err == nil || fnErr != nil && err == fnErr {
-		if schema != nil && (err == nil || errors.As(fnErr, new(*conflictError))) {
-			s.eng.remember(schema)
+	committing := false
+	defer func() {
+		if !committing {
+			tx.Rollback()
 		}
+	}()
+	sc, err := s.eng.schemaFor(tx)
+	if err != nil {
+		return Result{}, err
 	}
-	return res, err
+	cx := &execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
+	res, fnErr := fn(cx)
+	var ce *conflictError
+	if fnErr != nil && !(errors.As(fnErr, &ce) && ce.algo == ast.ConflictFail) {
+		return res, fnErr
+	}
+	committing = true
+	if err := tx.Commit(); err != nil {
+		return res, err
+	}
+	s.eng.remember(cx.schema)
+	return res, fnErr
+}
+
+// beginWrite begins a write transaction, waiting for the writer slot until ctx is done (its
+// error) or the busy timeout passes (ErrBusy).
+func (s *Session) beginWrite(ctx context.Context) (*cairn.Tx, error) {
+	if s.busyTimeout <= 0 {
+		return s.eng.db.BeginContext(ctx, true)
+	}
+	wctx, cancel := context.WithTimeoutCause(ctx, s.busyTimeout, ErrBusy)
+	defer cancel()
+	tx, err := s.eng.db.BeginContext(wctx, true)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(wctx), ErrBusy) {
+		return nil, ErrBusy
+	}
+	return tx, err
 }
 
 // writeTx returns the explicit transaction's write transaction, taking the writer slot if it does
 // not have it yet (and checking that a deferred transaction's snapshot is still the newest).
-func (s *Session) writeTx() (*cairn.Tx, error) {
+func (s *Session) writeTx(ctx context.Context) (*cairn.Tx, error) {
+	if s.readOnly {
+		return nil, ErrReadOnlyTx
+	}
 	if s.attached {
 		return s.attachedWriteTx()
 	}
 	if s.tx != nil && s.tx.Writable() {
 		return s.tx, nil
 	}
-	w, err := s.eng.db.Begin(true)
+	w, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -175,28 +197,32 @@ func (s *Session) writeTx() (*cairn.Tx, error) {
 	return w, nil
 }
 
-func (s *Session) begin(mode ast.TxMode) error {
+// begin begins an explicit transaction: read-only, or in mode (IMMEDIATE and EXCLUSIVE take the
+// writer slot now, waiting under ctx and the busy timeout).
+func (s *Session) begin(ctx context.Context, mode ast.TxMode, readOnly bool) error {
 	if s.inTx {
 		return errors.New("cannot start a transaction within a transaction")
 	}
-	s.inTx, s.mode, s.schema = true, mode, nil
-	if mode != ast.Deferred {
-		if _, err := s.writeTx(); err != nil {
-			s.inTx = false
+	s.inTx, s.mode, s.schema, s.readOnly = true, mode, nil, readOnly
+	if mode != ast.Deferred && !readOnly {
+		if _, err := s.writeTx(ctx); err != nil {
+			s.reset()
 			return err
 		}
 	}
 	return nil
 }
 
-// BeginTx begins an explicit transaction for database/sql: read-only ones read one snapshot;
-// immediate ones take the writer slot at once.
-func (s *Session) BeginTx(readOnly, immediate bool) error {
+// BeginTx begins an explicit transaction for database/sql: a read-only one reads one snapshot
+// (taken by its first statement) and refuses writes with ErrReadOnlyTx; an immediate one takes
+// the writer slot at once, waiting until ctx is done or the busy timeout passes; others are
+// deferred.
+func (s *Session) BeginTx(ctx context.Context, readOnly, immediate bool) error {
 	mode := ast.Deferred
 	if immediate && !readOnly {
 		mode = ast.Immediate
 	}
-	return s.begin(mode)
+	return s.begin(ctx, mode, readOnly)
 }
 
 // Commit commits the explicit transaction (COMMIT).
@@ -253,20 +279,20 @@ func (s *Session) endTx(bool) {
 }
 
 func (s *Session) reset() {
-	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot = nil, false, nil, nil, 0
+	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot, s.readOnly = nil, false, nil, nil, 0, false
 	s.attached = false
 }
 
 // savepoint is SAVEPOINT name: outside a transaction it begins one, which its RELEASE commits.
-func (s *Session) savepoint(name string) error {
+func (s *Session) savepoint(ctx context.Context, name string) error {
 	begins := false
 	if !s.inTx {
-		if err := s.begin(ast.Deferred); err != nil {
+		if err := s.begin(ctx, ast.Deferred, false); err != nil {
 			return err
 		}
 		begins = true
 	}
-	tx, err := s.writeTx()
+	tx, err := s.writeTx(ctx)
 	if err != nil {
 		if begins {
 			s.reset()

@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"strings"
+
 	"github.com/cairndb/cairn/sql/ast"
 	m "github.com/sqlc-dev/meyer/ast"
 )
@@ -64,10 +66,30 @@ func equalFold(a, b string) bool {
 	return true
 }
 
+// declType returns a column's declared type as SQLite keeps it (sqlite3AddColumn): the text as
+// written, "varchar( 10 )", without the quotes around it when it is one quoted token
+// (sqlite3DequoteToken). The affinity and the INTEGER PRIMARY KEY rule read this text:
+// "INTEGER(10) PRIMARY KEY" is no rowid alias.
+func declType(tn *m.TypeName) string {
+	t := strings.TrimSpace(tn.Raw)
+	if len(t) < 2 || !isQuote(t[0]) {
+		return t
+	}
+	for i := 1; i < len(t)-1; i++ {
+		if isQuote(t[i]) {
+			return t
+		}
+	}
+	return t[1 : len(t)-1]
+}
+
+// isQuote reports whether b opens a quoted token in SQLite.
+func isQuote(b byte) bool { return b == '"' || b == '\'' || b == '`' || b == '[' }
+
 func (c *converter) columnDef(col *m.ColumnDef) (ast.ColumnDef, error) {
 	def := ast.ColumnDef{Name: col.Name.Name}
 	if col.Type != nil {
-		def.Type = col.Type.Name
+		def.Type = declType(col.Type)
 	}
 	for _, k := range col.Constraints {
 		switch k.Kind {

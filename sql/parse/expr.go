@@ -48,7 +48,7 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 	case *m.QualifiedRef:
 		return c.qualifiedRef(e)
 	case *m.BindParam:
-		return c.param(e), nil
+		return c.param(e)
 	case *m.ParenExpr:
 		return c.expr(e.X)
 	case *m.UnaryExpr:
@@ -135,8 +135,15 @@ func (c *converter) qualifiedRef(e *m.QualifiedRef) (ast.Expr, error) {
 	return &ast.ColumnRef{At: pos(e), Table: parts[0].Name, Column: parts[1].Name}, nil
 }
 
+// MaxParams is the highest parameter number, SQLite's default SQLITE_MAX_VARIABLE_NUMBER.
+const MaxParams = 32766
+
 // param converts a bind parameter; meyer numbers them as SQLite does (sqlite3ExprAssignVarNumber).
-func (c *converter) param(e *m.BindParam) ast.Expr {
+// A number outside 1..MaxParams is an error, in SQLite's words.
+func (c *converter) param(e *m.BindParam) (ast.Expr, error) {
+	if e.Number < 1 || e.Number > MaxParams {
+		return nil, c.errorf(e, "variable number must be between ?1 and ?%d", MaxParams)
+	}
 	p := &ast.Param{At: pos(e), Index: e.Number}
 	if e.Kind != m.ParamAnon && e.Kind != m.ParamNumber {
 		p.Name = e.Raw
@@ -146,7 +153,7 @@ func (c *converter) param(e *m.BindParam) ast.Expr {
 		c.names[e.Raw] = e.Number
 	}
 	c.params = max(c.params, e.Number)
-	return p
+	return p, nil
 }
 
 func (c *converter) unary(e *m.UnaryExpr) (ast.Expr, error) {

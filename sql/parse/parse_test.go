@@ -106,3 +106,30 @@ func TestSeveralStatements(t *testing.T) {
 	require.Equal(t, "INSERT INTO t VALUES (1, 'a'), (2, 'b')", stmts[1].Text)
 	require.IsType(t, &ast.Commit{}, stmts[2].Stmt)
 }
+
+func TestColumnTypeIsTheTextAsWritten(t *testing.T) {
+	for _, tc := range []struct{ decl, want string }{
+		{"INTEGER", "INTEGER"},
+		{"integer(10)", "integer(10)"},
+		{"varchar( 10 )", "varchar( 10 )"},
+		{"unsigned  big int", "unsigned  big int"},
+		{"DECIMAL(10, -5)", "DECIMAL(10, -5)"},
+		{`"text"`, "text"},
+		{"[my type]", "my type"},
+		{"`blob`", "blob"},
+	} {
+		s := one(t, "CREATE TABLE t(a "+tc.decl+" NOT NULL, b)")
+		ct := s.Stmt.(*ast.CreateTable)
+		require.Equal(t, tc.want, ct.Columns[0].Type, "%s", tc.decl)
+		require.Equal(t, "", ct.Columns[1].Type)
+	}
+}
+
+func TestParamNumbersAreBounded(t *testing.T) {
+	for _, sql := range []string{"SELECT ?0", "SELECT ?32767", "SELECT ?99999999999999999999", "SELECT ?32766, ?"} {
+		_, err := Parse(sql)
+		require.ErrorContains(t, err, "variable number must be between ?1 and ?32766", sql)
+	}
+	s := one(t, "SELECT ?32766")
+	require.Equal(t, 32766, s.Params)
+}
