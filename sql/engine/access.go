@@ -271,6 +271,15 @@ type indexScan struct {
 	desc   string
 	// primary scans a WITHOUT ROWID table's own rows by their primary key.
 	primary bool
+	// in are the IN terms some of eq read through slots (withPoints runs the scan per value).
+	in []inColumn
+}
+
+// inColumn is an IN term an indexScan's equality on column col reads through slot.
+type inColumn struct {
+	term *colTerm
+	slot *pointSlot
+	col  IndexColumn
 }
 
 // bound is one end of a range on an index column.

@@ -8,6 +8,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn/sql/ast"
@@ -16,49 +17,45 @@ import (
 )
 
 // colTerm is a term "column op x" usable for access: op is =, <, <=, >, >= with the column on
-// the left (terms written the other way round are flipped).
+// the left (terms written the other way round are flipped), or opIn for "column IN (list)".
 type colTerm struct {
 	col  int // the column, or -1 for the rowid
 	op   ast.BinaryOp
-	x    expr
+	x    expr   // nil for opIn
+	list []expr // the values of opIn
 	aff  value.Affinity
 	coll value.Collation
 }
+
+// opIn marks a colTerm "column IN (list)"; it is no operator of ast.
+const opIn ast.BinaryOp = 255
 
 // accessTerms extracts the usable "column op x" terms of source i from terms: x may read only the
 // sources in avail (those of the loops outside this one).
 func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64) []colTerm {
 	var out []colTerm
 	add := func(col exprAST, op ast.BinaryOp, other exprAST) {
-		ref, ok := col.(*ast.ColumnRef)
+		r, ok := sourceColumn(sc, i, col)
 		if !ok {
 			return
 		}
-		r, err := sc.resolve(ref.Table, ref.Column)
-		if err != nil || r.depth != 0 || r.src != i {
+		x, xi, ok := bindAvail(pc, sc, other, avail)
+		if !ok {
 			return
 		}
-		b := &binder{pc: pc, sc: sc, noAgg: "WHERE"}
-		saved := sc.refs
-		sc.refs = 0
-		x, xi, err := b.bind(other)
-		refs := sc.refs
-		sc.refs = saved
-		if err != nil || refs&^avail != 0 {
-			return // the other side reads this source or one of an inner loop
+		ci := r.info()
+		out = append(out, colTerm{col: accessColumn(sc.sources[i], r), op: op, x: x,
+			aff: comparisonAffinity(ci, xi), coll: comparisonCollation(ci, xi)})
+	}
+	addIn := func(e *ast.In) {
+		if ct, ok := inTerm(pc, sc, i, e, avail); ok {
+			out = append(out, ct)
 		}
-		src := sc.sources[i]
-		ci := exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
-		ct := colTerm{col: r.col, op: op, x: x, aff: comparisonAffinity(ci, xi), coll: comparisonCollation(ci, xi)}
-		if r.col == src.rowidSlot {
-			ct.col = -1
-		} else if src.table != nil && src.table.RowidColumn == r.col {
-			ct.col = -1
-		}
-		out = append(out, ct)
 	}
 	for _, t := range terms {
 		switch e := t.ast.(type) {
+		case *ast.In:
+			addIn(e)
 		case *ast.Binary:
 			switch e.Op {
 			case ast.Eq, ast.Lt, ast.Le, ast.Gt, ast.Ge:
@@ -73,6 +70,73 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 		}
 	}
 	return out
+}
+
+// inTerm returns the term of "column IN (list)" on source i if every item of the list reads only
+// the sources in avail. The items take the column's affinity and the collation of the comparison
+// with the first item, as the IN operator's evaluation does.
+func inTerm(pc *planCtx, sc *scope, i int, e *ast.In, avail uint64) (colTerm, bool) {
+	if e.Not || e.Select != nil || len(e.List) == 0 {
+		return colTerm{}, false
+	}
+	r, ok := sourceColumn(sc, i, e.X)
+	if !ok {
+		return colTerm{}, false
+	}
+	ci := r.info()
+	ct := colTerm{col: accessColumn(sc.sources[i], r), op: opIn, aff: r.c.affinity}
+	for k, item := range e.List {
+		x, xi, ok := bindAvail(pc, sc, item, avail)
+		if !ok {
+			return colTerm{}, false
+		}
+		if k == 0 {
+			ct.coll = comparisonCollation(ci, xi)
+		}
+		ct.list = append(ct.list, x)
+	}
+	return ct, true
+}
+
+// sourceColumn resolves x if it is a column of source i of this query level.
+func sourceColumn(sc *scope, i int, x exprAST) (colRefResult, bool) {
+	ref, ok := x.(*ast.ColumnRef)
+	if !ok {
+		return colRefResult{}, false
+	}
+	r, err := sc.resolve(ref.Table, ref.Column)
+	if err != nil || r.depth != 0 || r.src != i {
+		return colRefResult{}, false
+	}
+	return r, true
+}
+
+// info is what a comparison learns of the column r resolves to: its affinity and collation.
+func (r colRefResult) info() exprInfo {
+	return exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
+}
+
+// accessColumn is the colTerm column of r in src: -1 for the rowid or its alias.
+func accessColumn(src *source, r colRefResult) int {
+	if r.col == src.rowidSlot || src.table != nil && src.table.RowidColumn == r.col {
+		return -1
+	}
+	return r.col
+}
+
+// bindAvail binds x for the access path of a loop: false if x fails to bind or reads a source
+// not in avail (this loop's own source or an inner loop's).
+func bindAvail(pc *planCtx, sc *scope, x exprAST, avail uint64) (expr, exprInfo, bool) {
+	b := &binder{pc: pc, sc: sc, noAgg: "WHERE"}
+	saved := sc.refs
+	sc.refs = 0
+	bx, xi, err := b.bind(x)
+	refs := sc.refs
+	sc.refs = saved
+	if err != nil || refs&^avail != 0 {
+		return nil, exprInfo{}, false
+	}
+	return bx, xi, true
 }
 
 func flip(op ast.BinaryOp) ast.BinaryOp {
@@ -135,7 +199,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 			return nil, estimate{}, fmt.Errorf("no such index: %s", item.IndexedBy)
 		}
 		if p := indexPath(src, ix, cts); p != nil {
-			return p, indexEstimate(p), nil
+			return withPoints(p), indexEstimate(p), nil
 		}
 		return nil, estimate{}, fmt.Errorf("no query solution")
 	}
@@ -163,8 +227,16 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 			}
 		}
 	}
+	if !t.WithoutRowid {
+		if in := rowidPoints(src, cts); in != nil {
+			n := float64(len(in.list))
+			if best == nil || len(best.eq) == 0 || n <= bestEst.cost {
+				return in, estimate{n, n}, nil
+			}
+		}
+	}
 	if best != nil && len(best.eq) > 0 {
-		return best, bestEst, nil
+		return withPoints(best), bestEst, nil
 	}
 	if !t.WithoutRowid {
 		if r, rows := rowidRange(src, cts); r != nil {
@@ -172,7 +244,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 		}
 	}
 	if best != nil {
-		return best, bestEst, nil
+		return withPoints(best), bestEst, nil
 	}
 	return full, fullEst, nil
 }
@@ -203,6 +275,9 @@ func indexEstimate(p *indexScan) estimate {
 		}
 	}
 	rows = rangeRows(rows, p.lo != nil, p.hi != nil)
+	for _, in := range p.in {
+		rows *= float64(len(in.term.list))
+	}
 	cost := rows * 2
 	if p.primary {
 		cost = rows
@@ -229,6 +304,16 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 			if cts[j].col == ic.Column && cts[j].op == ast.Eq && indexUsable(cts[j], colAff, ic.Collation) {
 				eq = &cts[j]
 				break
+			}
+		}
+		if eq == nil {
+			for j := range cts {
+				if cts[j].col == ic.Column && cts[j].op == opIn && indexUsable(cts[j], colAff, ic.Collation) {
+					slot := &pointSlot{}
+					p.in = append(p.in, inColumn{term: &cts[j], slot: slot, col: ic})
+					eq = &colTerm{col: ic.Column, op: ast.Eq, x: slot, aff: cts[j].aff, coll: cts[j].coll}
+					break
+				}
 			}
 		}
 		if eq != nil {
@@ -269,6 +354,27 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 		p.desc = fmt.Sprintf("SEARCH %s USING INDEX %s (%s)", src.name, ix.Name, strings.Join(used, " AND "))
 	}
 	return p
+}
+
+// withPoints returns p, run once per combination of values of its IN lists if it has any.
+func withPoints(p *indexScan) accessPath {
+	var out accessPath = p
+	for _, in := range slices.Backward(p.in) {
+		out = &multiPoint{list: in.term.list, aff: in.term.aff, key: indexPointKey(in.col), slot: in.slot, inner: out}
+	}
+	return out
+}
+
+// rowidPoints returns the lookups of "rowid IN (list)", or nil if no term has that shape.
+func rowidPoints(src *source, cts []colTerm) *multiPoint {
+	for _, ct := range cts {
+		if ct.col == -1 && ct.op == opIn {
+			slot := &pointSlot{}
+			inner := &rowidLookup{table: src.table, name: src.name, key: slot}
+			return &multiPoint{list: ct.list, aff: ct.aff, key: rowidPointKey, slot: slot, inner: inner}
+		}
+	}
+	return nil
 }
 
 // rowidRange returns a range scan of the rowid terms < <= > >= and its estimated rows, or nil.

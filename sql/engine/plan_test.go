@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cairndb/cairn/sql/value"
@@ -71,11 +70,16 @@ func TestPlans(t *testing.T) {
 		// A LEFT JOIN keeps its order.
 		{"SELECT * FROM b LEFT JOIN a ON a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
 		{"SELECT * FROM a LEFT JOIN b ON a.x = b.y", []string{"SCAN a", "SCAN b"}},
+		// IN lists are multi-point lookups.
+		{"SELECT * FROM customers WHERE id IN (1, 5, 9)", []string{"SEARCH customers USING INTEGER PRIMARY KEY (rowid=?)"}},
+		{"SELECT * FROM customers WHERE city IN ('Oslo', 'Rome')", []string{"SEARCH customers USING INDEX customers_city (city=?)"}},
+		{"SELECT * FROM items WHERE order_id IN (1, 2) AND sku = 'x'", []string{"SEARCH items USING PRIMARY KEY (order_id=? AND sku=?)"}},
+		{"SELECT * FROM items WHERE order_id IN (1, 2) AND sku IN ('x', 'y')", []string{"SEARCH items USING PRIMARY KEY (order_id=? AND sku=?)"}},
+		{"SELECT * FROM customers WHERE city NOT IN ('Oslo')", []string{"SCAN customers"}},
+		{"SELECT * FROM b JOIN a ON a.x IN (b.y, b.z)", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
 		{"SELECT city, count(*) FROM customers GROUP BY city ORDER BY 2",
 			[]string{"SCAN customers", "USE TEMP B-TREE FOR GROUP BY", "USE TEMP B-TREE FOR ORDER BY"}},
 	} {
 		require.Equal(t, c.plan, explainPlan(t, s, c.query), c.query)
 	}
 }
-
-var _ = strings.Join
