@@ -101,25 +101,27 @@ func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Va
 	return vals, nil
 }
 
-// tableRange scans a table's rows with keys in [lo, hi) (nil: unbounded).
+// tableRange scans a table's rows with keys in [lo, hi) (nil: unbounded), backward if reverse.
 type tableRange struct {
-	table  *Table
-	lo, hi func(e *env) ([]byte, bool, error) // nil: unbounded; false: no rows
-	desc   string
+	table   *Table
+	lo, hi  func(e *env) ([]byte, bool, error) // nil: unbounded; false: no rows
+	desc    string
+	reverse bool
 }
 
 func (p *tableRange) explain() string { return p.desc }
 
 type tableRangeIter struct {
-	e     *env
-	src   int
-	t     *Table
-	c     *cairn.Cursor
-	hi    []byte
-	first bool
-	lo    []byte
-	empty bool
-	buf   []value.Value
+	e       *env
+	src     int
+	t       *Table
+	c       *cairn.Cursor
+	hi      []byte
+	first   bool
+	lo      []byte
+	empty   bool
+	reverse bool
+	buf     []value.Value
 }
 
 func (p *tableRange) open(e *env, src int) (candidates, error) {
@@ -128,7 +130,7 @@ func (p *tableRange) open(e *env, src int) (candidates, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true}
+	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true, reverse: p.reverse}
 	if p.lo != nil {
 		lo, ok, err := p.lo(e)
 		if err != nil {
@@ -151,21 +153,11 @@ func (it *tableRangeIter) next() (bool, error) {
 	if it.empty {
 		return false, nil
 	}
-	var k, v []byte
-	if it.first {
-		it.first = false
-		if it.lo != nil {
-			k, v = it.c.Seek(it.lo)
-		} else {
-			k, v = it.c.First()
-		}
-	} else {
-		k, v = it.c.Next()
-	}
+	k, v := step(it.c, &it.first, it.reverse, it.lo, it.hi)
 	if k == nil {
 		return false, it.c.Err()
 	}
-	if it.hi != nil && bytes.Compare(k, it.hi) >= 0 {
+	if outside(k, it.lo, it.hi) {
 		return false, nil
 	}
 	if err := it.e.run.cx.tick(); err != nil {
@@ -186,6 +178,35 @@ func (it *tableRangeIter) next() (bool, error) {
 	it.buf = row
 	it.e.rows[it.src] = row
 	return true, nil
+}
+
+// step moves c to the next key of the range [lo, hi) (nil: unbounded) in its direction: the
+// first one when *first is set, which it clears.
+func step(c *cairn.Cursor, first *bool, reverse bool, lo, hi []byte) ([]byte, []byte) {
+	switch {
+	case !*first && reverse:
+		return c.Prev()
+	case !*first:
+		return c.Next()
+	}
+	*first = false
+	if !reverse {
+		if len(lo) > 0 {
+			return c.Seek(lo)
+		}
+		return c.First()
+	}
+	if hi != nil {
+		if k, _ := c.Seek(hi); k != nil {
+			return c.Prev()
+		}
+	}
+	return c.Last()
+}
+
+// outside reports whether k lies outside [lo, hi) (nil: unbounded).
+func outside(k, lo, hi []byte) bool {
+	return hi != nil && bytes.Compare(k, hi) >= 0 || lo != nil && bytes.Compare(k, lo) < 0
 }
 
 // rowidLookup reads the one row whose rowid a term gives.
@@ -273,6 +294,8 @@ type indexScan struct {
 	primary bool
 	// in are the IN terms some of eq read through slots (withPoints runs the scan per value).
 	in []inColumn
+	// reverse reads the entries backward (an ORDER BY against the index's order).
+	reverse bool
 }
 
 // inColumn is an IN term an indexScan's equality on column col reads through slot.
@@ -401,21 +424,11 @@ func (it *indexScanIter) next() (bool, error) {
 		return false, nil
 	}
 	for {
-		var k, v []byte
-		if it.first {
-			it.first = false
-			if len(it.start) > 0 {
-				k, v = it.c.Seek(it.start)
-			} else {
-				k, v = it.c.First()
-			}
-		} else {
-			k, v = it.c.Next()
-		}
+		k, v := step(it.c, &it.first, it.p.reverse, it.start, it.end)
 		if k == nil {
 			return false, it.c.Err()
 		}
-		if it.end != nil && bytes.Compare(k, it.end) >= 0 {
+		if outside(k, it.start, it.end) {
 			return false, nil
 		}
 		if err := it.e.run.cx.tick(); err != nil {

@@ -34,7 +34,10 @@ func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(p.order) > 0 {
+	switch {
+	case p.ordered:
+		it = &orderedIter{in: it, keys: p.order}
+	case len(p.order) > 0:
 		if it, err = sortRows(it, p.order); err != nil {
 			return nil, err
 		}

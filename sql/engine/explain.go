@@ -54,7 +54,7 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 				add(at, "USE TEMP B-TREE FOR DISTINCT")
 			}
 		}
-		if len(p.order) > 0 {
+		if len(p.order) > 0 && !p.ordered {
 			add(parent, "USE TEMP B-TREE FOR ORDER BY")
 		}
 	}

@@ -43,6 +43,8 @@ type selectPlan struct {
 	order         []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
 	limit, offset expr
 	sc            *scope
+	// ordered is set when the outer loop's access path yields the order: no sort (order.go).
+	ordered bool
 }
 
 func (p *selectPlan) resultInfo(i int) exprInfo {
@@ -112,6 +114,7 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 			return nil, err
 		}
 	}
+	p.useAccessOrder()
 	b := &binder{pc: pc, sc: &scope{outer: sc.outer}, noAgg: "LIMIT"}
 	var err error
 	if sel.Limit != nil {

@@ -1,0 +1,78 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/engine"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// planRows is the size of the table BenchmarkAccessPaths reads.
+const planRows = 100_000
+
+// BenchmarkAccessPaths measures planner paths against the plan they replace, on one in-memory
+// table of planRows rows with an index on a: path=planned is the query as written,
+// path=unplanned the same query in a shape no access path takes (a FROM subquery, which is
+// sorted; NOT (x NOT IN ...), which scans). Prepared, one session, one goroutine.
+//
+//	go test -run '^$' -bench AccessPaths -benchmem -benchtime 20x -count 6 ./sql/engine | tee paths.txt
+//	benchstat -col /path paths.txt
+func BenchmarkAccessPaths(b *testing.B) {
+	db, err := cairn.Open("bench.db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := engine.New(db).NewSession()
+	defer s.Close()
+	ctx := context.Background()
+	exec := func(q string, args ...value.Value) {
+		if _, err := s.Exec(ctx, q, args); err != nil {
+			b.Fatal(err, q)
+		}
+	}
+	exec("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT)")
+	exec("CREATE INDEX t_a ON t(a)")
+	exec("BEGIN")
+	for r := int64(1); r <= planRows; r++ {
+		exec("INSERT INTO t VALUES (?, ?, 'row of some length')", value.Int(r), value.Int(r*7919%planRows))
+	}
+	exec("COMMIT")
+	in := "(17, 4242, 99999, 12, 50000, 31337, 8, 77777, 123, 65432)"
+	for _, c := range []struct{ name, planned, other string }{
+		{"query=rowid-desc-limit-10/path=", "SELECT * FROM t ORDER BY id DESC LIMIT 10",
+			"SELECT * FROM (SELECT * FROM t) ORDER BY id DESC LIMIT 10"},
+		{"query=index-order-limit-10/path=", "SELECT * FROM t ORDER BY a LIMIT 10",
+			"SELECT * FROM (SELECT * FROM t) ORDER BY a LIMIT 10"},
+		{"query=rowid-in-10/path=", "SELECT * FROM t WHERE id IN " + in,
+			"SELECT * FROM t WHERE NOT (id NOT IN " + in + ")"},
+		{"query=index-in-10/path=", "SELECT * FROM t WHERE a IN " + in,
+			"SELECT * FROM t WHERE NOT (a NOT IN " + in + ")"},
+	} {
+		for _, v := range []struct{ path, q string }{{"planned", c.planned}, {"unplanned", c.other}} {
+			b.Run(c.name+v.path, func(b *testing.B) {
+				st, err := s.Prepare(v.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var args []value.Value
+				for range b.N {
+					rows, err := st.Query(ctx, args)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for rows.Next() {
+						n++
+					}
+					if err := rows.Err(); err != nil || n != 10 {
+						b.Fatal(err, n)
+					}
+					rows.Close()
+				}
+			})
+		}
+	}
+}
