@@ -7,6 +7,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -24,8 +25,11 @@ type rowIter interface {
 
 // open starts the select in run, as a query nested in outer (nil for a statement's own query).
 func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
+	lim, off, err := p.limits(run, outer)
+	if err != nil {
+		return nil, err
+	}
 	var it rowIter
-	var err error
 	if len(p.cores) == 1 {
 		it, err = p.cores[0].open(run, outer)
 	} else {
@@ -38,38 +42,51 @@ func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 	case p.ordered:
 		it = &orderedIter{in: it, keys: p.order}
 	case len(p.order) > 0:
-		if it, err = sortRows(it, p.order); err != nil {
+		keep := int64(-1) // the rows LIMIT and OFFSET can return: the sort keeps no more
+		if lim >= 0 && lim <= math.MaxInt64-off {
+			keep = lim + off
+		}
+		if it, err = sortRows(it, p.order, keep); err != nil {
 			return nil, err
 		}
 	}
 	if len(p.cores) == 1 && len(p.cores[0].project) > p.ncols {
 		it = &trimIter{in: it, n: p.ncols}
 	}
-	if p.limit != nil || p.offset != nil {
-		e := &env{outer: outer, run: run, params: paramsOf(outer, run)}
-		lim, off := int64(-1), int64(0)
-		if p.limit != nil {
-			v, err := p.limit.eval(e)
-			if err != nil {
-				return nil, err
-			}
-			if lim, err = limitValue(v, "LIMIT"); err != nil {
-				return nil, err
-			}
-		}
-		if p.offset != nil {
-			v, err := p.offset.eval(e)
-			if err != nil {
-				return nil, err
-			}
-			if off, err = limitValue(v, "OFFSET"); err != nil {
-				return nil, err
-			}
-			off = max(off, 0)
-		}
+	if lim >= 0 || off > 0 {
 		it = &limitIter{in: it, limit: lim, offset: off}
 	}
 	return it, nil
+}
+
+// limits evaluates LIMIT (-1: none) and OFFSET (0: none).
+func (p *selectPlan) limits(run *runState, outer *env) (lim, off int64, err error) {
+	lim = -1
+	if p.limit == nil && p.offset == nil {
+		return lim, 0, nil
+	}
+	e := &env{outer: outer, run: run, params: paramsOf(outer, run)}
+	if p.limit != nil {
+		v, err := p.limit.eval(e)
+		if err != nil {
+			return 0, 0, err
+		}
+		if lim, err = limitValue(v, "LIMIT"); err != nil {
+			return 0, 0, err
+		}
+		lim = max(lim, -1)
+	}
+	if p.offset != nil {
+		v, err := p.offset.eval(e)
+		if err != nil {
+			return 0, 0, err
+		}
+		if off, err = limitValue(v, "OFFSET"); err != nil {
+			return 0, 0, err
+		}
+		off = max(off, 0)
+	}
+	return lim, off, nil
 }
 
 // limitValue converts a LIMIT or OFFSET value: an integer, or numeric text (SQLite's "datatype
@@ -536,9 +553,13 @@ func (s *sliceIter) row() []value.Value { return s.rows[s.i-1] }
 func (s *sliceIter) close()             {}
 
 // sortRows reads every row of in and returns them sorted by keys (a stable sort: rows with equal
-// keys keep their order).
-func sortRows(in rowIter, keys []orderKey) (rowIter, error) {
+// keys keep their order). keep >= 0 is the most rows the caller reads (LIMIT plus OFFSET): then
+// the sort holds that many only, the smallest so far (a top-N sort).
+func sortRows(in rowIter, keys []orderKey, keep int64) (rowIter, error) {
 	defer in.close()
+	if keep >= 0 && keep <= maxTopN {
+		return topN(in, keys, int(keep))
+	}
 	var rows [][]value.Value
 	for {
 		ok, err := in.next()
