@@ -296,6 +296,8 @@ type indexScan struct {
 	in []inColumn
 	// reverse reads the entries backward (an ORDER BY against the index's order).
 	reverse bool
+	// covering builds the row from the entry, without reading the table (cover.go).
+	covering bool
 }
 
 // inColumn is an IN term an indexScan's equality on column col reads through slot.
@@ -325,6 +327,7 @@ type indexScanIter struct {
 	empty bool
 	tb    *cairn.Bucket
 	buf   []value.Value
+	ibuf  []value.Value // an entry's values (covering)
 }
 
 func (p *indexScan) open(e *env, src int) (candidates, error) {
@@ -448,6 +451,9 @@ func (it *indexScanIter) next() (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if it.p.covering {
+			return it.coveredRow(rowKey, v)
+		}
 		rec, err := it.tb.Get(rowKey)
 		if err != nil {
 			if errors.Is(err, cairn.ErrNotFound) {
@@ -467,6 +473,38 @@ func (it *indexScanIter) next() (bool, error) {
 		it.e.rows[it.src] = row
 		return true, nil
 	}
+}
+
+// coveredRow sets the source's row from an index entry's value (the index columns' values) and
+// the rowid in its table key rowKey; the columns the index lacks, which the query does not read,
+// are NULL.
+func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
+	ix := it.p.index
+	t := ix.Table
+	vals, err := codec.DecodeRecord(rec, it.ibuf[:0])
+	if err != nil || len(vals) != len(ix.Columns) {
+		return false, fmt.Errorf("sql: index %s: bad entry: %w", ix.Name, cairn.ErrCorrupt)
+	}
+	it.ibuf = vals
+	n := len(t.Columns) + 1 // the columns and the rowid
+	if cap(it.buf) < n {
+		it.buf = make([]value.Value, n)
+	}
+	row := it.buf[:n]
+	clear(row)
+	for i, ic := range ix.Columns {
+		row[ic.Column] = vals[i]
+	}
+	rowid, err := codec.Rowid(rowKey)
+	if err != nil {
+		return false, fmt.Errorf("sql: index %s: %w", ix.Name, cairn.ErrCorrupt)
+	}
+	row[len(t.Columns)] = value.Int(rowid)
+	if t.RowidColumn >= 0 {
+		row[t.RowidColumn] = value.Int(rowid)
+	}
+	it.e.rows[it.src] = row
+	return true, nil
 }
 
 // indexRowKey returns the table key of the row an index entry names: the entry's key after the

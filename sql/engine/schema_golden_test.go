@@ -171,8 +171,8 @@ func TestGoldenSchemaLayoutReads(t *testing.T) {
 	require.Equal(t, []string{"'Ab'"}, query(t, s, "SELECT k FROM tag WHERE n = 300"))
 	require.Equal(t, []string{"'Kiwi'"}, query(t, s, "SELECT * FROM cheap"))
 	for q, plan := range map[string]string{
-		"SELECT id FROM fruit WHERE name = 'Kiwi'": "SEARCH fruit USING INDEX sqlite_autoindex_fruit_1 (name=?)",
-		"SELECT id FROM fruit WHERE price > 2":     "SEARCH fruit USING INDEX fruit_price (price>?)",
+		"SELECT id FROM fruit WHERE name = 'Kiwi'": "SEARCH fruit USING COVERING INDEX sqlite_autoindex_fruit_1 (name=?)",
+		"SELECT id FROM fruit WHERE price > 2":     "SEARCH fruit USING COVERING INDEX fruit_price (price>?)",
 		"SELECT k FROM tag WHERE n = 300":          "SEARCH tag USING INDEX tag_n (n=?)",
 	} {
 		got := query(t, s, "EXPLAIN QUERY PLAN "+q)

@@ -35,7 +35,14 @@ type source struct {
 	sub       *selectPlan // a subquery or view, materialized when the query runs
 	// left is set for the right side of a LEFT JOIN.
 	left bool
+	// used has bit c set once an expression read column c (the rowid slot too): an index that
+	// holds every used column covers the source (cover.go). Bit 63 stands for every column
+	// from 63 on.
+	used uint64
 }
+
+// markUsed records that an expression read column c.
+func (s *source) markUsed(c int) { s.used |= 1 << uint(min(c, 63)) }
 
 // rowLen is the length of the row slice of the source: its columns and, for a rowid table, the
 // rowid.
@@ -88,6 +95,7 @@ func (sc *scope) resolve(table, column string) (colRefResult, error) {
 		}
 		if found {
 			r.depth = depth
+			s.sources[r.src].markUsed(r.col)
 			if r.src < 64 {
 				s.refs |= 1 << uint(r.src)
 			}

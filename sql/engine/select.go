@@ -115,6 +115,7 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 		}
 	}
 	p.useAccessOrder()
+	p.useCoveringIndexes()
 	b := &binder{pc: pc, sc: &scope{outer: sc.outer}, noAgg: "LIMIT"}
 	var err error
 	if sel.Limit != nil {

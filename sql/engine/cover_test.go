@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCoveringIndexes checks that a select served by a covering index (the row built from index
+// entries) returns what the table scan returns, and that a column read anywhere in the query (a
+// correlated subquery, ORDER BY, GROUP BY, HAVING, a join's USING) keeps an index from covering.
+func TestCoveringIndexes(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `
+		CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT COLLATE NOCASE, c, d REAL);
+		CREATE INDEX t_ab ON t(a, b);
+		CREATE INDEX t_d ON t(d DESC);
+		CREATE TABLE o(x, c)`)
+	rng := rand.New(rand.NewPCG(11, 2))
+	long := strings.Repeat("q", 3000)
+	vals := []string{"NULL", "1", "'1'", "2.0", "'Ab'", "'aB'", "x'ff'", "'" + long + "'", "-4"}
+	pick := func() string { return vals[rng.IntN(len(vals))] }
+	for i := 1; i <= 150; i++ {
+		mustExec(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, %s, %s, %s, %s)", i, pick(), pick(), pick(), pick()))
+	}
+	mustExec(t, s, "INSERT INTO o VALUES (1, 1), ('Ab', 2), (2.0, NULL)")
+	for _, c := range []struct {
+		query   string
+		covered bool
+	}{
+		{"SELECT a, b FROM t%s WHERE a = 1", true},
+		{"SELECT id, b, a FROM t%s WHERE a > 0 AND b = 'ab'", true},
+		{"SELECT rowid, a FROM t%s WHERE a IN (1, '1', 2)", true},
+		{"SELECT d, id FROM t%s WHERE d < 3", true},
+		{"SELECT count(*), max(b) FROM t%s WHERE a = 1", true},
+		{"SELECT a, count(*) FROM t%s WHERE a >= -4 GROUP BY a HAVING count(*) > 1", true},
+		{"SELECT b FROM t%s ORDER BY a, b", true},
+		{"SELECT a FROM t%s WHERE a = 1 ORDER BY c", false},
+		{"SELECT a FROM t%s WHERE a = 1 GROUP BY c", false},
+		{"SELECT a FROM t%s WHERE a = 1 GROUP BY a HAVING max(d) > 0", false},
+		{"SELECT a FROM t%s WHERE a = 1 AND EXISTS (SELECT 1 FROM o WHERE o.c = t.c)", false},
+		{"SELECT a, (SELECT count(*) FROM o WHERE o.x = t.d) FROM t%s WHERE a = 1", false},
+		{"SELECT a, x FROM t%s JOIN o USING (c) WHERE a = 1", false},
+		{"SELECT a, x FROM o, t%s WHERE a = o.x", true},
+	} {
+		q := fmt.Sprintf(c.query, "")
+		plan := strings.Join(explainPlan(t, s, q), "\n")
+		require.Equal(t, c.covered, strings.Contains(plan, "COVERING INDEX"), "%s\n%s", q, plan)
+		scan := fmt.Sprintf(c.query, " NOT INDEXED")
+		require.ElementsMatch(t, query(t, s, scan), query(t, s, q), q)
+	}
+}
