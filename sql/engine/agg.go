@@ -5,6 +5,7 @@ package engine
 // INTEGER result while every input is an integer and none overflows, as SQLite does.
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 
@@ -205,6 +206,7 @@ type minMaxState struct {
 	best    value.Value
 	have    bool
 	changed bool
+	first   value.Value // the first long value seen, while decided reads its group
 }
 
 func (m *minMaxState) step(args []value.Value) error {
@@ -217,6 +219,31 @@ func (m *minMaxState) step(args []value.Value) error {
 		m.best, m.have, m.changed = v.Clone(), true, true
 	}
 	return nil
+}
+
+// decided reports, when the values come in the call's order (NULLs first for min, last for
+// max), whether no later value can change the result: one was found and v, the latest, is NULL
+// or no longer in the group of long values sharing the found one's key prefix (which keys order
+// by hash, not by value: codec.MaxKeyPart).
+func (m *minMaxState) decided(v value.Value) bool {
+	if !m.have {
+		return false
+	}
+	if v.IsNull() || !longKeyValue(v) {
+		return true
+	}
+	if m.first.IsNull() {
+		m.first = v.Clone()
+		return false
+	}
+	a, _ := codec.AppendKeyBound(nil, v, false, m.coll)
+	b, _ := codec.AppendKeyBound(nil, m.first, false, m.coll)
+	return !bytes.Equal(a, b)
+}
+
+// longKeyValue reports whether v is a TEXT or BLOB that a key may cut at codec.MaxKeyPart.
+func longKeyValue(v value.Value) bool {
+	return (v.Kind() == value.Text || v.Kind() == value.Blob) && len(v.Bytes()) > codec.MaxKeyPart
 }
 
 func (m *minMaxState) result() (value.Value, error) {

@@ -426,6 +426,9 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 		if a.bare && (a.minMax < 0 || gr.rows == nil || gr.states[a.minMax].(*minMaxState).changed) {
 			gr.rows = saveRows(gr.rows, e.rows)
 		}
+		if a.firstDecides && gr.states[0].(*minMaxState).decided(args[0]) {
+			break
+		}
 	}
 	in.close()
 	if len(groups) == 0 && len(a.groupBy) == 0 {

@@ -38,6 +38,7 @@ func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
 			}
 		}
 		src.left = item.Join == ast.JoinLeft
+		src.notIndexed = item.NotIndexed
 		sc.sources = append(sc.sources, src)
 		if item.Natural || len(item.Using) > 0 {
 			if err := hideMergedColumns(item, sc); err != nil {

@@ -19,58 +19,93 @@ import (
 )
 
 // useAccessOrder drops the sort of p when its outer loop's access path yields ORDER BY's order
-// (turning a full scan into an index scan that does), and marks p ordered.
+// (turning a full scan into an index scan that does), and marks p ordered. For an aggregate, it
+// serves min() or max() instead (useMinMaxOrder).
 func (p *selectPlan) useAccessOrder() {
-	if len(p.cores) != 1 || len(p.order) == 0 {
+	if len(p.cores) != 1 {
 		return
 	}
 	cp := p.cores[0]
-	if cp.agg != nil || cp.distinct || len(cp.levels) == 0 {
+	if cp.agg != nil {
+		cp.useMinMaxOrder()
+		return
+	}
+	if len(p.order) == 0 || cp.distinct || len(cp.levels) == 0 {
 		return
 	}
 	lv := cp.levels[0]
-	src := cp.sources[lv.src]
-	if src.table == nil {
-		return
-	}
 	cols := make([]int, len(p.order)) // the outer source's column of each ORDER BY key
 	for i, k := range p.order {
-		x, ok := cp.project[k.col].(*colExpr)
-		if !ok || x.depth != 0 || x.src != lv.src {
-			return // a key that is no column of the outer source
-		}
-		cols[i] = accessColumn(src, colRefResult{col: x.col})
-	}
-	switch a := lv.access.(type) {
-	case *rowidLookup:
-		p.ordered = true // one row of the outer table: its keys are constant
-	case *tableRange:
-		if reverse, ok := p.rowidOrder(src, cols); ok {
-			a.reverse, p.ordered = reverse, true
+		c, ok := cp.outerColumn(cp.project[k.col])
+		if !ok {
 			return
 		}
-		if a.lo == nil && a.hi == nil {
-			p.orderByIndex(lv, src, cols)
-		}
-	case *indexScan:
-		if reverse, ok := p.indexOrder(a, src, cols); ok {
-			a.reverse, p.ordered = reverse, true
-		}
+		cols[i] = c
+	}
+	p.ordered = orderPath(lv, cp.sources[lv.src], p.order, cols)
+}
+
+// outerColumn returns the colTerm column (-1: the rowid) of the outer loop's table that x is, if
+// x is one.
+func (cp *corePlan) outerColumn(x expr) (int, bool) {
+	lv := cp.levels[0]
+	src := cp.sources[lv.src]
+	c, ok := x.(*colExpr)
+	if !ok || c.depth != 0 || c.src != lv.src || src.table == nil {
+		return 0, false
+	}
+	return accessColumn(src, colRefResult{col: c.col}), true
+}
+
+// useMinMaxOrder makes the only aggregate of a one-table aggregate without GROUP BY, min(col) or
+// max(col), read col's order (an index or the rowid) from its smallest or largest end, and stop
+// at the first value (aggPlan.firstDecides), as SQLite's min/max optimization does.
+func (cp *corePlan) useMinMaxOrder() {
+	a := cp.agg
+	if len(a.groupBy) > 0 || len(a.calls) != 1 || len(cp.levels) != 1 {
+		return
+	}
+	call := a.calls[0]
+	if call.name != "min" && call.name != "max" || call.distinct || len(call.args) != 1 {
+		return
+	}
+	col, ok := cp.outerColumn(call.args[0])
+	if !ok {
+		return
+	}
+	desc := call.name == "max"
+	key := orderKey{desc: desc, nullsFirst: !desc, coll: call.coll}
+	if orderPath(cp.levels[0], cp.sources[cp.levels[0].src], []orderKey{key}, []int{col}) {
+		a.firstDecides = true
 	}
 }
 
-// rowidOrder reports whether ORDER BY is the rowid order of a rowid table (its first key the
-// rowid, which no two rows share), and whether backward.
-func (p *selectPlan) rowidOrder(src *source, cols []int) (reverse, ok bool) {
-	if src.table.WithoutRowid || cols[0] != -1 {
-		return false, false
+// orderPath reports whether the access path of lv yields the order of keys (on the columns cols
+// of src), setting it to read backward or replacing a full scan by an index scan as needed.
+func orderPath(lv *level, src *source, keys []orderKey, cols []int) bool {
+	switch a := lv.access.(type) {
+	case *rowidLookup:
+		return true // one row of the outer table: its keys are constant
+	case *tableRange:
+		if !src.table.WithoutRowid && cols[0] == -1 { // the rowid: no two rows share it
+			a.reverse = keys[0].desc
+			return true
+		}
+		if a.lo == nil && a.hi == nil && !src.notIndexed {
+			return orderByIndex(lv, src, keys, cols)
+		}
+	case *indexScan:
+		if reverse, ok := indexOrder(a, keys, cols); ok {
+			a.reverse = reverse
+			return true
+		}
 	}
-	return p.order[0].desc, true
+	return false
 }
 
 // orderByIndex replaces the full scan of lv by a full scan of the first index of src's table
-// whose order is ORDER BY's.
-func (p *selectPlan) orderByIndex(lv *level, src *source, cols []int) {
+// whose order is keys'.
+func orderByIndex(lv *level, src *source, keys []orderKey, cols []int) bool {
 	t := src.table
 	candidates := t.Indexes
 	if t.WithoutRowid {
@@ -78,29 +113,30 @@ func (p *selectPlan) orderByIndex(lv *level, src *source, cols []int) {
 	}
 	for _, ix := range candidates {
 		scan := &indexScan{index: ix, primary: ix.primary}
-		if reverse, ok := p.indexOrder(scan, src, cols); ok {
+		if reverse, ok := indexOrder(scan, keys, cols); ok {
 			scan.reverse = reverse
 			scan.desc = "SCAN " + src.name + " USING INDEX " + ix.Name
 			if ix.primary {
 				scan.desc = "SCAN " + src.name
 			}
-			lv.access, p.ordered = scan, true
-			return
+			lv.access = scan
+			return true
 		}
 	}
+	return false
 }
 
-// indexOrder reports whether the index scan a yields ORDER BY's order, and whether backward: the
+// indexOrder reports whether the index scan a yields the order of keys, and whether backward: the
 // keys name the index's columns after its = columns, in order, each with the index column's
 // collation, all in the index's direction or all against it, NULLs where that direction puts
 // them, optionally then the rowid. A key on an = column (constant under its collation) is skipped.
-func (p *selectPlan) indexOrder(a *indexScan, src *source, cols []int) (reverse, ok bool) {
+func indexOrder(a *indexScan, keys []orderKey, cols []int) (reverse, ok bool) {
 	if len(a.in) > 0 {
 		return false, false // the points of an IN list come one after another
 	}
 	ix := a.index
-	next := len(a.eq) // the next index column ORDER BY must name
-	for i, k := range p.order {
+	next := len(a.eq) // the next index column the keys must name
+	for i, k := range keys {
 		if j := slices.IndexFunc(ix.Columns[:len(a.eq)], func(ic IndexColumn) bool { return ic.Column == cols[i] }); j >= 0 {
 			if ix.Columns[j].Collation == k.coll {
 				continue
@@ -190,7 +226,7 @@ func (o *orderedIter) flush() {
 func (o *orderedIter) groupKey(r []value.Value) ([]byte, bool) {
 	long := false
 	for _, k := range o.keys {
-		if v := r[k.col]; (v.Kind() == value.Text || v.Kind() == value.Blob) && len(v.Bytes()) > codec.MaxKeyPart {
+		if longKeyValue(r[k.col]) {
 			long = true
 			break
 		}

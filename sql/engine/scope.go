@@ -35,6 +35,8 @@ type source struct {
 	sub       *selectPlan // a subquery or view, materialized when the query runs
 	// left is set for the right side of a LEFT JOIN.
 	left bool
+	// notIndexed is set by NOT INDEXED: no index serves the source, not even for ORDER BY.
+	notIndexed bool
 	// used has bit c set once an expression read column c (the rowid slot too): an index that
 	// holds every used column covers the source (cover.go). Bit 63 stands for every column
 	// from 63 on.

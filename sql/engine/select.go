@@ -78,6 +78,9 @@ type aggPlan struct {
 	bare    bool // the projection reads columns outside aggregates: keep a row per group
 	// minMax is the call whose row the bare columns take (the only aggregate, a min or max), or -1.
 	minMax int
+	// firstDecides is set when the rows come in the min or max call's order (order.go): the
+	// first value ends the scan.
+	firstDecides bool
 }
 
 // planSelect plans sel with sc as its scope (its outer scope set by the caller).
