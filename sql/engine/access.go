@@ -107,21 +107,25 @@ type tableRange struct {
 	lo, hi  func(e *env) ([]byte, bool, error) // nil: unbounded; false: no rows
 	desc    string
 	reverse bool
+	// noColumns skips decoding: the query reads no column of the rows, only counts them
+	// (cover.go); the row is all NULL.
+	noColumns bool
 }
 
 func (p *tableRange) explain() string { return p.desc }
 
 type tableRangeIter struct {
-	e       *env
-	src     int
-	t       *Table
-	c       *cairn.Cursor
-	hi      []byte
-	first   bool
-	lo      []byte
-	empty   bool
-	reverse bool
-	buf     []value.Value
+	e         *env
+	src       int
+	t         *Table
+	c         *cairn.Cursor
+	hi        []byte
+	first     bool
+	lo        []byte
+	empty     bool
+	reverse   bool
+	noColumns bool
+	buf       []value.Value
 }
 
 func (p *tableRange) open(e *env, src int) (candidates, error) {
@@ -130,7 +134,8 @@ func (p *tableRange) open(e *env, src int) (candidates, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true, reverse: p.reverse}
+	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true, reverse: p.reverse,
+		noColumns: p.noColumns}
 	if p.lo != nil {
 		lo, ok, err := p.lo(e)
 		if err != nil {
@@ -162,6 +167,13 @@ func (it *tableRangeIter) next() (bool, error) {
 	}
 	if err := it.e.run.cx.tick(); err != nil {
 		return false, err
+	}
+	if it.noColumns {
+		if it.buf == nil {
+			it.buf = make([]value.Value, len(it.t.Columns)+1)
+		}
+		it.e.rows[it.src] = it.buf
+		return true, nil
 	}
 	var rowid int64
 	if !it.t.WithoutRowid {

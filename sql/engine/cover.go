@@ -8,10 +8,14 @@ package engine
 
 import "strings"
 
-// useCoveringIndexes marks the index scans of p's cores that cover their source.
+// useCoveringIndexes marks the index scans of p's cores that cover their source, and the table
+// scans of sources whose columns nothing reads (count(*)), which then decode no row.
 func (p *selectPlan) useCoveringIndexes() {
 	for _, cp := range p.cores {
 		for _, lv := range cp.levels {
+			if scan, ok := lv.access.(*tableRange); ok && cp.sources[lv.src].used == 0 {
+				scan.noColumns = true
+			}
 			scan := indexScanOf(lv.access)
 			if scan == nil || scan.primary || !scan.covers(cp.sources[lv.src]) {
 				continue

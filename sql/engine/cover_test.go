@@ -53,3 +53,41 @@ func TestCoveringIndexes(t *testing.T) {
 		require.ElementsMatch(t, query(t, s, scan), query(t, s, q), q)
 	}
 }
+
+// TestCountDecodesNoRow checks that a scan whose columns nothing reads skips decoding (the rows
+// are counted all the same), and that reading any column, or a rowid, turns decoding back on.
+func TestCountDecodesNoRow(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `
+		CREATE TABLE t(id INTEGER PRIMARY KEY, a);
+		CREATE TABLE w(k PRIMARY KEY, v) WITHOUT ROWID;
+		CREATE TABLE o(x)`)
+	for i := 1; i <= 100; i++ {
+		mustExec(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, %d); INSERT INTO w VALUES (%d, 'v')", i, i%7, i))
+	}
+	mustExec(t, s, "INSERT INTO o VALUES (1), (2), (3)")
+	for _, c := range []struct {
+		query     string
+		want      int64
+		noColumns bool // of the first loop
+	}{
+		{"SELECT count(*) FROM t", 100, true},
+		{"SELECT count(*) FROM w", 100, true},
+		{"SELECT count(*) FROM t, o", 300, true},
+		{"SELECT count(*) FROM t WHERE 1", 100, true},
+		{"SELECT count(*) FROM t WHERE a = 3", 14, false},
+		{"SELECT count(rowid) FROM t", 100, false},
+		{"SELECT count(*) FROM w WHERE v = 'v'", 100, false},
+	} {
+		st, err := s.Prepare(c.query)
+		require.NoError(t, err)
+		rows, err := st.Query(t.Context(), nil)
+		require.NoError(t, err)
+		require.True(t, rows.Next())
+		require.Equal(t, c.want, rows.Row()[0].Int(), c.query)
+		rows.Close()
+		scan, ok := st.plan.cores[0].levels[0].access.(*tableRange)
+		require.True(t, ok, c.query)
+		require.Equal(t, c.noColumns, scan.noColumns, c.query)
+	}
+}
