@@ -22,6 +22,51 @@ type conn struct {
 	eng    *engine.Engine
 	sess   *engine.Session
 	closed bool
+	cache  stmtCache
+}
+
+// stmtCacheSize is how many statements a connection keeps parsed, by their SQL text.
+const stmtCacheSize = 64
+
+// stmtCache keeps the parsed statements of the SQL texts a connection ran last, so that
+// db.Exec and db.Query of a repeated text skip parsing; a statement plans again by itself after a
+// schema change. The oldest text goes first when it is full.
+type stmtCache struct {
+	stmts map[string][]*engine.Stmt
+	order []string // the texts, oldest first
+}
+
+// prepared returns the parsed statements of query, from the cache or parsed now.
+func (c *conn) prepared(query string) ([]*engine.Stmt, error) {
+	if sts, ok := c.cache.stmts[query]; ok {
+		return sts, nil
+	}
+	sts, err := c.sess.PrepareAll(query)
+	if err != nil {
+		return nil, err
+	}
+	if c.cache.stmts == nil {
+		c.cache.stmts = make(map[string][]*engine.Stmt, stmtCacheSize)
+	}
+	if len(c.cache.order) == stmtCacheSize {
+		delete(c.cache.stmts, c.cache.order[0])
+		c.cache.order = append(c.cache.order[:0], c.cache.order[1:]...)
+	}
+	c.cache.stmts[query] = sts
+	c.cache.order = append(c.cache.order, query)
+	return sts, nil
+}
+
+// preparedOne returns the one statement of query (the cache's, or parsed now).
+func (c *conn) preparedOne(query string) (*engine.Stmt, error) {
+	sts, err := c.prepared(query)
+	if err != nil {
+		return nil, err
+	}
+	if len(sts) != 1 {
+		return c.sess.Prepare(query) // its error: no statement, or several
+	}
+	return sts[0], nil
 }
 
 var (
@@ -42,7 +87,7 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 
 // PrepareContext prepares one statement.
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	st, err := c.sess.Prepare(query)
+	st, err := c.preparedOne(query)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +141,7 @@ func (t *tx) Rollback() error { return t.c.sess.Rollback() }
 
 // ExecContext runs the statements of query.
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	stmts, err := c.sess.PrepareAll(query)
+	stmts, err := c.prepared(query)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +160,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 
 // QueryContext runs query, which must be one statement.
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	st, err := c.sess.Prepare(query)
+	st, err := c.preparedOne(query)
 	if err != nil {
 		return nil, err
 	}
