@@ -68,10 +68,11 @@ func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 	return it, nil
 }
 
-// limitValue converts a LIMIT or OFFSET value: an integer, or numeric text (SQLite's "datatype
-// mismatch" otherwise).
+// limitValue converts a LIMIT or OFFSET value as SQLite's OP_MustBeInt does: NUMERIC affinity
+// (as a column stores a value: a REAL or a numeric text without a fractional part becomes an
+// INTEGER), then the result must be an INTEGER (SQLite's "datatype mismatch" otherwise).
 func limitValue(v value.Value, what string) (int64, error) {
-	v = value.AffinityNumeric.ApplyForCompare(v)
+	v = value.AffinityNumeric.Apply(v)
 	if v.Kind() != value.Integer {
 		return 0, fmt.Errorf("datatype mismatch")
 	}

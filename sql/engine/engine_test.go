@@ -1,0 +1,100 @@
+package engine_test
+
+// Tests of the engine through its API (engine.New, Session): regression tests of the behaviours
+// the differential test (difftest/) found to differ from SQLite's, each a table of statements
+// and the rows SQLite returns for them.
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/engine"
+	"github.com/cairndb/cairn/sql/value"
+)
+
+// newSession returns a session on a fresh in-memory database.
+func newSession(t *testing.T) *engine.Session {
+	t.Helper()
+	db, err := cairn.Open("mem.db", &cairn.Options{InMemory: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	s := engine.New(db).NewSession()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// exec runs statements that must succeed.
+func exec(t *testing.T, s *engine.Session, sql string) engine.Result {
+	t.Helper()
+	res, err := s.Exec(context.Background(), sql, nil)
+	require.NoError(t, err, sql)
+	return res
+}
+
+// query runs a query and renders its rows as SQLite's quote() would, columns joined by "|", so
+// that the storage class shows: 2 is an INTEGER, 2.0 a REAL, '2' a TEXT, X'32' a BLOB.
+func query(t *testing.T, s *engine.Session, sql string) ([]string, error) {
+	t.Helper()
+	st, err := s.Prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.Query(context.Background(), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		parts := make([]string, len(rows.Row()))
+		for i, v := range rows.Row() {
+			parts[i] = string(value.AppendQuoted(nil, v))
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	return out, rows.Err()
+}
+
+// queryCase is a query and what SQLite returns for it: rows, or an error (containing errText).
+type queryCase struct {
+	sql     string
+	want    []string
+	errText string
+}
+
+// runCases runs each case on s.
+func runCases(t *testing.T, s *engine.Session, cases []queryCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := query(t, s, c.sql)
+		if c.errText != "" {
+			require.ErrorContains(t, err, c.errText, c.sql)
+			continue
+		}
+		require.NoError(t, err, c.sql)
+		require.Equal(t, c.want, got, c.sql)
+	}
+}
+
+// TestLimitValues: LIMIT and OFFSET take an integer, or a value that NUMERIC affinity turns into
+// one (a REAL or a text without a fractional part); anything else is a datatype mismatch.
+func TestLimitValues(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2), (3), (4)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 2", want: []string{"1", "2"}},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 2.0", want: []string{"1", "2"}},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT '2.0'", want: []string{"1", "2"}},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT ' 2 '", want: []string{"1", "2"}},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 2 OFFSET 1.0", want: []string{"2", "3"}},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 2 OFFSET '1e0'", want: []string{"2", "3"}},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 1.5", errText: "datatype mismatch"},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT X'32'", errText: "datatype mismatch"},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 'abc'", errText: "datatype mismatch"},
+		{sql: "SELECT a FROM t ORDER BY a LIMIT 2 OFFSET 0.5", errText: "datatype mismatch"},
+	})
+}
