@@ -79,7 +79,7 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		aff := value.AffinityOf(e.Type)
+		aff := castAffinity(e.Type)
 		return &castExpr{x: x, aff: aff}, exprInfo{hasAff: true, aff: aff, coll: info.coll, hasColl: info.hasColl,
 			explicit: info.explicit}, nil
 	case *ast.Collate:
@@ -113,6 +113,16 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		return sq, info, nil
 	}
 	return nil, exprInfo{}, fmt.Errorf("unsupported expression %T", e)
+}
+
+// castAffinity is the affinity CAST(x AS typ) converts to: the declared type's, but NUMERIC for
+// an empty type name (SQLite's sqlite3AffinityType; only a column declared without a type has
+// no affinity).
+func castAffinity(typ string) value.Affinity {
+	if strings.TrimSpace(typ) == "" {
+		return value.AffinityNumeric
+	}
+	return value.AffinityOf(typ)
 }
 
 func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {

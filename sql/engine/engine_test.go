@@ -98,3 +98,15 @@ func TestLimitValues(t *testing.T) {
 		{sql: "SELECT a FROM t ORDER BY a LIMIT 2 OFFSET 0.5", errText: "datatype mismatch"},
 	})
 }
+
+// TestCastWithoutTypeName: CAST(x AS) with an empty type name converts as NUMERIC does (SQLite's
+// sqlite3AffinityType gives an empty name NUMERIC affinity; only a column declared without a type
+// has none).
+func TestCastWithoutTypeName(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT CAST('abc' AS ), CAST(X'31' AS ), CAST(' 2.50 ' AS ), CAST(2.0 AS ), CAST('7' AS )",
+			want: []string{"0|1|2.5|2.0|7"}},
+		{sql: "SELECT typeof(CAST(0.25 AS )), typeof(CAST(NULL AS ))", want: []string{"'real'|'null'"}},
+	})
+}
