@@ -404,6 +404,9 @@ func callCollation(infos []exprInfo) value.Collation {
 }
 
 func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
+	if depth, ok := b.sc.outerAggregateDepth(e); ok {
+		return b.outerAggregate(e, depth)
+	}
 	if b.agg == nil {
 		if b.noAgg != "" {
 			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
@@ -433,6 +436,94 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		info = exprInfo{coll: infos[0].coll, hasColl: infos[0].hasColl, explicit: infos[0].explicit}
 	}
 	return &aggRefExpr{i: len(b.agg.calls) - 1}, info, nil
+}
+
+// outerAggregateDepth reports whether the aggregate call e belongs to an enclosing query, and to
+// which (1: the one around sc's): as in SQLite (resolve.c), an aggregate whose arguments read
+// columns, all of enclosing queries, is an aggregate of the innermost query whose columns it
+// reads. Arguments holding a subquery or a name that is not a column stay with sc's query.
+func (sc *scope) outerAggregateDepth(e *ast.Call) (int, bool) {
+	refs, ok := columnRefs(e.Args, nil)
+	if !ok || len(refs) == 0 {
+		return 0, false
+	}
+	depth := -1
+	for _, r := range refs {
+		d, found := sc.depthOf(r.Table, r.Column)
+		if !found {
+			return 0, false
+		}
+		if depth < 0 || d < depth {
+			depth = d
+		}
+	}
+	return depth, depth > 0
+}
+
+// outerAggregate binds the aggregate call e as one of the query depth levels out: the call joins
+// that query's aggregates (making it an aggregate query), and e reads its value for the current
+// group. It is an error where that query takes no aggregates (its WHERE, GROUP BY, or the ORDER
+// BY of a query that is not an aggregate).
+func (b *binder) outerAggregate(e *ast.Call, depth int) (expr, exprInfo, error) {
+	target := b.sc
+	for i := 0; i < depth; i++ {
+		target.usedOuter = true // this query reads a value of an enclosing one
+		target = target.outer
+	}
+	if target.aggs == nil {
+		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
+	}
+	ob := &binder{pc: b.pc, sc: target, agg: target.aggs}
+	x, info, err := ob.aggregate(e)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	return &outerAggRefExpr{depth: depth, i: x.(*aggRefExpr).i}, info, nil
+}
+
+// columnRefs appends the column references of exprs to out; ok is false if one holds a subquery.
+func columnRefs(exprs []exprAST, out []*ast.ColumnRef) ([]*ast.ColumnRef, bool) {
+	for _, e := range exprs {
+		var sub []exprAST
+		switch e := e.(type) {
+		case nil, *ast.Literal, *ast.Param:
+		case *ast.ColumnRef:
+			out = append(out, e)
+		case *ast.Unary:
+			sub = []exprAST{e.X}
+		case *ast.Binary:
+			sub = []exprAST{e.X, e.Y}
+		case *ast.Like:
+			sub = []exprAST{e.X, e.Pattern, e.Escape}
+		case *ast.IsNull:
+			sub = []exprAST{e.X}
+		case *ast.Between:
+			sub = []exprAST{e.X, e.Lo, e.Hi}
+		case *ast.In:
+			if e.Select != nil {
+				return out, false
+			}
+			sub = append([]exprAST{e.X}, e.List...)
+		case *ast.Case:
+			sub = []exprAST{e.Operand, e.Else}
+			for _, w := range e.Whens {
+				sub = append(sub, w.Cond, w.Result)
+			}
+		case *ast.Cast:
+			sub = []exprAST{e.X}
+		case *ast.Collate:
+			sub = []exprAST{e.X}
+		case *ast.Call:
+			sub = e.Args
+		default: // subqueries
+			return out, false
+		}
+		var ok bool
+		if out, ok = columnRefs(sub, out); !ok {
+			return out, false
+		}
+	}
+	return out, true
 }
 
 // conjuncts splits e into its AND terms.

@@ -110,3 +110,28 @@ func TestCastWithoutTypeName(t *testing.T) {
 		{sql: "SELECT typeof(CAST(0.25 AS )), typeof(CAST(NULL AS ))", want: []string{"'real'|'null'"}},
 	})
 }
+
+// TestOuterAggregates: an aggregate call in a subquery whose arguments read only columns of an
+// enclosing query is an aggregate of that query (which becomes an aggregate query), as in SQLite;
+// where that query takes no aggregate it is a misuse.
+func TestOuterAggregates(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3); CREATE TABLE u(b); INSERT INTO u VALUES (10), (20)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT (SELECT count(t.a) FROM u) FROM t", want: []string{"3"}},
+		{sql: "SELECT (SELECT count(a) FROM u) FROM t", want: []string{"3"}},
+		{sql: "SELECT (SELECT count(t.a) + count(*) FROM u) FROM t", want: []string{"5"}},
+		{sql: "SELECT t.a, (SELECT sum(t.a) FROM u) FROM t GROUP BY t.a ORDER BY 1", want: []string{"1|1", "2|2", "3|3"}},
+		{sql: "SELECT (SELECT count(t.a) FROM u) FROM t WHERE 0", want: []string{"0"}},
+		{sql: "SELECT count(*) FROM t HAVING (SELECT max(t.a) FROM u) > 2", want: []string{"3"}},
+		{sql: "SELECT (SELECT (SELECT count(t.a) FROM u AS u2) FROM u) FROM t", want: []string{"3"}},
+		{sql: "SELECT (SELECT count(t.a) FROM u) FROM t, u AS v", want: []string{"6"}},
+		{sql: "SELECT (SELECT count(*) FROM u WHERE count(t.a) > 1) FROM t", want: []string{"2"}},
+		{sql: "SELECT (SELECT max(t.a + u.b) FROM u) FROM t ORDER BY 1", want: []string{"21", "22", "23"}},
+		{sql: "SELECT count(*) FROM t ORDER BY (SELECT count(t.a) FROM u)", want: []string{"3"}},
+		{sql: "SELECT a FROM t WHERE a IN (SELECT max(t.a) FROM u)", errText: "misuse of aggregate: max()"},
+		{sql: "SELECT 1 FROM t ORDER BY (SELECT count(t.a) FROM u)", errText: "misuse of aggregate: count()"},
+		{sql: "SELECT a FROM t ORDER BY count(*)", errText: "misuse of aggregate: count()"},
+		{sql: "SELECT a FROM t GROUP BY (SELECT count(t.a) FROM u)", errText: "aggregate"},
+	})
+}

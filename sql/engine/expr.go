@@ -70,6 +70,17 @@ type aggRefExpr struct{ i int }
 
 func (a *aggRefExpr) eval(e *env) (value.Value, error) { return e.aggs[a.i], nil }
 
+// outerAggRefExpr reads the value of aggregate i of the current group of the query depth levels
+// out: an aggregate call in a subquery that reads only the enclosing query's columns.
+type outerAggRefExpr struct{ depth, i int }
+
+func (a *outerAggRefExpr) eval(e *env) (value.Value, error) {
+	for d := 0; d < a.depth; d++ {
+		e = e.outer
+	}
+	return e.aggs[a.i], nil
+}
+
 // arithExpr is an arithmetic or bitwise operator.
 type arithExpr struct {
 	op   value.Op

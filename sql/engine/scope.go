@@ -60,6 +60,10 @@ type scope struct {
 	// refs has bit i set once an expression bound since the last reset read source i of this
 	// query (the planner uses it to place WHERE terms).
 	refs uint64
+	// aggs collects the query's aggregate calls while the parts of it that may hold one are
+	// bound (the select list, HAVING, the ORDER BY of an aggregate query); nil elsewhere. An
+	// aggregate call of a subquery that reads only this query's columns goes there.
+	aggs *aggCollector
 }
 
 type aliasDef struct {
@@ -149,6 +153,22 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		}
 	}
 	return out, false, nil
+}
+
+// depthOf returns how many queries out from sc the column table.column is found (0: sc's own),
+// without recording the reference; false if no query has it.
+func (sc *scope) depthOf(table, column string) (int, bool) {
+	d := 0
+	for s := sc; s != nil; s, d = s.outer, d+1 {
+		_, found, err := s.resolveHere(table, column)
+		if err != nil {
+			return 0, false
+		}
+		if found {
+			return d, true
+		}
+	}
+	return 0, false
 }
 
 func isRowidName(n string) bool {

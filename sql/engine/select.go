@@ -239,9 +239,12 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, resultInfo{}, err
 	}
-	// Aggregation: bind the select list, HAVING and ORDER BY with a collector.
+	// Aggregation: bind the select list, HAVING and (of an aggregate query) ORDER BY with a
+	// collector, which also takes the aggregates of subqueries that belong to this query.
 	coll := &aggCollector{}
 	ab := &binder{pc: pc, sc: sc, agg: coll}
+	sc.aggs = coll
+	defer func() { sc.aggs = nil }()
 	var info resultInfo
 	for _, it := range items {
 		x, xi, err := ab.bind(it.expr)
@@ -258,6 +261,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	var groupBy []expr
 	var gcolls []value.Collation
 	if len(core.GroupBy) > 0 {
+		sc.aggs = nil
 		gb := &binder{pc: pc, sc: sc, noAgg: "GROUP BY"}
 		for _, g := range core.GroupBy {
 			if n, ok := orderNumber(g); ok {
@@ -274,6 +278,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			gcolls = append(gcolls, collationOf(xi))
 		}
 	}
+	sc.aggs = coll
 	if core.Having != nil {
 		x, _, err := ab.bind(core.Having)
 		if err != nil {
@@ -285,9 +290,15 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			return nil, info, fmt.Errorf("a GROUP BY clause is required before HAVING")
 		}
 	}
-	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns).
+	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns);
+	// aggregates only in an aggregate query.
+	aggregate = aggregate || len(coll.calls) > 0
+	ob := ab
+	if !aggregate {
+		ob, sc.aggs = &binder{pc: pc, sc: sc, noAgg: "ORDER BY"}, nil
+	}
 	for i, t := range order {
-		col, err := orderColumn(t, i, items, info, cp, ab)
+		col, err := orderColumn(t, i, items, info, cp, ob)
 		if err != nil {
 			return nil, info, err
 		}
