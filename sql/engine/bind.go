@@ -37,6 +37,10 @@ type binder struct {
 	agg *aggCollector
 	// noAgg is set where an aggregate call is an error (WHERE, GROUP BY, ON).
 	noAgg string
+	// existsList is set for the select list of an EXISTS subquery, which SQLite never
+	// evaluates: an aggregate of an enclosing query there is no error where that query takes
+	// no aggregates.
+	existsList bool
 }
 
 // aggCollector gathers the aggregate calls of a query.
@@ -471,6 +475,9 @@ func (b *binder) outerAggregate(e *ast.Call, depth int) (expr, exprInfo, error) 
 		target = target.outer
 	}
 	if target.aggs == nil {
+		if b.existsList {
+			return &constExpr{}, exprInfo{}, nil // never evaluated (SQLite does not even check it)
+		}
 		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
 	}
 	ob := &binder{pc: b.pc, sc: target, agg: target.aggs}

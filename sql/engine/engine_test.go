@@ -135,3 +135,20 @@ func TestOuterAggregates(t *testing.T) {
 		{sql: "SELECT a FROM t GROUP BY (SELECT count(t.a) FROM u)", errText: "aggregate"},
 	})
 }
+
+// TestOuterAggregateInExists: SQLite never evaluates the select list of an EXISTS subquery, so an
+// aggregate of an enclosing query that takes none (its WHERE) is no error there; where the
+// enclosing query takes aggregates it still makes it an aggregate query.
+func TestOuterAggregateInExists(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3); CREATE TABLE u(b); INSERT INTO u VALUES (10), (20)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a FROM t WHERE EXISTS (SELECT sum(t.a) FROM u) ORDER BY a", want: []string{"1", "2", "3"}},
+		{sql: "SELECT a FROM t WHERE EXISTS (SELECT sum(t.a) FROM u WHERE 0)"},
+		{sql: "SELECT a FROM t WHERE EXISTS (SELECT sum(t.a), count(*) FROM u WHERE 0) ORDER BY a", want: []string{"1", "2", "3"}},
+		{sql: "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE 0 UNION SELECT sum(t.a) FROM u) ORDER BY a", want: []string{"1", "2", "3"}},
+		{sql: "SELECT EXISTS (SELECT sum(t.a) FROM u) FROM t", want: []string{"1"}},
+		{sql: "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u GROUP BY b HAVING sum(t.a) > 1)", errText: "misuse of aggregate: sum()"},
+		{sql: "SELECT a FROM t WHERE (SELECT sum(t.a) FROM u) > 0", errText: "misuse of aggregate: sum()"},
+	})
+}

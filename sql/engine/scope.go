@@ -64,6 +64,8 @@ type scope struct {
 	// bound (the select list, HAVING, the ORDER BY of an aggregate query); nil elsewhere. An
 	// aggregate call of a subquery that reads only this query's columns goes there.
 	aggs *aggCollector
+	// existsSelect is set for the cores of an EXISTS subquery.
+	existsSelect bool
 }
 
 type aliasDef struct {

@@ -85,7 +85,7 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 	for i, core := range sel.Cores {
 		csc := sc
 		if i > 0 {
-			csc = &scope{outer: sc.outer}
+			csc = &scope{outer: sc.outer, existsSelect: sc.existsSelect}
 		}
 		var order []ast.OrderTerm
 		if single {
@@ -246,8 +246,9 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	sc.aggs = coll
 	defer func() { sc.aggs = nil }()
 	var info resultInfo
+	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect}
 	for _, it := range items {
-		x, xi, err := ab.bind(it.expr)
+		x, xi, err := lb.bind(it.expr)
 		if err != nil {
 			return nil, info, err
 		}
