@@ -180,6 +180,10 @@ func (b *binder) unary(e *ast.Unary) (expr, exprInfo, error) {
 		info.hasAff, info.column = false, nil
 		return x, info, nil
 	case ast.Neg:
+		if lit, ok := e.X.(*ast.Literal); ok && lit.Value.Kind() == value.Real {
+			// SQLite negates a REAL literal exactly (-0.0 is -0.0); any other -x is 0 - x.
+			return &constExpr{v: value.Float(-lit.Value.Float())}, exprInfo{}, nil
+		}
 		if c, ok := x.(*constExpr); ok {
 			return &constExpr{v: value.Negate(c.v)}, exprInfo{}, nil
 		}

@@ -6,6 +6,7 @@ package engine_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -36,7 +37,8 @@ func exec(t *testing.T, s *engine.Session, sql string) engine.Result {
 }
 
 // query runs a query and renders its rows as SQLite's quote() would, columns joined by "|", so
-// that the storage class shows: 2 is an INTEGER, 2.0 a REAL, '2' a TEXT, X'32' a BLOB.
+// that the storage class shows: 2 is an INTEGER, 2.0 a REAL, '2' a TEXT, X'32' a BLOB (and -0.0
+// the REAL negative zero, which quote() shows as 0.0).
 func query(t *testing.T, s *engine.Session, sql string) ([]string, error) {
 	t.Helper()
 	st, err := s.Prepare(sql)
@@ -53,6 +55,9 @@ func query(t *testing.T, s *engine.Session, sql string) ([]string, error) {
 		parts := make([]string, len(rows.Row()))
 		for i, v := range rows.Row() {
 			parts[i] = string(value.AppendQuoted(nil, v))
+			if v.Kind() == value.Real && v.Float() == 0 && math.Signbit(v.Float()) {
+				parts[i] = "-0.0" // quote() does not show the sign
+			}
 		}
 		out = append(out, strings.Join(parts, "|"))
 	}
@@ -150,5 +155,19 @@ func TestOuterAggregateInExists(t *testing.T) {
 		{sql: "SELECT EXISTS (SELECT sum(t.a) FROM u) FROM t", want: []string{"1"}},
 		{sql: "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u GROUP BY b HAVING sum(t.a) > 1)", errText: "misuse of aggregate: sum()"},
 		{sql: "SELECT a FROM t WHERE (SELECT sum(t.a) FROM u) > 0", errText: "misuse of aggregate: sum()"},
+	})
+}
+
+// TestNegation: SQLite negates a REAL literal exactly (-0.0 and -(0.0) are -0.0) but computes
+// any other -x as 0 - x (-(-0.0), -CAST(0 AS REAL) are 0.0) (SQLite 3.54.1).
+func TestNegation(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT -0.0, -(0.0), -(-0.0), -(-(0.0)), -CAST(0 AS REAL), -'0.0', -'-0.0'",
+			want: []string{"-0.0|-0.0|0.0|0.0|0.0|0.0|0.0"}},
+		{sql: "SELECT -1.5, -(-1.5), -'2', -'x', -NULL, -(-9223372036854775808), typeof(-0.0)",
+			want: []string{"-1.5|1.5|-2|0|NULL|9.2233720368547758e+18|'real'"}},
+		{sql: "SELECT 0.0 * -1, CAST('-0.0' AS REAL), round(-0.0), quote(-0.0), -0.0 || ''",
+			want: []string{"-0.0|-0.0|0.0|'0.0'|'0.0'"}},
 	})
 }

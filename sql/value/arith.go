@@ -131,8 +131,9 @@ func bitwise(op Op, x, y int64) Value {
 	return Int(x >> uint(y))
 }
 
-// Negate returns -v: NULL for NULL, a REAL for the negation of the smallest INTEGER, numbers
-// for numeric text.
+// Negate returns -v as SQLite computes it, 0 - v: NULL for NULL, a REAL for the negation of the
+// smallest INTEGER, numbers for numeric text, 0.0 (not -0.0) for a REAL zero. (SQLite negates a
+// REAL literal exactly: -0.0 written so is -0.0; the binder does that.)
 func Negate(v Value) Value {
 	v = arithmeticOperand(v)
 	switch v.kind {
@@ -142,7 +143,7 @@ func Negate(v Value) Value {
 		}
 		return Int(-int64(v.bits))
 	case Real:
-		return Float(-v.Float())
+		return Float(0 - v.Float())
 	}
 	return Value{}
 }
