@@ -171,3 +171,13 @@ func TestNegation(t *testing.T) {
 			want: []string{"-0.0|-0.0|0.0|'0.0'|'0.0'"}},
 	})
 }
+
+// TestRealColumnNegativeZero: a REAL column stores -0.0 as 0.0, a column without affinity keeps
+// it, NUMERIC stores the INTEGER 0.
+func TestRealColumnNegativeZero(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(r REAL, x, n NUMERIC); INSERT INTO t VALUES (-0.0, -0.0, -0.0), ('-0.0', '-0.0', '-0.0')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT r, x, n FROM t", want: []string{"0.0|-0.0|0", "0.0|'-0.0'|0"}},
+	})
+}

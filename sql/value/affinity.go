@@ -43,7 +43,9 @@ func AffinityOf(decl string) Affinity {
 
 // Apply returns v converted as a column of affinity a stores it: TEXT stores numbers as their
 // text; NUMERIC and INTEGER store well-formed numeric text as a number and a REAL that is an
-// integer as an INTEGER; REAL stores numbers and numeric text as a REAL; BLOB stores v as it is.
+// integer as an INTEGER; REAL stores numbers and numeric text as a REAL (-0.0 as 0.0: SQLite
+// writes a REAL without a fractional part as an integer and reads it back as a REAL); BLOB
+// stores v as it is.
 // A converted text is a new allocation; other values keep pointing where v did.
 func (a Affinity) Apply(v Value) Value {
 	switch a {
@@ -66,13 +68,23 @@ func (a Affinity) Apply(v Value) Value {
 		switch v.kind {
 		case Text:
 			if n, ok := ParseNumericText(v.b, false); ok {
-				return Float(n.Float())
+				return Float(positiveZero(n.Float()))
 			}
 		case Integer:
 			return Float(v.Float())
+		case Real:
+			return Float(positiveZero(v.Float()))
 		}
 	}
 	return v
+}
+
+// positiveZero returns f, or 0.0 for -0.0.
+func positiveZero(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
 }
 
 // ApplyForCompare returns v converted as a comparison with affinity a converts an operand
