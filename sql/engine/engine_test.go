@@ -181,3 +181,12 @@ func TestRealColumnNegativeZero(t *testing.T) {
 		{sql: "SELECT r, x, n FROM t", want: []string{"0.0|-0.0|0", "0.0|'-0.0'|0"}},
 	})
 }
+
+// TestAbsNegativeZero: SQLite's abs() negates only a value below zero, so abs(-0.0) is -0.0.
+func TestAbsNegativeZero(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT abs(-0.0), abs(0.0), abs(-1.5), abs('-2'), abs(-3), abs('x'), abs(NULL)",
+			want: []string{"-0.0|0.0|1.5|2.0|3|0.0|NULL"}},
+	})
+}

@@ -82,7 +82,11 @@ func fnAbs(a []value.Value, _ value.Collation) (value.Value, error) {
 		}
 		return value.Int(i), nil
 	}
-	return value.Float(math.Abs(value.ToFloat(x))), nil
+	f := value.ToFloat(x)
+	if f < 0 { // not math.Abs: SQLite's abs(-0.0) is -0.0
+		f = -f
+	}
+	return value.Float(f), nil
 }
 
 func fnCoalesce(a []value.Value, _ value.Collation) (value.Value, error) {
