@@ -190,3 +190,17 @@ func TestAbsNegativeZero(t *testing.T) {
 			want: []string{"-0.0|0.0|1.5|2.0|3|0.0|NULL"}},
 	})
 }
+
+// TestCompoundOrderByNumberWithCollate: the ORDER BY of a compound select takes a result column
+// number with a COLLATE.
+func TestCompoundOrderByNumberWithCollate(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a, b); INSERT INTO t VALUES ('B', 1), ('a', 2), ('c', 3)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a, b FROM t UNION SELECT 'A', 0 ORDER BY 1 COLLATE NOCASE, 2",
+			want: []string{"'A'|0", "'a'|2", "'B'|1", "'c'|3"}},
+		{sql: "SELECT a, b FROM t UNION ALL SELECT 'A', 0 ORDER BY 1 COLLATE BINARY DESC",
+			want: []string{"'c'|3", "'a'|2", "'B'|1", "'A'|0"}},
+		{sql: "SELECT a FROM t UNION SELECT 'x' ORDER BY 2 COLLATE NOCASE", errText: "1st ORDER BY term out of range - should be between 1 and 1"},
+	})
+}

@@ -136,7 +136,7 @@ func compoundName(op ast.CompoundOp) string {
 func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
 	for i, t := range terms {
 		col := -1
-		if n, ok := orderNumber(t.Expr); ok {
+		if n, ok := orderNumber(unwrapCollate(t.Expr)); ok {
 			if n < 1 || n > p.ncols {
 				return fmt.Errorf("%s ORDER BY term out of range - should be between 1 and %d", ordinal(i+1), p.ncols)
 			}
