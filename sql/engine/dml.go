@@ -219,13 +219,15 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("no such table: %s", st.Table)
 	}
-	// Target columns.
+	// Target columns (none for DEFAULT VALUES: every column takes its default).
 	var targets []int
-	if st.Columns == nil {
+	switch {
+	case st.DefaultValues:
+	case st.Columns == nil:
 		for i := range t.Columns {
 			targets = append(targets, i)
 		}
-	} else {
+	default:
 		for _, name := range st.Columns {
 			i := t.columnIndex(name)
 			if i < 0 {

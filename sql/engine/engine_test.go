@@ -204,3 +204,13 @@ func TestCompoundOrderByNumberWithCollate(t *testing.T) {
 		{sql: "SELECT a FROM t UNION SELECT 'x' ORDER BY 2 COLLATE NOCASE", errText: "1st ORDER BY term out of range - should be between 1 and 1"},
 	})
 }
+
+// TestInsertDefaultValues: INSERT ... DEFAULT VALUES gives every column its default.
+func TestInsertDefaultValues(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY, b DEFAULT 'x', c REAL DEFAULT '_', d, e TEXT DEFAULT 5)")
+	exec(t, s, "INSERT INTO t DEFAULT VALUES; INSERT OR IGNORE INTO t DEFAULT VALUES")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT * FROM t", want: []string{"1|'x'|'_'|NULL|'5'", "2|'x'|'_'|NULL|'5'"}},
+	})
+}
