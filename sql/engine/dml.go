@@ -490,10 +490,12 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 		}
 		keyMoved := string(oldKey) != string(newKey)
 		if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
+			// The row stays as it was: skipped by IGNORE, or left by FAIL (which keeps the
+			// rows changed before it).
+			if werr := x.writeRow(t, old, oldRowid); werr != nil {
+				return res, werr
+			}
 			if errors.Is(err, errSkipRow) {
-				if werr := x.writeRow(t, old, oldRowid); werr != nil {
-					return res, werr
-				}
 				continue
 			}
 			return res, err

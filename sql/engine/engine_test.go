@@ -214,3 +214,16 @@ func TestInsertDefaultValues(t *testing.T) {
 		{sql: "SELECT * FROM t", want: []string{"1|'x'|'_'|NULL|'5'", "2|'x'|'_'|NULL|'5'"}},
 	})
 }
+
+// TestUpdateOrFailKeepsTheFailingRow: UPDATE OR FAIL keeps the rows it changed before the
+// conflict, and the row that conflicts as it was, also when its rowid was to change.
+func TestUpdateOrFailKeepsTheFailingRow(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE); INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+	_, err := s.Exec(context.Background(), "UPDATE OR FAIL t SET a = a + 10, b = CASE WHEN a = 2 THEN 'z' ELSE b END", nil)
+	require.EqualError(t, err, "UNIQUE constraint failed: t.b")
+	runCases(t, s, []queryCase{{sql: "SELECT * FROM t ORDER BY a", want: []string{"2|'y'", "3|'z'", "11|'x'"}}})
+	_, err = s.Exec(context.Background(), "UPDATE OR FAIL t SET a = 3 WHERE a = 11", nil)
+	require.EqualError(t, err, "UNIQUE constraint failed: t.a")
+	runCases(t, s, []queryCase{{sql: "SELECT * FROM t ORDER BY a", want: []string{"2|'y'", "3|'z'", "11|'x'"}}})
+}
