@@ -426,8 +426,12 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		return nil, exprInfo{}, err
 	}
 	call := &aggCall{name: e.Name, def: def, distinct: e.Distinct}
-	// Arguments are bound in the FROM scope, without the collector: no aggregate inside one.
+	// Arguments are bound in the FROM scope, without the collector: no aggregate inside one,
+	// not even one of this query in a subquery there.
 	inner := &binder{pc: b.pc, sc: b.sc, noAgg: "aggregate"}
+	saved := b.sc.aggs
+	b.sc.aggs = nil
+	defer func() { b.sc.aggs = saved }()
 	var infos []exprInfo
 	for _, a := range e.Args {
 		x, info, err := inner.bind(a)
@@ -473,13 +477,16 @@ func (sc *scope) outerAggregateDepth(e *ast.Call) (int, bool) {
 // group. It is an error where that query takes no aggregates (its WHERE, GROUP BY, or the ORDER
 // BY of a query that is not an aggregate).
 func (b *binder) outerAggregate(e *ast.Call, depth int) (expr, exprInfo, error) {
+	if !b.aggAllowedHere() {
+		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate function %s()", e.Name)
+	}
 	target := b.sc
 	for i := 0; i < depth; i++ {
 		target.usedOuter = true // this query reads a value of an enclosing one
 		target = target.outer
 	}
 	if target.aggs == nil {
-		if b.existsList {
+		if b.existsList || b.sc.unevaluated {
 			return &constExpr{}, exprInfo{}, nil // never evaluated (SQLite does not even check it)
 		}
 		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
@@ -490,6 +497,77 @@ func (b *binder) outerAggregate(e *ast.Call, depth int) (expr, exprInfo, error) 
 		return nil, exprInfo{}, err
 	}
 	return &outerAggRefExpr{depth: depth, i: x.(*aggRefExpr).i}, info, nil
+}
+
+// aggAllowedHere reports whether SQLite's name resolution (resolve.c) takes an aggregate call
+// where b binds: in the select list, ORDER BY, GROUP BY and HAVING, in the WHERE of an aggregate
+// query, but not in an aggregate's arguments, LIMIT and the like. (Whether the query the call
+// belongs to takes it is checked after.)
+func (b *binder) aggAllowedHere() bool {
+	switch b.noAgg {
+	case "", "GROUP BY", "ORDER BY":
+		return true
+	case "WHERE":
+		return b.sc.aggQuery
+	}
+	return false
+}
+
+// isAggregateCore reports whether the select list of core (bound in sc, whose sources are set)
+// holds an aggregate call of its own (not in a subquery, not an enclosing query's), or core has
+// a GROUP BY: whether it is an aggregate query, as SQLite decides before it resolves the WHERE.
+func isAggregateCore(core *ast.SelectCore, sc *scope) bool {
+	if len(core.GroupBy) > 0 {
+		return true
+	}
+	var exprs []exprAST
+	for _, c := range core.Columns {
+		if !c.Star {
+			exprs = append(exprs, c.Expr)
+		}
+	}
+	return hasOwnAggregate(exprs, sc)
+}
+
+// hasOwnAggregate reports whether exprs hold an aggregate call that belongs to sc's query.
+func hasOwnAggregate(exprs []exprAST, sc *scope) bool {
+	for _, e := range exprs {
+		var sub []exprAST
+		switch e := e.(type) {
+		case *ast.Call:
+			if isAggregate(e.Name, len(e.Args), e.Star) {
+				if _, outer := sc.outerAggregateDepth(e); !outer {
+					return true
+				}
+			}
+			sub = e.Args
+		case *ast.Unary:
+			sub = []exprAST{e.X}
+		case *ast.Binary:
+			sub = []exprAST{e.X, e.Y}
+		case *ast.Like:
+			sub = []exprAST{e.X, e.Pattern, e.Escape}
+		case *ast.IsNull:
+			sub = []exprAST{e.X}
+		case *ast.Between:
+			sub = []exprAST{e.X, e.Lo, e.Hi}
+		case *ast.In:
+			sub = append([]exprAST{e.X}, e.List...)
+		case *ast.Case:
+			sub = []exprAST{e.Operand, e.Else}
+			for _, w := range e.Whens {
+				sub = append(sub, w.Cond, w.Result)
+			}
+		case *ast.Cast:
+			sub = []exprAST{e.X}
+		case *ast.Collate:
+			sub = []exprAST{e.X}
+		}
+		if hasOwnAggregate(sub, sc) {
+			return true
+		}
+	}
+	return false
 }
 
 // columnRefs appends the column references of exprs to out; ok is false if one holds a subquery.

@@ -227,3 +227,25 @@ func TestUpdateOrFailKeepsTheFailingRow(t *testing.T) {
 	require.EqualError(t, err, "UNIQUE constraint failed: t.a")
 	runCases(t, s, []queryCase{{sql: "SELECT * FROM t ORDER BY a", want: []string{"2|'y'", "3|'z'", "11|'x'"}}})
 }
+
+// TestOuterAggregateMisuse: an aggregate of an enclosing query inside the arguments of one of
+// that query's aggregates is a misuse; inside the select list of an EXISTS subquery it is no
+// error, but SQLite's name resolution still refuses it where no aggregate may be (the WHERE of a
+// query that is not an aggregate query) (SQLite 3.54.1).
+func TestOuterAggregateMisuse(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3); CREATE TABLE u(b); INSERT INTO u VALUES (10), (20)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT max((SELECT sum(t.a) FROM u)) FROM t", errText: "misuse of aggregate"},
+		{sql: "SELECT max(t.a + (SELECT sum(t.a) FROM u)) FROM t", errText: "misuse of aggregate"},
+		{sql: "SELECT count(*) FROM t WHERE EXISTS (SELECT (SELECT sum(t.a) FROM u AS v) FROM u)", want: []string{"3"}},
+		{sql: "SELECT count(*) FROM t WHERE EXISTS (SELECT (SELECT 1 FROM u AS v WHERE sum(t.a) > 0) FROM u)",
+			errText: "misuse of aggregate"},
+		{sql: "SELECT count(*) FROM t WHERE EXISTS (SELECT (SELECT count(*) FROM u AS v WHERE sum(t.a) > 0) FROM u)",
+			want: []string{"3"}},
+		{sql: "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM u WHERE (SELECT sum(t.a) FROM u AS v) > 0)",
+			errText: "misuse of aggregate"},
+		{sql: "SELECT (SELECT count(*) FROM u WHERE count(t.a) > 1) FROM t", want: []string{"2"}},
+		{sql: "SELECT (SELECT 1 FROM u WHERE count(t.a) > 1) FROM t", errText: "misuse of aggregate"},
+	})
+}

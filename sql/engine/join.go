@@ -95,7 +95,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 
 // subquerySource plans a subquery (or a view's select) of FROM as a source.
 func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label string) (*source, error) {
-	child := &scope{outer: sc.outer}
+	child := &scope{outer: sc.outer, unevaluated: sc.unevaluated}
 	plan, err := planSelect(pc, sel, child)
 	if err != nil {
 		return nil, err

@@ -64,8 +64,11 @@ type scope struct {
 	// bound (the select list, HAVING, the ORDER BY of an aggregate query); nil elsewhere. An
 	// aggregate call of a subquery that reads only this query's columns goes there.
 	aggs *aggCollector
-	// existsSelect is set for the cores of an EXISTS subquery.
-	existsSelect bool
+	// existsSelect is set for the cores of an EXISTS subquery; unevaluated for the queries inside
+	// the select list of one, which SQLite never evaluates.
+	existsSelect, unevaluated bool
+	// aggQuery is set for an aggregate query (GROUP BY, or an aggregate in the select list).
+	aggQuery bool
 }
 
 type aliasDef struct {

@@ -85,7 +85,7 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 	for i, core := range sel.Cores {
 		csc := sc
 		if i > 0 {
-			csc = &scope{outer: sc.outer, existsSelect: sc.existsSelect}
+			csc = &scope{outer: sc.outer, existsSelect: sc.existsSelect, unevaluated: sc.unevaluated}
 		}
 		var order []ast.OrderTerm
 		if single {
@@ -236,6 +236,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 		}
 	}
 	// WHERE and ON terms: placed on the join loops.
+	sc.aggQuery = isAggregateCore(core, sc)
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, resultInfo{}, err
 	}

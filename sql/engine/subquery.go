@@ -35,7 +35,7 @@ type subqResult struct {
 }
 
 func (b *binder) subquery(sel *ast.Select, kind subqKind) (*subquery, error) {
-	child := &scope{outer: b.sc, existsSelect: kind == subqExists}
+	child := &scope{outer: b.sc, existsSelect: kind == subqExists, unevaluated: b.existsList || b.sc.unevaluated}
 	plan, err := planSelect(b.pc, sel, child)
 	if err != nil {
 		return nil, err
