@@ -136,35 +136,27 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 // for ABORT, FAIL and ROLLBACK, errSkipRow for IGNORE, their deletion for REPLACE.
 func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, isUpdate bool) error {
 	t := w.t
-	if !isUpdate { // the rowid (or the primary key of a WITHOUT ROWID table) first
-		if existing, ok, err := w.cx.readRow(t, self); err != nil {
+	// SQLite's order, which decides the message when a row violates several: the rowid first,
+	// then the UNIQUE constraints newest first, among them a WITHOUT ROWID table's primary key.
+	// An UPDATE that keeps the row's key does not check the key.
+	if !t.WithoutRowid && !isUpdate {
+		if err := w.resolveKey(self); err != nil {
 			return err
-		} else if ok {
-			algo := effective(w.algo, t.PKConflict)
-			cols := t.PrimaryKey
-			if t.RowidColumn < 0 && !t.WithoutRowid {
-				cols = nil
-			}
-			switch algo {
-			case ast.ConflictIgnore:
-				return errSkipRow
-			case ast.ConflictReplace:
-				if err := w.cx.deleteRow(t, existing, rowidOfRow(t, existing)); err != nil {
-					return err
-				}
-			default:
-				if cols == nil {
-					return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
-				}
-				return &conflictError{err: uniqueError(t, cols), algo: algo}
-			}
 		}
 	}
-	for _, ix := range t.Indexes {
-		if !ix.Unique {
+	for _, i := range t.uniqueCheckOrder() {
+		if i < 0 {
+			if !isUpdate {
+				if err := w.resolveKey(self); err != nil {
+					return err
+				}
+			}
 			continue
 		}
-		other, err := w.cx.conflicting(ix, vals, self)
+		ix := t.Indexes[i]
+		// Every other row counts, the one at the same key too (the row being written is not
+		// there: an INSERT has not written it, an UPDATE has deleted its old version).
+		other, err := w.cx.conflicting(ix, vals, nil)
 		if err != nil {
 			return err
 		}
@@ -190,6 +182,27 @@ func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, 
 		}
 	}
 	return nil
+}
+
+// resolveKey handles a row already at the new row's table key self (its rowid, or a WITHOUT
+// ROWID table's primary key), as resolveUnique does the rows of a UNIQUE index.
+func (w *rowWriter) resolveKey(self []byte) error {
+	t := w.t
+	existing, ok, err := w.cx.readRow(t, self)
+	if err != nil || !ok {
+		return err
+	}
+	algo := effective(w.algo, t.PKConflict)
+	switch algo {
+	case ast.ConflictIgnore:
+		return errSkipRow
+	case ast.ConflictReplace:
+		return w.cx.deleteRow(t, existing, rowidOfRow(t, existing))
+	}
+	if t.RowidColumn < 0 && !t.WithoutRowid {
+		return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
+	}
+	return &conflictError{err: uniqueError(t, t.PrimaryKey), algo: algo}
 }
 
 // rowidOfRow returns the rowid in a decoded row (0 for WITHOUT ROWID).

@@ -249,3 +249,30 @@ func TestOuterAggregateMisuse(t *testing.T) {
 		{sql: "SELECT (SELECT 1 FROM u WHERE count(t.a) > 1) FROM t", errText: "misuse of aggregate"},
 	})
 }
+
+// TestUniqueCheckOrder: when a row violates several UNIQUE constraints, the message names the one
+// SQLite checks first: the rowid, then the constraints' indexes newest first (explicit UNIQUE
+// indexes from the last made, then CREATE TABLE's constraints from the last declared, a WITHOUT
+// ROWID table's PRIMARY KEY among them, its INTEGER PRIMARY KEY made last) (SQLite 3.54.1).
+func TestUniqueCheckOrder(t *testing.T) {
+	s := newSession(t)
+	for _, c := range []struct{ create, insert, want string }{
+		{"CREATE TABLE t(a UNIQUE, b UNIQUE)", "INSERT INTO t VALUES (1, 1)", "t.b"},
+		{"CREATE TABLE t(a, b, c, UNIQUE(a), UNIQUE(b)); CREATE UNIQUE INDEX t_c ON t(c)", "INSERT INTO t VALUES (1, 1, 1)", "t.c"},
+		{"CREATE TABLE t(a PRIMARY KEY, b UNIQUE)", "INSERT INTO t VALUES (1, 1)", "t.b"},
+		{"CREATE TABLE t(a UNIQUE, b PRIMARY KEY)", "INSERT INTO t VALUES (1, 1)", "t.b"},
+		{"CREATE TABLE t(a, b UNIQUE, PRIMARY KEY(a))", "INSERT INTO t VALUES (1, 1)", "t.a"},
+		{"CREATE TABLE t(a PRIMARY KEY, b UNIQUE) WITHOUT ROWID", "INSERT INTO t VALUES (1, 1)", "t.b"},
+		{"CREATE TABLE t(a UNIQUE, b PRIMARY KEY) WITHOUT ROWID", "INSERT INTO t VALUES (1, 1)", "t.b"},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE) WITHOUT ROWID", "INSERT INTO t VALUES (1, 1)", "t.a"},
+		{"CREATE TABLE t(a INTEGER PRIMARY KEY, b UNIQUE)", "INSERT INTO t VALUES (1, 1)", "t.a"},
+		{"CREATE TABLE t(b UNIQUE, a INTEGER PRIMARY KEY)", "INSERT INTO t VALUES (1, 1)", "t.a"},
+		{"CREATE TABLE t(a UNIQUE, b UNIQUE, c UNIQUE); CREATE UNIQUE INDEX t1 ON t(c); CREATE UNIQUE INDEX t2 ON t(a)",
+			"INSERT INTO t VALUES (1, 1, 1)", "t.a"},
+		{"CREATE TABLE t(a, b, UNIQUE(a, b), UNIQUE(b))", "INSERT INTO t VALUES (1, 1)", "t.b"},
+	} {
+		exec(t, s, "DROP TABLE IF EXISTS t; "+c.create+"; "+c.insert)
+		_, err := s.Exec(context.Background(), c.insert, nil)
+		require.EqualError(t, err, "UNIQUE constraint failed: "+c.want, c.create)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn"
@@ -70,6 +71,27 @@ type Table struct {
 	Checks     []ast.Check
 	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
 	bucket     []byte
+	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
+	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
+	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
+	autoOrder []int
+}
+
+// uniqueCheckOrder returns the UNIQUE constraints of t in the order SQLite checks them, which
+// decides the message when a row violates several: the newest index first (explicit UNIQUE
+// indexes from the last made, then the constraints of CREATE TABLE from the last declared).
+// Each is a position in t.Indexes, or -1 for the primary key of a WITHOUT ROWID table.
+func (t *Table) uniqueCheckOrder() []int {
+	var out []int
+	for i := len(t.Indexes) - 1; i >= 0; i-- {
+		if t.Indexes[i].SQL != "" && t.Indexes[i].Unique {
+			out = append(out, i)
+		}
+	}
+	for i := len(t.autoOrder) - 1; i >= 0; i-- {
+		out = append(out, t.autoOrder[i])
+	}
+	return out
 }
 
 // IndexColumn is a column of an index or primary key.
@@ -286,6 +308,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	seen := map[string]bool{}
 	var pk []IndexColumn
 	pkSeen := false
+	pkAt := 0 // how many UNIQUE constraints come before the PRIMARY KEY
 	var uniques [][]IndexColumn
 	var conflicts []ast.Conflict
 	for i, cd := range st.Columns {
@@ -308,7 +331,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			if pkSeen {
 				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
 			}
-			pkSeen = true
+			pkSeen, pkAt = true, len(uniques)
 			pk = []IndexColumn{{Column: i, Desc: cd.PKDesc, Collation: col.Collation}}
 			t.PKConflict = cd.PKConflict
 		}
@@ -336,13 +359,15 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			if pkSeen {
 				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
 			}
-			pkSeen, pk, t.PKConflict = true, cols, tc.Conflict
+			pkSeen, pk, t.PKConflict, pkAt = true, cols, tc.Conflict, len(uniques)
 		}
 	}
 	t.PrimaryKey = pk
 	for i, c := range pk {
 		t.Columns[c.Column].PK = i + 1
 	}
+	nUnique := len(uniques) // the UNIQUE constraints, in the order of CREATE TABLE
+	isInteger := len(pk) == 1 && strings.EqualFold(t.Columns[pk[0].Column].Type, "INTEGER") && !pk[0].Desc
 	switch {
 	case t.WithoutRowid && len(pk) == 0:
 		return nil, fmt.Errorf("PRIMARY KEY missing on table %s", st.Name)
@@ -350,7 +375,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		for _, c := range pk {
 			t.Columns[c.Column].NotNull = true
 		}
-	case len(pk) == 1 && strings.EqualFold(t.Columns[pk[0].Column].Type, "INTEGER") && !pk[0].Desc:
+	case isInteger:
 		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
 		t.RowidColumn = pk[0].Column
 	case len(pk) > 0:
@@ -361,6 +386,20 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		name := fmt.Sprintf("sqlite_autoindex_%s_%d", st.Name, i+1)
 		t.Indexes = append(t.Indexes, &Index{Name: name, ID: autoIndexID(id, i), Table: t, Columns: cols,
 			Unique: true, Conflict: conflicts[i], bucket: indexBucket(autoIndexID(id, i))})
+	}
+	// The order in which SQLite makes the constraints' indexes: as CREATE TABLE declares them,
+	// but a WITHOUT ROWID table's INTEGER PRIMARY KEY last (when the table is complete).
+	off := len(uniques) - nUnique // 1 when the primary key is Indexes[0]
+	for i := 0; i < nUnique; i++ {
+		t.autoOrder = append(t.autoOrder, i+off)
+	}
+	switch {
+	case t.WithoutRowid && isInteger:
+		t.autoOrder = append(t.autoOrder, -1)
+	case t.WithoutRowid:
+		t.autoOrder = slices.Insert(t.autoOrder, pkAt, -1)
+	case off == 1:
+		t.autoOrder = slices.Insert(t.autoOrder, pkAt, 0)
 	}
 	return t, nil
 }
