@@ -795,13 +795,24 @@ func (g *gen) cast(c ctx) ex {
 var likePatterns = []string{"'a%'", "'%b%'", "'A_C'", "'%'", "'_'", "'%c'", "'1%'", "'%.%'", "'abc'",
 	"'a\\%' ESCAPE '\\'", "'%!_%' ESCAPE '!'", "'É%'", "''", "'%e%'", "'__'"}
 
+// likeOperand is an operand of LIKE or GLOB: a text, or another value cast to one. (The SQLite of
+// modernc.org/sqlite is built with SQLITE_LIKE_DOESNT_MATCH_BLOBS: a BLOB operand never matches,
+// while a stock SQLite, and cairn, match its bytes as text.)
+func (g *gen) likeOperand(c ctx) ex {
+	x := g.textOperand(c)
+	if x.kind != kindText {
+		x = derived("CAST("+x.sql+" AS TEXT)", kindText, x)
+	}
+	return x
+}
+
 // like is x [NOT] LIKE pattern [ESCAPE c].
 func (g *gen) like(c ctx) ex {
-	x := g.textOperand(c)
+	x := g.likeOperand(c)
 	p := pick(g, likePatterns...)
 	var parts []ex
 	if g.oneIn(4) {
-		pe := g.textOperand(c)
+		pe := g.likeOperand(c)
 		p, parts = pe.sql, []ex{pe}
 	}
 	not := pick(g, "", "", "NOT ")
@@ -813,7 +824,7 @@ var globPatterns = []string{"'a*'", "'*b*'", "'A?C'", "'*'", "'?'", "'[a-c]*'", 
 
 // glob is x [NOT] GLOB pattern.
 func (g *gen) glob(c ctx) ex {
-	x := g.textOperand(c)
+	x := g.likeOperand(c)
 	p := pick(g, globPatterns...)
 	not := pick(g, "", "", "NOT ")
 	return derived("("+x.sql+" "+not+"GLOB "+p+")", kindInt, x)
@@ -931,7 +942,7 @@ func (g *gen) aggregate(c ctx) ex {
 }
 
 func (g *gen) safeAggregate(c ctx) ex {
-	arg := ctx{sc: c.sc, depth: c.depth + 1} // arguments: over the FROM, no aggregates
+	arg := aggArgs(c)
 	x := g.expr(arg)
 	wrap := func(sql string, k kind, parts ...ex) ex {
 		e := derived(sql, k, parts...)
@@ -981,9 +992,16 @@ func (g *gen) safeAggregate(c ctx) ex {
 	return wrap("("+y.sql+" "+pick(g, "+", "-", "*", "<", "=", "IS NOT")+" "+fmt.Sprint(g.n(5))+")", kindAny, y)
 }
 
+// aggArgs is the context of an aggregate's arguments: the FROM of the query, no aggregates, and
+// no enclosing query's columns (an aggregate of those alone would belong to the enclosing query,
+// turning it into an aggregate query the generator does not know it is).
+func aggArgs(c ctx) ctx {
+	return ctx{sc: &scope{sources: c.sc.sources}, depth: c.depth + 1}
+}
+
 // fuzzyAggregate is min or max of any expression: its value is one of the equal extreme values.
 func (g *gen) fuzzyAggregate(c ctx) ex {
-	x := g.expr(ctx{sc: c.sc, depth: c.depth + 1})
+	x := g.expr(aggArgs(c))
 	e := derived(pick(g, "min", "max")+"("+x.sql+")", kindAny, x)
 	e.agg = true
 	e.fuzzy = !x.singleton

@@ -276,3 +276,15 @@ func TestUniqueCheckOrder(t *testing.T) {
 		require.EqualError(t, err, "UNIQUE constraint failed: "+c.want, c.create)
 	}
 }
+
+// TestLikeStopsAtNUL: LIKE and GLOB see their operands, and the ESCAPE character, as C strings:
+// up to the first NUL character (SQLite 3.54.1).
+func TestLikeStopsAtNUL(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT CAST(X'610062' AS TEXT) LIKE 'a', CAST(X'610062' AS TEXT) GLOB 'a', 'a' LIKE CAST(X'61002562' AS TEXT), " +
+			"CAST(X'00' AS TEXT) LIKE '', CAST(X'00' AS TEXT) GLOB '[^a]*', 'ab' LIKE 'a%' ESCAPE CAST(X'2100' AS TEXT)",
+			want: []string{"1|1|1|1|0|1"}},
+		{sql: "SELECT 'ab' LIKE 'a%' ESCAPE CAST(X'00' AS TEXT)", errText: "ESCAPE expression must be a single character"},
+	})
+}

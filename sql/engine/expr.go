@@ -425,19 +425,21 @@ func (l *likeExpr) eval(e *env) (value.Value, error) {
 	if x.IsNull() || p.IsNull() {
 		return value.Value{}, nil
 	}
+	// SQLite matches C strings: each text ends at its first NUL.
+	pt, xt := textBeforeNUL(p.AppendText(nil)), textBeforeNUL(x.AppendText(nil))
 	var m bool
 	if l.glob {
-		m = globMatch(p.AppendText(nil), x.AppendText(nil))
+		m = globMatch(pt, xt)
 	} else {
 		escRune := rune(-1)
 		if l.escape != nil {
-			r := []rune(string(esc.AppendText(nil)))
+			r := []rune(string(textBeforeNUL(esc.AppendText(nil))))
 			if len(r) != 1 {
 				return value.Value{}, errors.New("ESCAPE expression must be a single character")
 			}
 			escRune = r[0]
 		}
-		m = likeMatch(string(p.AppendText(nil)), string(x.AppendText(nil)), escRune)
+		m = likeMatch(string(pt), string(xt), escRune)
 	}
 	return value.Bool(m != l.not), nil
 }
