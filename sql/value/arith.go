@@ -21,8 +21,9 @@ const (
 // Arith returns a op b with SQLite's rules: NULL if either operand is NULL; operands that are
 // TEXT or BLOB converted by their numeric prefix; INTEGER arithmetic when both are integers,
 // REAL on overflow ("integer overflow to REAL"); division and remainder by zero give NULL;
-// integer division truncates toward zero; % of REALs works on their integer parts and gives a
-// REAL; a NaN result is NULL. The bitwise operators work on the operands' integer values.
+// integer division truncates toward zero; % with a REAL (or a text that is not an integer) works
+// on the operands' integer values, as CAST(x AS INTEGER) finds them, and gives a REAL; a NaN
+// result is NULL. The bitwise operators work on the operands' integer values.
 func Arith(op Op, a, b Value) Value {
 	if a.kind == Null || b.kind == Null {
 		return Value{}
@@ -30,6 +31,7 @@ func Arith(op Op, a, b Value) Value {
 	if op >= OpBitAnd {
 		return bitwise(op, ToInt(a), ToInt(b))
 	}
+	origA, origB := a, b
 	a, b = arithmeticOperand(a), arithmeticOperand(b)
 	if a.kind == Integer && b.kind == Integer {
 		if v, ok := intArith(op, int64(a.bits), int64(b.bits)); ok {
@@ -51,7 +53,9 @@ func Arith(op Op, a, b Value) Value {
 		}
 		r = x / y
 	case OpRem:
-		ia, ib := realToInt(x), realToInt(y)
+		// SQLite's OP_Remainder takes the integer value of each operand as it is (a text's
+		// integer prefix: '1e3' is 1), not of the number computed above.
+		ia, ib := ToInt(origA), ToInt(origB)
 		if ib == 0 {
 			return Value{}
 		}
