@@ -288,3 +288,21 @@ func TestLikeStopsAtNUL(t *testing.T) {
 		{sql: "SELECT 'ab' LIKE 'a%' ESCAPE CAST(X'00' AS TEXT)", errText: "ESCAPE expression must be a single character"},
 	})
 }
+
+// TestOrderByNumberRange: an integer in ORDER BY or GROUP BY is a result column's number only
+// if it fits in 32 bits (SQLite's EP_IntValue), unary plus or not; a larger one is a constant.
+func TestOrderByNumberRange(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 1 ORDER BY 2147483648", want: []string{"1"}},
+		{sql: "SELECT 1 ORDER BY -2147483648", want: []string{"1"}},
+		{sql: "SELECT 1 GROUP BY 9007199254740993", want: []string{"1"}},
+		{sql: "SELECT 1 ORDER BY +1", want: []string{"1"}},
+		{sql: "SELECT 1 ORDER BY 2147483647", errText: "1st ORDER BY term out of range - should be between 1 and 1"},
+		{sql: "SELECT 1 ORDER BY -2147483647", errText: "1st ORDER BY term out of range"},
+		{sql: "SELECT 1 ORDER BY 0x10", errText: "1st ORDER BY term out of range"},
+		{sql: "SELECT 1 ORDER BY +(2)", errText: "1st ORDER BY term out of range"},
+		{sql: "SELECT 1 GROUP BY 2", errText: "1st GROUP BY term out of range"},
+		{sql: "SELECT 1 UNION SELECT 2 ORDER BY 2147483648", errText: "1st ORDER BY term does not match any column in the result set"},
+	})
+}

@@ -185,10 +185,21 @@ func nullsFirst(t ast.OrderTerm) bool {
 	return !t.Desc
 }
 
-// orderNumber reports whether e is an integer constant (a result column number).
+// orderNumber reports whether e is an integer constant that ORDER BY and GROUP BY take for a
+// result column number: a literal of 32 bits, negated or under unary pluses (SQLite's
+// sqlite3ExprIsInteger; a larger integer is an ordinary constant).
 func orderNumber(e exprAST) (int, bool) {
+	for {
+		u, ok := e.(*ast.Unary)
+		if !ok || u.Op != ast.Plus {
+			break
+		}
+		e = u.X
+	}
 	if l, ok := e.(*ast.Literal); ok && l.Value.Kind() == value.Integer {
-		return int(l.Value.Int()), true
+		if n := l.Value.Int(); n >= -(1<<31-1) && n <= 1<<31-1 {
+			return int(n), true
+		}
 	}
 	return 0, false
 }
