@@ -1204,8 +1204,11 @@ func (g *gen) aggregateSelect(sc *scope, nFrom, ncols int) query {
 		if g.oneIn(4) {
 			k = g.expr(ctx{sc: sc, depth: 2})
 		}
-		if k.sql == "" || isIntegerLiteral(k.sql) { // GROUP BY 2 names a result column
+		if k.sql == "" || isIntegerLiteral(k.sql) {
 			k = g.columnOf(sc, false)
+		}
+		if isIntegerLiteral(k.sql) {
+			continue // GROUP BY 2 names a result column
 		}
 		k.fuzzy = !k.singleton
 		keys = append(keys, k)

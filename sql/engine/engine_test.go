@@ -306,3 +306,14 @@ func TestOrderByNumberRange(t *testing.T) {
 		{sql: "SELECT 1 UNION SELECT 2 ORDER BY 2147483648", errText: "1st ORDER BY term does not match any column in the result set"},
 	})
 }
+
+// TestPrintfCharOfEmpty: printf's %c of an empty text, NULL or a missing argument is the NUL
+// character (SQLite 3.54.1).
+func TestPrintfCharOfEmpty(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT hex(printf('%c', NULL)), hex(printf('%c', '')), hex(printf('%c')), hex(printf('%3c', '')), " +
+			"hex(printf('%-3c', NULL)), hex(printf('%c', 'é')), hex(printf('%.3c', '')), hex(printf('%5.3c', NULL))",
+			want: []string{"'00'|'00'|'00'|'202000'|'002020'|'C3A9'|'000000'|'2020000000'"}},
+	})
+}

@@ -134,14 +134,15 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		case 'c':
 			s := string(next().AppendText(nil))
 			numeric = false
+			r := "\x00" // SQLite's character of an empty text, NULL or a missing argument
 			if s != "" {
-				r := []rune(s)[:1]
-				n := 1
-				if prec > 1 {
-					n = prec
-				}
-				body = strings.Repeat(string(r), n)
+				r = string([]rune(s)[:1])
 			}
+			n := 1
+			if prec > 1 {
+				n = prec
+			}
+			body = strings.Repeat(r, n)
 		case 's', 'z':
 			v := next()
 			numeric = false
