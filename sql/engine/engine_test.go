@@ -317,3 +317,27 @@ func TestPrintfCharOfEmpty(t *testing.T) {
 			want: []string{"'00'|'00'|'00'|'202000'|'002020'|'C3A9'|'000000'|'2020000000'"}},
 	})
 }
+
+// TestTextFunctionsStopAtNUL: the functions of SQLite that read their text as a C string stop at
+// its first NUL: substr() counts the characters before it, printf() formats (and its %s, %q,
+// %Q and %w write) up to it, quote() quotes up to it, trim()'s character set ends there, and
+// unicode() of a text that starts with NUL is NULL; length() counts up to it; upper(), replace(),
+// instr(), hex() and || take every byte (SQLite 3.54.1).
+func TestTextFunctionsStopAtNUL(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT hex(substr(CAST(X'61620063' AS TEXT), -2)), hex(substr(CAST(X'61620063' AS TEXT), 1, 3)), " +
+			"hex(substr(CAST(X'61620063' AS TEXT), -5, 3)), hex(substr(CAST(X'61620063' AS TEXT), 3))",
+			want: []string{"'6162'|'6162'|''|''"}},
+		{sql: "SELECT quote(CAST(X'0061' AS TEXT)), hex(printf('%q', CAST(X'610062' AS TEXT))), hex(printf('%Q', CAST(X'610062' AS TEXT))), " +
+			"hex(printf('%w', CAST(X'610062' AS TEXT))), hex(printf('%.5s', CAST(X'610062' AS TEXT))), hex(printf('%5s', CAST(X'610062' AS TEXT))), " +
+			"hex(printf(CAST(X'2573002573' AS TEXT), 'x', 'y'))",
+			want: []string{"''''''|'61'|'276127'|'61'|'61'|'2020202061'|'78'"}},
+		{sql: "SELECT hex(trim(CAST(X'2061200020' AS TEXT))), hex(rtrim(CAST(X'6100' AS TEXT), CAST(X'00' AS TEXT))), " +
+			"hex(ltrim(CAST(X'0061' AS TEXT), CAST(X'0061' AS TEXT))), hex(trim(CAST(X'78617800' AS TEXT), CAST(X'7800' AS TEXT)))",
+			want: []string{"'612000'|'6100'|'0061'|'617800'"}},
+		{sql: "SELECT unicode(CAST(X'0061' AS TEXT)), length(CAST(X'610062' AS TEXT)), hex(upper(CAST(X'610062' AS TEXT))), " +
+			"hex(replace(CAST(X'610062' AS TEXT), 'b', 'c')), instr(CAST(X'610062' AS TEXT), 'b'), hex(CAST(X'610062' AS TEXT) || 'x')",
+			want: []string{"NULL|1|'410042'|'610063'|3|'61006278'"}},
+	})
+}

@@ -172,7 +172,7 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 	if !blob {
 		b = x.AppendText(nil)
 		if x.Kind() == value.Text {
-			b = x.Bytes()
+			b = textBeforeNUL(x.Bytes()) // SQLite counts the characters of a C string
 		}
 	}
 	n := int64(len(b))
@@ -231,7 +231,7 @@ func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Valu
 		}
 		set := " "
 		if len(a) == 2 {
-			set = string(a[1].AppendText(nil))
+			set = string(textBeforeNUL(a[1].AppendText(nil))) // the characters of a C string
 		}
 		s := string(x.AppendText(nil))
 		if left {
@@ -306,7 +306,11 @@ func fnHex(a []value.Value, _ value.Collation) (value.Value, error) {
 }
 
 func fnQuote(a []value.Value, _ value.Collation) (value.Value, error) {
-	return value.TextBytes(value.AppendQuoted(nil, a[0])), nil
+	v := a[0]
+	if v.Kind() == value.Text {
+		v = value.TextBytes(textBeforeNUL(v.Bytes())) // SQLite quotes a C string (%Q)
+	}
+	return value.TextBytes(value.AppendQuoted(nil, v)), nil
 }
 
 func fnRandom([]value.Value, value.Collation) (value.Value, error) {
@@ -349,7 +353,7 @@ func fnUnicode(a []value.Value, _ value.Collation) (value.Value, error) {
 	if a[0].IsNull() {
 		return value.Value{}, nil
 	}
-	b := a[0].AppendText(nil)
+	b := textBeforeNUL(a[0].AppendText(nil)) // SQLite reads a C string: NUL first is empty
 	if len(b) == 0 {
 		return value.Value{}, nil
 	}

@@ -16,7 +16,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 	if a[0].IsNull() {
 		return value.Value{}, nil
 	}
-	format := string(a[0].AppendText(nil))
+	format := string(textBeforeNUL(a[0].AppendText(nil))) // SQLite formats C strings
 	args := a[1:]
 	next := func() value.Value {
 		if len(args) == 0 {
@@ -149,7 +149,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			if v.IsNull() {
 				body = ""
 			} else {
-				body = string(v.AppendText(nil))
+				body = string(textBeforeNUL(v.AppendText(nil)))
 			}
 			if prec >= 0 && prec < len([]rune(body)) {
 				body = string([]rune(body)[:prec])
@@ -165,7 +165,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 				if verb == 'w' {
 					q = '"'
 				}
-				s := string(v.AppendText(nil))
+				s := string(textBeforeNUL(v.AppendText(nil)))
 				if v.IsNull() && verb != 'Q' {
 					s = "(NULL)"
 				}
