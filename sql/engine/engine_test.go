@@ -341,3 +341,13 @@ func TestTextFunctionsStopAtNUL(t *testing.T) {
 			want: []string{"NULL|1|'410042'|'610063'|3|'61006278'"}},
 	})
 }
+
+// TestSubstrOfEmptyBlob: substr() of a zero-length blob is NULL in SQLite (its blob pointer is
+// NULL), of an empty text ''.
+func TestSubstrOfEmptyBlob(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT substr(X'', 2), substr(X'', 1), substr(X'', 0, 1), substr('', 2), substr(X'61', 2), substr(zeroblob(0), 1), substr(zeroblob(2), 2)",
+			want: []string{"NULL|NULL|NULL|''|X''|NULL|X'00'"}},
+	})
+}

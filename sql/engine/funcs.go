@@ -169,6 +169,9 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 	blob := x.Kind() == value.Blob
 	var units []int // byte offsets of the characters (text), for slicing
 	b := x.Bytes()
+	if blob && len(b) == 0 {
+		return value.Value{}, nil // SQLite: an empty blob has no bytes to point at, so NULL
+	}
 	if !blob {
 		b = x.AppendText(nil)
 		if x.Kind() == value.Text {
