@@ -351,3 +351,15 @@ func TestSubstrOfEmptyBlob(t *testing.T) {
 			want: []string{"NULL|NULL|NULL|''|X''|NULL|X'00'"}},
 	})
 }
+
+// TestOrderByNumberUnderCollates: a result column number under several COLLATEs is still one;
+// the outermost COLLATE orders.
+func TestOrderByNumberUnderCollates(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a); INSERT INTO t VALUES ('b'), ('B'), ('a')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a FROM t ORDER BY (1 COLLATE RTRIM) COLLATE BINARY", want: []string{"'B'", "'a'", "'b'"}},
+		{sql: "SELECT a FROM t ORDER BY (2 COLLATE RTRIM) COLLATE NOCASE", errText: "1st ORDER BY term out of range"},
+		{sql: "SELECT a FROM t UNION SELECT 'c' ORDER BY (1 COLLATE NOCASE) COLLATE BINARY DESC", want: []string{"'c'", "'b'", "'a'", "'B'"}},
+	})
+}

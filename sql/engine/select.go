@@ -168,11 +168,15 @@ func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
 	return nil
 }
 
+// unwrapCollate returns e without the COLLATEs around it (SQLite's sqlite3ExprSkipCollate).
 func unwrapCollate(e exprAST) exprAST {
-	if c, ok := e.(*ast.Collate); ok {
-		return c.X
+	for {
+		c, ok := e.(*ast.Collate)
+		if !ok {
+			return e
+		}
+		e = c.X
 	}
-	return e
 }
 
 func nullsFirst(t ast.OrderTerm) bool {
