@@ -67,7 +67,9 @@ func TestDifferential(t *testing.T) {
 		}
 		t.Logf("most frequent errors of both engines (SQLite's words):\n%s", strings.Join(msgs, "\n"))
 	}
-	require.GreaterOrEqual(t, st.queries, min(*queriesFlag, 1000), "queries compared")
+	if *roundFlag < 0 && st.failures == 0 {
+		require.GreaterOrEqual(t, st.queries, min(*queriesFlag, 1000), "queries compared")
+	}
 }
 
 // runStats counts what a run compared.

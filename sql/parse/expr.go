@@ -73,6 +73,9 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 		}
 		return &ast.Binary{At: pos(e), Op: op, X: x, Y: y}, nil
 	case *m.NullCheckExpr:
+		if r := regroupNotNull(e); r != m.Expr(e) {
+			return c.expr(r)
+		}
 		x, err := c.expr(e.X)
 		if err != nil {
 			return nil, err
@@ -122,6 +125,36 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 		return nil, c.errorf(e, `near "*": syntax error`)
 	}
 	return nil, c.unsupported(e, "expression "+c.text(e))
+}
+
+// regroupNotNull returns e as SQLite groups it. SQLite's NOT is right-associative and
+// "x NOT NULL" takes NOT's precedence, so NOT x NOT NULL is NOT (x NOT NULL); meyer v0.1.2 groups
+// it as (NOT x) NOT NULL. A NOT NULL whose operand is a prefix NOT (not in parentheses) goes
+// inside it, and on inside the NOTs it meets there.
+func regroupNotNull(e *m.NullCheckExpr) m.Expr {
+	if e.Test != m.TestNotNullWords {
+		return e
+	}
+	x := e.X
+	if n, ok := x.(*m.NullCheckExpr); ok {
+		x = regroupNotNull(n)
+	}
+	u, ok := x.(*m.UnaryExpr)
+	if !ok || u.Op != m.OpNot {
+		if x == e.X {
+			return e
+		}
+		c := *e
+		c.X = x
+		return &c
+	}
+	inner := *e
+	inner.X = u.X
+	inner.Span.Start = u.X.Pos()
+	outer := *u
+	outer.X = regroupNotNull(&inner)
+	outer.Span.Stop = e.End()
+	return &outer
 }
 
 func (c *converter) qualifiedRef(e *m.QualifiedRef) (ast.Expr, error) {

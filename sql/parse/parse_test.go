@@ -106,3 +106,47 @@ func TestSeveralStatements(t *testing.T) {
 	require.Equal(t, "INSERT INTO t VALUES (1, 'a'), (2, 'b')", stmts[1].Text)
 	require.IsType(t, &ast.Commit{}, stmts[2].Stmt)
 }
+
+// TestNotBeforeNotNull: SQLite's NOT is right-associative and "expr NOT NULL" takes NOT's
+// precedence, so NOT x NOT NULL is NOT (x NOT NULL) (SQLite 3.54.1: SELECT NOT 5 NOT NULL is 0).
+// meyer v0.1.2 groups it as (NOT x) NOT NULL; the adapter regroups.
+func TestNotBeforeNotNull(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT NOT 5 NOT NULL":          "NOT((5 NOTNULL))",
+		"SELECT NOT NOT 5 NOT NULL":      "NOT(NOT((5 NOTNULL)))",
+		"SELECT NOT a = b NOT NULL":      "NOT(((a = b) NOTNULL))",
+		"SELECT x AND NOT y NOT NULL":    "(x AND NOT((y NOTNULL)))",
+		"SELECT (NOT 5) NOT NULL":        "(NOT(5) NOTNULL)",
+		"SELECT NOT 5 ISNULL":            "NOT((5 ISNULL))",
+		"SELECT NOT (5 NOT NULL) = 1":    "NOT(((5 NOTNULL) = 1))",
+		"SELECT - 5 NOT NULL":            "(-5 NOTNULL)",
+		"SELECT NOT 5 NOT NULL NOT NULL": "NOT(((5 NOTNULL) NOTNULL))",
+	} {
+		sel := one(t, sql).Stmt.(*ast.Select)
+		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
+	}
+}
+
+// render writes the shape of the expressions TestNotBeforeNotNull builds.
+func render(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Unary:
+		if e.Op == ast.Not {
+			return "NOT(" + render(e.X) + ")"
+		}
+		return "-" + render(e.X)
+	case *ast.IsNull:
+		if e.Not {
+			return "(" + render(e.X) + " NOTNULL)"
+		}
+		return "(" + render(e.X) + " ISNULL)"
+	case *ast.Binary:
+		op := map[ast.BinaryOp]string{ast.And: "AND", ast.Eq: "="}[e.Op]
+		return "(" + render(e.X) + " " + op + " " + render(e.Y) + ")"
+	case *ast.ColumnRef:
+		return e.Column
+	case *ast.Literal:
+		return e.Value.String()
+	}
+	return "?"
+}
