@@ -343,7 +343,7 @@ func TestTextFunctionsStopAtNUL(t *testing.T) {
 }
 
 // TestSubstrOfEmptyBlob: substr() of a zero-length blob is NULL in SQLite (its blob pointer is
-// NULL), of an empty text ''.
+// NULL); substr() of an empty text is an empty text.
 func TestSubstrOfEmptyBlob(t *testing.T) {
 	s := newSession(t)
 	runCases(t, s, []queryCase{
