@@ -47,7 +47,7 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
 			return // the other side reads this source or a later one
 		}
 		src := sc.sources[i]
-		ci := exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
+		ci := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
 		ct := colTerm{col: r.col, op: op, x: x, aff: comparisonAffinity(ci, xi), coll: comparisonCollation(ci, xi)}
 		if r.col == src.rowidSlot {
 			ct.col = -1

@@ -363,3 +363,21 @@ func TestOrderByNumberUnderCollates(t *testing.T) {
 		{sql: "SELECT a FROM t UNION SELECT 'c' ORDER BY (1 COLLATE NOCASE) COLLATE BINARY DESC", want: []string{"'c'", "'b'", "'a'", "'B'"}},
 	})
 }
+
+// TestSubqueryColumnWithoutAffinity: a column of a subquery (or view) whose expression has no
+// affinity has none (SQLite's SQLITE_AFF_NONE) and takes the other operand's affinity in a
+// comparison, unlike a table column declared without a type, whose BLOB affinity converts
+// nothing (SQLite 3.54.1).
+func TestSubqueryColumnWithoutAffinity(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(c, d TEXT); INSERT INTO t VALUES (-9, '1'); CREATE VIEW v AS SELECT -9 AS r")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT x.r = CAST(-9 AS TEXT), x.r = '-9' FROM (SELECT -9 AS r) AS x", want: []string{"1|0"}},
+		{sql: "SELECT t.c = CAST(-9 AS TEXT), t.c = '-9' FROM t", want: []string{"0|0"}},
+		{sql: "SELECT x.c = CAST(-9 AS TEXT) FROM (SELECT c FROM t) AS x", want: []string{"0"}},
+		{sql: "SELECT x.r = CAST(-9 AS TEXT) FROM (SELECT c + 0 AS r FROM t) AS x", want: []string{"1"}},
+		{sql: "SELECT x.r = CAST(1 AS TEXT) FROM (SELECT 1 AS r UNION SELECT 2) AS x ORDER BY 1", want: []string{"0", "1"}},
+		{sql: "SELECT v.r = CAST(-9 AS TEXT) FROM v", want: []string{"1"}},
+		{sql: "SELECT x.r IN (CAST(1 AS TEXT)) FROM (SELECT 1 AS r) AS x", want: []string{"0"}},
+	})
+}

@@ -16,10 +16,14 @@ import (
 
 // srcColumn is a column of a source as names see it.
 type srcColumn struct {
-	name      string
-	affinity  value.Affinity
-	collation value.Collation
-	declType  string
+	name     string
+	affinity value.Affinity
+	// noAffinity is set for a column of a subquery or view whose expression has no affinity
+	// (SQLITE_AFF_NONE): unlike a table column declared without a type (BLOB affinity), it
+	// takes the other operand's affinity in a comparison.
+	noAffinity bool
+	collation  value.Collation
+	declType   string
 	// hidden columns are found by qualified names only: the right-hand copy of a column
 	// merged by USING or NATURAL.
 	hidden bool
