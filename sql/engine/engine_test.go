@@ -381,3 +381,14 @@ func TestSubqueryColumnWithoutAffinity(t *testing.T) {
 		{sql: "SELECT x.r IN (CAST(1 AS TEXT)) FROM (SELECT 1 AS r) AS x", want: []string{"0"}},
 	})
 }
+
+// TestReplaceWithEmptyPattern: replace(x, y, z) with an empty y is x as text, even for a NULL z:
+// SQLite returns before it reads z (a pattern whose first character is NUL is empty too).
+func TestReplaceWithEmptyPattern(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT replace('abc', '', NULL), replace('abc', CAST(X'0078' AS TEXT), NULL), replace(NULL, '', 'x'), " +
+			"replace('abc', NULL, 'x'), replace(5, '', NULL), replace('abc', 'b', NULL)",
+			want: []string{"'abc'|'abc'|NULL|NULL|'5'|NULL"}},
+	})
+}

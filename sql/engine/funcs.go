@@ -247,17 +247,20 @@ func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Valu
 	}
 }
 
+// fnReplace is replace(X, Y, Z) in SQLite's order: NULL for a NULL X or Y; X as text when Y is
+// empty (or starts with NUL), whatever Z is; else NULL for a NULL Z.
 func fnReplace(a []value.Value, _ value.Collation) (value.Value, error) {
-	for _, v := range a {
-		if v.IsNull() {
-			return value.Value{}, nil
-		}
+	if a[0].IsNull() || a[1].IsNull() {
+		return value.Value{}, nil
 	}
-	s, from, to := a[0].AppendText(nil), a[1].AppendText(nil), a[2].AppendText(nil)
-	if len(from) == 0 {
+	s, from := a[0].AppendText(nil), a[1].AppendText(nil)
+	if len(from) == 0 || from[0] == 0 {
 		return value.TextBytes(s), nil
 	}
-	return value.TextBytes(bytes.ReplaceAll(s, from, to)), nil
+	if a[2].IsNull() {
+		return value.Value{}, nil
+	}
+	return value.TextBytes(bytes.ReplaceAll(s, from, a[2].AppendText(nil))), nil
 }
 
 func fnInstr(a []value.Value, _ value.Collation) (value.Value, error) {
