@@ -392,3 +392,16 @@ func TestReplaceWithEmptyPattern(t *testing.T) {
 			want: []string{"'abc'|'abc'|NULL|NULL|'5'|NULL"}},
 	})
 }
+
+// TestAndWithZeroIsAColumnNumber: (0 AND x) folds to the integer 0 in SQLite's parser, which
+// ORDER BY and GROUP BY take for a column number (out of range); the other operand is dropped
+// unresolved.
+func TestAndWithZeroIsAColumnNumber(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 1 ORDER BY (0 AND 5)", errText: "1st ORDER BY term out of range"},
+		{sql: "SELECT 1 GROUP BY (nosuch AND 0)", errText: "1st GROUP BY term out of range"},
+		{sql: "SELECT 1 ORDER BY (-0 AND 1), (0.0 AND 1), (0 OR 5)", want: []string{"1"}},
+		{sql: "SELECT 0 AND nosuch, (0 AND 1) + 1", want: []string{"0|1"}},
+	})
+}

@@ -199,6 +199,19 @@ func (c *converter) unary(e *m.UnaryExpr) (ast.Expr, error) {
 	return &ast.Unary{At: pos(e), Op: op, X: x}, nil
 }
 
+// isZeroLiteral reports whether e is the integer literal 0 (in parentheses or not; not -0).
+func isZeroLiteral(e m.Expr) bool {
+	lit, ok := unparen(e).(*m.Literal)
+	if !ok || lit.Kind != m.LitInteger {
+		return false
+	}
+	text := strings.ReplaceAll(lit.Value, "_", "")
+	if len(text) > 2 && (text[1] == 'x' || text[1] == 'X') {
+		text = text[2:]
+	}
+	return strings.Trim(text, "0") == ""
+}
+
 func unparen(e m.Expr) m.Expr {
 	for {
 		p, ok := e.(*m.ParenExpr)
@@ -210,6 +223,11 @@ func unparen(e m.Expr) m.Expr {
 }
 
 func (c *converter) binary(e *m.BinaryExpr) (ast.Expr, error) {
+	// SQLite's parser replaces x AND y by the integer 0 when an operand is the literal 0
+	// (sqlite3ExprAnd); ORDER BY and GROUP BY then take it for a column number.
+	if e.Op == m.OpAnd && (isZeroLiteral(e.X) || isZeroLiteral(e.Y)) {
+		return &ast.Literal{At: pos(e), Value: value.Int(0)}, nil
+	}
 	op, ok := binaryOps[e.Op]
 	if !ok {
 		return nil, c.unsupported(e, "operator "+map[m.Operator]string{m.OpPtr: "->", m.OpPtr2: "->>"}[e.Op])

@@ -141,7 +141,7 @@ func render(e ast.Expr) string {
 		}
 		return "(" + render(e.X) + " ISNULL)"
 	case *ast.Binary:
-		op := map[ast.BinaryOp]string{ast.And: "AND", ast.Eq: "="}[e.Op]
+		op := map[ast.BinaryOp]string{ast.And: "AND", ast.Or: "OR", ast.Eq: "="}[e.Op]
 		return "(" + render(e.X) + " " + op + " " + render(e.Y) + ")"
 	case *ast.ColumnRef:
 		return e.Column
@@ -149,4 +149,26 @@ func render(e ast.Expr) string {
 		return e.Value.String()
 	}
 	return "?"
+}
+
+// TestAndWithZeroFolds: SQLite's parser replaces x AND y by the integer 0 when either operand is
+// the literal integer 0 (sqlite3ExprAnd), which ORDER BY and GROUP BY then take for a column
+// number: SELECT 1 ORDER BY (0 AND 5) is an out-of-range error (SQLite 3.54.1).
+func TestAndWithZeroFolds(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT 0 AND x":         "0",
+		"SELECT x AND 0":         "0",
+		"SELECT (0) AND x":       "0",
+		"SELECT NULL AND 0x0":    "0",
+		"SELECT x AND y AND 0":   "0",
+		"SELECT -0 AND x":        "(0 AND x)",
+		"SELECT 0.0 AND x":       "(0.0 AND x)",
+		"SELECT 0 OR x":          "(0 OR x)",
+		"SELECT x AND (0 AND y)": "(x AND 0)",
+		"SELECT '0' AND x":       "('0' AND x)",
+		"SELECT 1 AND 1":         "(1 AND 1)",
+	} {
+		sel := one(t, sql).Stmt.(*ast.Select)
+		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
+	}
 }
