@@ -324,11 +324,11 @@ func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, 
 		slot = t.RowidColumn
 	}
 	if explicit && !vals[slot].IsNull() {
-		v := value.AffinityInteger.Apply(vals[slot])
-		if v.Kind() != value.Integer {
+		id, ok := value.MustBeInt(vals[slot])
+		if !ok {
 			return 0, errors.New("datatype mismatch")
 		}
-		return v.Int(), nil
+		return id, nil
 	}
 	return x.nextRowid(t)
 }
@@ -477,11 +477,11 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 				}
 			}
 			if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
-				v := value.AffinityInteger.Apply(vals[slot])
-				if v.Kind() != value.Integer {
+				id, ok := value.MustBeInt(vals[slot])
+				if !ok {
 					return res, errors.New("datatype mismatch")
 				}
-				rowid = v.Int()
+				rowid = id
 			}
 		}
 		if err := w.prepare(vals); err != nil {

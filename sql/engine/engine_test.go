@@ -405,3 +405,19 @@ func TestAndWithZeroIsAColumnNumber(t *testing.T) {
 		{sql: "SELECT 0 AND nosuch, (0 AND 1) + 1", want: []string{"0|1"}},
 	})
 }
+
+// TestRowidOfRealMinInt64: a rowid (or LIMIT) may be the REAL -2^63, which SQLite's OP_MustBeInt
+// takes for the smallest INTEGER, unlike a column of INTEGER affinity; a text of it may not
+// (SQLite 3.54.1).
+func TestRowidOfRealMinInt64(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(f, d INTEGER PRIMARY KEY, i INTEGER); INSERT INTO t VALUES (1, -9.2233720368547758e18, -9.2233720368547758e18)")
+	exec(t, s, "INSERT INTO t VALUES (2, 5, 0); UPDATE t SET d = 7.0 WHERE f = 2")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT f, d, typeof(i) FROM t ORDER BY f", want: []string{"1|-9223372036854775808|'real'", "2|7|'integer'"}},
+		{sql: "SELECT 1 LIMIT -9.2233720368547758e18", want: []string{"1"}},
+		{sql: "SELECT 1 LIMIT 1 OFFSET '-9.2233720368547758e18'", errText: "datatype mismatch"},
+	})
+	_, err := s.Exec(context.Background(), "INSERT INTO t VALUES (3, '-9223372036854775808.0', 0)", nil)
+	require.EqualError(t, err, "datatype mismatch")
+}

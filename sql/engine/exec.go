@@ -68,15 +68,14 @@ func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 	return it, nil
 }
 
-// limitValue converts a LIMIT or OFFSET value as SQLite's OP_MustBeInt does: NUMERIC affinity
-// (as a column stores a value: a REAL or a numeric text without a fractional part becomes an
-// INTEGER), then the result must be an INTEGER (SQLite's "datatype mismatch" otherwise).
+// limitValue converts a LIMIT or OFFSET value as SQLite's OP_MustBeInt does (value.MustBeInt;
+// SQLite's "datatype mismatch" for a value that is no integer).
 func limitValue(v value.Value, what string) (int64, error) {
-	v = value.AffinityNumeric.Apply(v)
-	if v.Kind() != value.Integer {
+	n, ok := value.MustBeInt(v)
+	if !ok {
 		return 0, fmt.Errorf("datatype mismatch")
 	}
-	return v.Int(), nil
+	return n, nil
 }
 
 func paramsOf(outer *env, run *runState) []value.Value {

@@ -1,6 +1,9 @@
 package value
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Affinity is a column's preferred storage class (datatype3.html §3). The zero Affinity is BLOB
 // (SQLite's "none"): values are stored as they are.
@@ -104,4 +107,19 @@ func (a Affinity) ApplyForCompare(v Value) Value {
 		}
 	}
 	return v
+}
+
+// MustBeInt returns v as an INTEGER the way SQLite's OP_MustBeInt makes a rowid, LIMIT or OFFSET
+// of it: an INTEGER as it is; a REAL without a fractional part in the int64 range (-2^63
+// included, which a column of INTEGER affinity keeps as a REAL); a text that NUMERIC affinity
+// turns into an INTEGER. ok is false for anything else (SQLite's "datatype mismatch").
+func MustBeInt(v Value) (int64, bool) {
+	if v.kind == Real && v.Float() == -9223372036854775808.0 {
+		return math.MinInt64, true
+	}
+	v = AffinityNumeric.Apply(v)
+	if v.kind != Integer {
+		return 0, false
+	}
+	return v.Int(), true
 }

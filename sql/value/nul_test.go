@@ -43,3 +43,33 @@ func TestNumericTextEndsAtNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestMustBeInt: a rowid, LIMIT or OFFSET must be an integer, as SQLite's OP_MustBeInt converts
+// it: a REAL without a fractional part in the int64 range, -2^63 included (which a column of
+// INTEGER affinity keeps as a REAL), or a text that NUMERIC affinity makes an INTEGER
+// (SQLite 3.54.1).
+func TestMustBeInt(t *testing.T) {
+	for _, c := range []struct {
+		in   Value
+		want int64
+		ok   bool
+	}{
+		{Int(5), 5, true},
+		{Float(2), 2, true},
+		{Float(-9223372036854775808.0), -9223372036854775808, true},
+		{Float(9223372036854775808.0), 0, false},
+		{Float(2.5), 0, false},
+		{TextString(" 7 "), 7, true},
+		{TextString("7.0"), 7, true},
+		{TextString("-9223372036854775808"), -9223372036854775808, true},
+		{TextString("-9223372036854775808.0"), 0, false},
+		{TextString("abc"), 0, false},
+		{BlobBytes([]byte("7")), 0, false},
+		{NullValue(), 0, false},
+	} {
+		got, ok := MustBeInt(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("MustBeInt(%v) = %d, %v; SQLite %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
