@@ -298,14 +298,14 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
 // insertRow checks and writes one new row.
 func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error {
 	t := w.t
-	if err := w.prepare(vals); err != nil {
-		return err
-	}
-	if !t.WithoutRowid {
+	if !t.WithoutRowid { // the rowid first: CHECK constraints see it
 		vals[len(t.Columns)] = value.Int(rowid)
 		if t.RowidColumn >= 0 {
 			vals[t.RowidColumn] = value.Int(rowid)
 		}
+	}
+	if err := w.prepare(vals); err != nil {
+		return err
 	}
 	self := t.rowKey(vals, rowid)
 	if err := w.resolveUnique(vals, rowid, self, false); err != nil {
@@ -484,17 +484,17 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 				rowid = id
 			}
 		}
+		if !t.WithoutRowid { // the rowid first: CHECK constraints see it
+			vals[len(t.Columns)] = value.Int(rowid)
+			if t.RowidColumn >= 0 {
+				vals[t.RowidColumn] = value.Int(rowid)
+			}
+		}
 		if err := w.prepare(vals); err != nil {
 			if errors.Is(err, errSkipRow) {
 				continue
 			}
 			return res, err
-		}
-		if !t.WithoutRowid {
-			vals[len(t.Columns)] = value.Int(rowid)
-			if t.RowidColumn >= 0 {
-				vals[t.RowidColumn] = value.Int(rowid)
-			}
 		}
 		oldKey := t.rowKey(old, oldRowid)
 		newKey := t.rowKey(vals, rowid)

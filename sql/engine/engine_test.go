@@ -421,3 +421,13 @@ func TestRowidOfRealMinInt64(t *testing.T) {
 	_, err := s.Exec(context.Background(), "INSERT INTO t VALUES (3, '-9223372036854775808.0', 0)", nil)
 	require.EqualError(t, err, "datatype mismatch")
 }
+
+// TestCheckSeesTheRowid: a CHECK constraint sees an INTEGER PRIMARY KEY as the rowid it became:
+// converted to an INTEGER, or the new rowid when none was given.
+func TestCheckSeesTheRowid(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE c(d INTEGER PRIMARY KEY, e, CHECK (typeof(d) = 'integer' AND d IS NOT NULL))")
+	exec(t, s, "INSERT INTO c VALUES ('5', 1), (6.0, 1), (NULL, 1); INSERT INTO c(e) VALUES (1)")
+	exec(t, s, "UPDATE c SET d = '9' WHERE d = 5; UPDATE c SET d = 10.0 WHERE d = 6")
+	runCases(t, s, []queryCase{{sql: "SELECT d FROM c ORDER BY d", want: []string{"7", "8", "9", "10"}}})
+}
