@@ -270,6 +270,11 @@ func TestUniqueCheckOrder(t *testing.T) {
 		{"CREATE TABLE t(a UNIQUE, b UNIQUE, c UNIQUE); CREATE UNIQUE INDEX t1 ON t(c); CREATE UNIQUE INDEX t2 ON t(a)",
 			"INSERT INTO t VALUES (1, 1, 1)", "t.a"},
 		{"CREATE TABLE t(a, b, UNIQUE(a, b), UNIQUE(b))", "INSERT INTO t VALUES (1, 1)", "t.b"},
+		// A constraint on the columns of an earlier one makes no index of its own.
+		{"CREATE TABLE t(a UNIQUE, d, PRIMARY KEY(a, d), UNIQUE(a)) WITHOUT ROWID", "INSERT INTO t VALUES (1, 1)", "t.a, t.d"},
+		{"CREATE TABLE t(a UNIQUE, d, PRIMARY KEY(a, d), UNIQUE(a))", "INSERT INTO t VALUES (1, 1)", "t.a, t.d"},
+		{"CREATE TABLE t(a UNIQUE, d UNIQUE, UNIQUE(a))", "INSERT INTO t VALUES (1, 1)", "t.d"},
+		{"CREATE TABLE t(a COLLATE NOCASE UNIQUE, d UNIQUE, UNIQUE(a COLLATE BINARY))", "INSERT INTO t VALUES (1, 1)", "t.a"},
 	} {
 		exec(t, s, "DROP TABLE IF EXISTS t; "+c.create+"; "+c.insert)
 		_, err := s.Exec(context.Background(), c.insert, nil)

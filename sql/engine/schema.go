@@ -401,7 +401,42 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	case off == 1:
 		t.autoOrder = slices.Insert(t.autoOrder, pkAt, 0)
 	}
+	// SQLite makes no index for a constraint on the columns (and collations) of an earlier one,
+	// so only the earlier one is checked.
+	var kept []int
+	for _, k := range t.autoOrder {
+		dup := false
+		for _, j := range kept {
+			dup = dup || sameKeyColumns(t.constraintColumns(k), t.constraintColumns(j))
+		}
+		if !dup {
+			kept = append(kept, k)
+		}
+	}
+	t.autoOrder = kept
 	return t, nil
+}
+
+// constraintColumns returns the columns of an entry of autoOrder.
+func (t *Table) constraintColumns(k int) []IndexColumn {
+	if k < 0 {
+		return t.PrimaryKey
+	}
+	return t.Indexes[k].Columns
+}
+
+// sameKeyColumns reports whether two constraints have the same columns, in the same order, with
+// the same collations (their directions do not matter).
+func sameKeyColumns(a, b []IndexColumn) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Column != b[i].Column || a[i].Collation != b[i].Collation {
+			return false
+		}
+	}
+	return true
 }
 
 // autoIndexID is the id of the i-th automatic index of table id: ids of tables and explicit
