@@ -236,8 +236,10 @@ func rowidOf(v value.Value) (int64, bool) {
 		return v.Int(), true
 	case value.Real:
 		f := v.Float()
-		if i := int64(f); float64(i) == f && f >= -9.2e18 && f <= 9.2e18 {
-			return i, true
+		if f >= -9223372036854775808.0 && f < 9223372036854775808.0 {
+			if i := int64(f); float64(i) == f {
+				return i, true
+			}
 		}
 	}
 	return 0, false

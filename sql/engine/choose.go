@@ -266,44 +266,38 @@ func rowidBoundKey(e *env, t colTerm, lower bool) ([]byte, bool, error) {
 		}
 		return nil, true, nil // rowid < 'x' always is
 	}
-	// The first rowid of the range (lower), or the first rowid past it (upper).
-	var first float64
-	switch t.op {
-	case ast.Gt:
-		first = math.Floor(f) + 1
-	case ast.Ge:
-		first = math.Ceil(f)
-	case ast.Lt:
-		first = math.Ceil(f)
-	case ast.Le:
-		first = math.Floor(f) + 1
-	}
-	if v.Kind() == value.Integer {
-		i := v.Int()
-		switch {
-		case t.op == ast.Gt || t.op == ast.Le:
-			if i == math.MaxInt64 {
-				if lower {
-					return nil, false, nil
-				}
-				return nil, true, nil
-			}
-			return codec.AppendRowid(nil, i+1), true, nil
-		default:
-			return codec.AppendRowid(nil, i), true, nil
-		}
-	}
-	switch {
-	case first > 9.2e18:
+	// The first rowid of the range (lower), or the first rowid past it (upper): the smallest
+	// integer above f for > and <=, at least f for >= and <; in integers, as a float has no
+	// room for +1 near the ends of the int64 range.
+	strict := t.op == ast.Gt || t.op == ast.Le
+	beyond := func() ([]byte, bool, error) { // past every rowid
 		if lower {
 			return nil, false, nil
 		}
 		return nil, true, nil
-	case first < -9.2e18:
-		if lower {
-			return nil, true, nil
-		}
-		return nil, false, nil
 	}
-	return codec.AppendRowid(nil, int64(first)), true, nil
+	var first int64
+	if v.Kind() == value.Integer {
+		first = v.Int()
+	} else {
+		c := math.Ceil(f)
+		switch {
+		case c >= 9223372036854775808.0:
+			return beyond()
+		case c < -9223372036854775808.0: // before every rowid
+			if lower {
+				return nil, true, nil
+			}
+			return nil, false, nil
+		}
+		first = int64(c)
+		strict = strict && c == f
+	}
+	if strict {
+		if first == math.MaxInt64 {
+			return beyond()
+		}
+		first++
+	}
+	return codec.AppendRowid(nil, first), true, nil
 }

@@ -436,3 +436,20 @@ func TestCheckSeesTheRowid(t *testing.T) {
 	exec(t, s, "UPDATE c SET d = '9' WHERE d = 5; UPDATE c SET d = 10.0 WHERE d = 6")
 	runCases(t, s, []queryCase{{sql: "SELECT d FROM c ORDER BY d", want: []string{"7", "8", "9", "10"}}})
 }
+
+// TestRowidNearTheLimits: a REAL compared with the rowid selects the row of the same value up to
+// the ends of the int64 range, by lookup and by range scan.
+func TestRowidNearTheLimits(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY, b); INSERT INTO t VALUES (-9223372036854775808, 'min'), "+
+		"(9223372036854775807, 'max'), (9210000000000000000, 'big'), (-9210000000000000000, 'neg'), (5, 'five')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT b FROM t WHERE a = -9.2233720368547758e18", want: []string{"'min'"}},
+		{sql: "SELECT b FROM t WHERE a = 9.21e18", want: []string{"'big'"}},
+		{sql: "SELECT b FROM t WHERE a > 9.2e18 ORDER BY a", want: []string{"'big'", "'max'"}},
+		{sql: "SELECT b FROM t WHERE a >= 9.21e18 ORDER BY a", want: []string{"'big'", "'max'"}},
+		{sql: "SELECT b FROM t WHERE a <= -9.21e18 ORDER BY a", want: []string{"'min'", "'neg'"}},
+		{sql: "SELECT b FROM t WHERE a > 9.2233720368547758e18"},
+		{sql: "SELECT count(*) FROM t WHERE a >= -9.2233720368547758e18", want: []string{"5"}},
+	})
+}
