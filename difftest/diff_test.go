@@ -56,7 +56,11 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("compared %d queries (%d with rows, %d failing on both engines) and %d data changes (%d failing on both) in %d rounds, %v",
 		st.queries, st.withRows, st.queryErrs, st.changes, st.changeErrs, st.rounds, time.Since(start).Round(time.Millisecond))
+	t.Logf("time in cairn %v, in SQLite %v", st.cairnTime.Round(time.Millisecond), st.sqliteTime.Round(time.Millisecond))
 	if testing.Verbose() {
+		for _, s := range st.slowest {
+			t.Logf("slow in cairn: %v (SQLite %v), round %d: %.400s", s.cairn.Round(time.Millisecond), s.sqlite.Round(time.Millisecond), s.round, s.sql)
+		}
 		var msgs []string
 		for m, n := range st.errs {
 			msgs = append(msgs, fmt.Sprintf("%6d %s", n, m))
@@ -76,6 +80,31 @@ func TestDifferential(t *testing.T) {
 type runStats struct {
 	rounds, queries, withRows, queryErrs, changes, changeErrs, failures int
 	errs                                                                map[string]int // SQLite's error messages
+	cairnTime, sqliteTime                                               time.Duration
+	slowest                                                             []timed // cairn's slowest statements
+}
+
+// timed is a statement and the time each engine took.
+type timed struct {
+	sql           string
+	round         int
+	cairn, sqlite time.Duration
+}
+
+// time runs f on both engines, adding up their times and keeping cairn's slowest statements.
+func (st *runStats) time(sql string, round int, cairn, sqlite func()) {
+	t0 := time.Now()
+	cairn()
+	t1 := time.Now()
+	sqlite()
+	t2 := time.Now()
+	st.cairnTime += t1.Sub(t0)
+	st.sqliteTime += t2.Sub(t1)
+	st.slowest = append(st.slowest, timed{sql, round, t1.Sub(t0), t2.Sub(t1)})
+	sort.Slice(st.slowest, func(i, j int) bool { return st.slowest[i].cairn > st.slowest[j].cairn })
+	if len(st.slowest) > 5 {
+		st.slowest = st.slowest[:5]
+	}
 }
 
 // round is one round: the two databases and the statements that built them.
@@ -86,6 +115,7 @@ type round struct {
 	sqlite *sql.DB
 	script []string // the statements that changed the databases, for a report
 	st     *runStats
+	n      int // the round's number
 }
 
 // openDB opens a private in-memory database of driver (t nil: panic on an error).
@@ -106,7 +136,7 @@ func openDB(t *testing.T, driver string) *sql.DB {
 func runRound(t *testing.T, seed uint64, n int, st *runStats) {
 	g := newGen(rand.New(rand.NewPCG(seed, uint64(n))))
 	r := &round{t: t, header: fmt.Sprintf("seed %d round %d (-seed %d -difftest.round %d)", seed, n, seed, n),
-		cairn: openDB(t, "cairn"), sqlite: openDB(t, "sqlite"), st: st}
+		cairn: openDB(t, "cairn"), sqlite: openDB(t, "sqlite"), st: st, n: n}
 	st.rounds++
 	defer func() {
 		r.cairn.Close()
@@ -173,7 +203,8 @@ func (r *round) query(q query) {
 	r.log(q.sql)
 	ctx, cancel := statementContext()
 	defer cancel()
-	got, want := runQuery(ctx, r.cairn, q.sql), runQuery(ctx, r.sqlite, q.sql)
+	var got, want outcome
+	r.st.time(q.sql, r.n, func() { got = runQuery(ctx, r.cairn, q.sql) }, func() { want = runQuery(ctx, r.sqlite, q.sql) })
 	r.st.queries++
 	switch {
 	case want.err != nil:
@@ -193,7 +224,8 @@ func (r *round) change(c change) bool {
 	r.log(c.sql)
 	ctx, cancel := statementContext()
 	defer cancel()
-	got, want := runExec(ctx, r.cairn, c.sql), runExec(ctx, r.sqlite, c.sql)
+	var got, want outcome
+	r.st.time(c.sql, r.n, func() { got = runExec(ctx, r.cairn, c.sql) }, func() { want = runExec(ctx, r.sqlite, c.sql) })
 	r.st.changes++
 	if want.err != nil {
 		r.st.changeErrs++

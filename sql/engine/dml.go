@@ -87,28 +87,38 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 		}
 		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
 	}
-	for i, c := range t.Columns {
-		if !c.NotNull || !vals[i].IsNull() || i == t.RowidColumn {
-			continue
-		}
-		switch effective(w.algo, c.NotNullConflict) {
-		case ast.ConflictIgnore:
-			return errSkipRow
-		case ast.ConflictReplace:
-			if c.Default != nil {
+	// NOT NULL in SQLite's two passes (sqlite3GenerateConstraintChecks): on the first, a NULL
+	// in a column whose algorithm is REPLACE takes the column's DEFAULT, if it has one, and any
+	// other NULL fails at once (or skips the row, for IGNORE); on the second, a REPLACE column
+	// still NULL fails as with ABORT.
+	replaced := false
+	for pass := 0; pass < 2; pass++ {
+		for i, c := range t.Columns {
+			if !c.NotNull || !vals[i].IsNull() || i == t.RowidColumn {
+				continue
+			}
+			algo := effective(w.algo, c.NotNullConflict)
+			switch {
+			case algo == ast.ConflictReplace && pass == 0 && c.Default != nil:
 				v, err := constDefault(c.Default, w.cx)
 				if err != nil {
 					return err
 				}
 				vals[i] = c.Affinity.Apply(v)
-				if !vals[i].IsNull() {
-					continue
-				}
+				replaced = true
+				continue
+			case algo == ast.ConflictReplace:
+				algo = ast.ConflictAbort
+			case pass == 1:
+				continue
 			}
-			fallthrough
-		default:
-			return &conflictError{err: fmt.Errorf("NOT NULL constraint failed: %s.%s", t.Name, c.Name),
-				algo: effective(w.algo, c.NotNullConflict)}
+			if algo == ast.ConflictIgnore {
+				return errSkipRow
+			}
+			return &conflictError{err: fmt.Errorf("NOT NULL constraint failed: %s.%s", t.Name, c.Name), algo: algo}
+		}
+		if !replaced {
+			break
 		}
 	}
 	for i, x := range w.checks {

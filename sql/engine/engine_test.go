@@ -453,3 +453,20 @@ func TestRowidNearTheLimits(t *testing.T) {
 		{sql: "SELECT count(*) FROM t WHERE a >= -9.2233720368547758e18", want: []string{"5"}},
 	})
 }
+
+// TestNotNullReplaceOrder: with REPLACE, a NOT NULL column with a DEFAULT takes it first, so the
+// error names a column without one, even a later one; a DEFAULT NULL fails only after every
+// other column (SQLite's two passes).
+func TestNotNullReplaceOrder(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t1(a, d NOT NULL DEFAULT NULL, c NOT NULL, PRIMARY KEY(d, c)) WITHOUT ROWID")
+	exec(t, s, "CREATE TABLE t2(a, d NOT NULL DEFAULT NULL, c NOT NULL DEFAULT 5)")
+	for _, c := range []struct{ sql, want string }{
+		{"INSERT OR REPLACE INTO t1(a) VALUES (1)", "NOT NULL constraint failed: t1.c"},
+		{"INSERT OR REPLACE INTO t2(a) VALUES (1)", "NOT NULL constraint failed: t2.d"},
+		{"INSERT INTO t2(a) VALUES (1)", "NOT NULL constraint failed: t2.d"},
+	} {
+		_, err := s.Exec(context.Background(), c.sql, nil)
+		require.EqualError(t, err, c.want, c.sql)
+	}
+}
