@@ -111,7 +111,7 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 			return nil, exprInfo{}, err
 		}
 		info := exprInfo{}
-		if c := sq.plan.resultInfo(0); c.hasAff {
+		if c := sq.plan.lastResultInfo(0); c.hasAff {
 			info.hasAff, info.aff = true, c.aff
 		}
 		return sq, info, nil
@@ -306,7 +306,7 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		if sq.plan.ncols != 1 {
 			return nil, exprInfo{}, fmt.Errorf("sub-select returns %d columns - expected 1", sq.plan.ncols)
 		}
-		ci := sq.plan.resultInfo(0)
+		ci := sq.plan.lastResultInfo(0)
 		aff := comparisonAffinity(xi, ci)
 		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, exprInfo{}, nil
 	}

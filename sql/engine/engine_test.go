@@ -470,3 +470,18 @@ func TestNotNullReplaceOrder(t *testing.T) {
 		require.EqualError(t, err, c.want, c.sql)
 	}
 }
+
+// TestCompoundSubqueryTakesTheLastCore: an IN or scalar subquery that is a compound takes the
+// affinity (and, for IN, the collation) of its column from its last core, as SQLite does; a
+// compound in FROM takes its columns' from the first.
+func TestCompoundSubqueryTakesTheLastCore(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(i INTEGER, s TEXT COLLATE NOCASE); INSERT INTO t VALUES (1, 'a')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT '1' = (SELECT i FROM t UNION ALL SELECT 2), '1' = (SELECT 2 WHERE 0 UNION ALL SELECT i FROM t)", want: []string{"0|1"}},
+		{sql: "SELECT '1' IN (SELECT i FROM t UNION ALL SELECT 2), '1' IN (SELECT 2 UNION ALL SELECT i FROM t)", want: []string{"0|1"}},
+		{sql: "SELECT 'A' IN (SELECT s FROM t UNION ALL SELECT 'z'), 'A' IN (SELECT 'z' UNION ALL SELECT s FROM t)", want: []string{"0|1"}},
+		{sql: "SELECT 'A' = (SELECT 'b' WHERE 0 UNION ALL SELECT s FROM t)", want: []string{"0"}},
+		{sql: "SELECT x.c = '1' FROM (SELECT i AS c FROM t UNION ALL SELECT 2) AS x", want: []string{"1", "0"}},
+	})
+}

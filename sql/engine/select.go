@@ -34,12 +34,15 @@ type orderKey struct {
 
 // selectPlan is a planned SELECT.
 type selectPlan struct {
-	cores         []*corePlan
-	ops           []ast.CompoundOp
-	ncols         int
-	names         []string
-	decl          []string   // declared types of the result columns ("" for expressions)
-	infos         []exprInfo // of the first core's result columns
+	cores []*corePlan
+	ops   []ast.CompoundOp
+	ncols int
+	names []string
+	decl  []string   // declared types of the result columns ("" for expressions)
+	infos []exprInfo // of the first core's result columns
+	// lastInfos are the last core's: SQLite takes the affinity and collation of an IN or scalar
+	// subquery's column from its last core (the compound's own Select object).
+	lastInfos     []exprInfo
 	order         []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
 	limit, offset expr
 	sc            *scope
@@ -48,6 +51,14 @@ type selectPlan struct {
 func (p *selectPlan) resultInfo(i int) exprInfo {
 	if i < len(p.infos) {
 		return p.infos[i]
+	}
+	return exprInfo{}
+}
+
+// lastResultInfo describes result column i of the last core (see lastInfos).
+func (p *selectPlan) lastResultInfo(i int) exprInfo {
+	if i < len(p.lastInfos) {
+		return p.lastInfos[i]
 	}
 	return exprInfo{}
 }
@@ -95,6 +106,7 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.lastInfos = info.infos
 		if i == 0 {
 			p.ncols = cp.ncols
 			p.names, p.decl, p.infos = info.names, info.decl, info.infos
