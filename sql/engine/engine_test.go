@@ -485,3 +485,16 @@ func TestCompoundSubqueryTakesTheLastCore(t *testing.T) {
 		{sql: "SELECT x.c = '1' FROM (SELECT i AS c FROM t UNION ALL SELECT 2) AS x", want: []string{"1", "0"}},
 	})
 }
+
+// TestSubqueryReadsGroupColumns: a subquery in the select list or HAVING of an aggregate query
+// that reads the query's columns reads them from a row of the group, not NULL.
+func TestSubqueryReadsGroupColumns(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (1, 'x'), (2, 'z')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT (SELECT t.a + 1) FROM t GROUP BY (SELECT t.a) ORDER BY 1", want: []string{"2", "3"}},
+		{sql: "SELECT a, (SELECT b) FROM t GROUP BY a ORDER BY a", want: []string{"1|'x'", "2|'z'"}},
+		{sql: "SELECT a FROM t GROUP BY a HAVING (SELECT t.b) = 'z'", want: []string{"2"}},
+		{sql: "SELECT count(*), (SELECT t.a * 10) FROM t WHERE a = 2", want: []string{"1|20"}},
+	})
+}

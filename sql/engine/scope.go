@@ -68,6 +68,8 @@ type scope struct {
 	// bound (the select list, HAVING, the ORDER BY of an aggregate query); nil elsewhere. An
 	// aggregate call of a subquery that reads only this query's columns goes there.
 	aggs *aggCollector
+	// readInside counts the references to this query's columns from queries inside it.
+	readInside int
 	// existsSelect is set for the cores of an EXISTS subquery; unevaluated for the queries inside
 	// the select list of one, which SQLite never evaluates.
 	existsSelect, unevaluated bool
@@ -103,6 +105,9 @@ func (sc *scope) resolve(table, column string) (colRefResult, error) {
 			r.depth = depth
 			if r.src < 64 {
 				s.refs |= 1 << uint(r.src)
+			}
+			if depth > 0 {
+				s.readInside++
 			}
 			for o, d := sc, 0; d < depth; o, d = o.outer, d+1 {
 				o.usedOuter = true

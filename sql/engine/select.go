@@ -275,6 +275,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	defer func() { sc.aggs = nil }()
 	var info resultInfo
 	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect}
+	readInside := sc.readInside // to learn whether a subquery there reads a column of this one
 	for _, it := range items {
 		x, xi, err := lb.bind(it.expr)
 		if err != nil {
@@ -352,7 +353,10 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	}
 	aggregate = aggregate || len(coll.calls) > 0
 	if aggregate {
-		cp.agg = &aggPlan{groupBy: groupBy, gcolls: gcolls, calls: coll.calls, bare: coll.bare, minMax: -1}
+		// A subquery of the select list, HAVING or ORDER BY that reads a column of this query
+		// reads it as a bare column does: from a row of the group.
+		bare := coll.bare || sc.readInside != readInside
+		cp.agg = &aggPlan{groupBy: groupBy, gcolls: gcolls, calls: coll.calls, bare: bare, minMax: -1}
 		if len(coll.calls) == 1 && (coll.calls[0].name == "min" || coll.calls[0].name == "max") {
 			cp.agg.minMax = 0
 		}
