@@ -498,3 +498,16 @@ func TestSubqueryReadsGroupColumns(t *testing.T) {
 		{sql: "SELECT count(*), (SELECT t.a * 10) FROM t WHERE a = 2", want: []string{"1|20"}},
 	})
 }
+
+// TestBareColumnsReadTheFirstRow: the bare columns of an aggregate query (without a lone min()
+// or max()) read the first row of each group, as SQLite 3.54's do.
+func TestBareColumnsReadTheFirstRow(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (1, 'y'), (2, 'z'), (1, 'w')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a, b, (SELECT b) FROM t GROUP BY a ORDER BY a", want: []string{"1|'x'|'x'", "2|'z'|'z'"}},
+		{sql: "SELECT count(*), b FROM t", want: []string{"4|'x'"}},
+		{sql: "SELECT max(b), a FROM t", want: []string{"'z'|2"}},
+		{sql: "SELECT min(b), a FROM t", want: []string{"'w'|1"}},
+	})
+}

@@ -377,7 +377,9 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 				return nil, err
 			}
 		}
-		if a.bare && (a.minMax < 0 || gr.rows == nil || gr.states[a.minMax].(*minMaxState).changed) {
+		// Bare columns read the group's first row, as SQLite 3.54's do, or the row of the only
+		// min() or max() (lang_select.html, "bare columns").
+		if a.bare && (gr.rows == nil || a.minMax >= 0 && gr.states[a.minMax].(*minMaxState).changed) {
 			gr.rows = saveRows(gr.rows, e.rows)
 		}
 	}
