@@ -511,3 +511,23 @@ func TestBareColumnsReadTheFirstRow(t *testing.T) {
 		{sql: "SELECT min(b), a FROM t", want: []string{"'w'|1"}},
 	})
 }
+
+// TestCompoundColumnAffinity: a column of a compound subquery in FROM (or a view, or CREATE
+// TABLE AS) takes the first core's affinity, or the next core's where the first has none, and
+// none (BLOB) where another core may give a number to a TEXT column or a text to a numeric one
+// (SQLite's sqlite3SubqueryColumnTypes, 3.54.1).
+func TestCompoundColumnAffinity(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(i INTEGER, s TEXT, r REAL, x); INSERT INTO t VALUES (1, '2', 3.5, '4')")
+	exec(t, s, "CREATE TABLE c1 AS SELECT CAST(1 AS TEXT) AS a UNION ALL SELECT 2")
+	exec(t, s, "CREATE TABLE c3 AS SELECT 5 AS a, NULL AS b UNION ALL SELECT s, i FROM t")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a, typeof(a) FROM c1", want: []string{"'1'|'text'", "2|'integer'"}},
+		{sql: "SELECT a, typeof(a), b, typeof(b) FROM c3", want: []string{"5|'integer'|NULL|'null'", "'2'|'text'|1|'integer'"}},
+		{sql: "SELECT v.a = '1', v.b = 2, v.c = '3.5' FROM (SELECT i AS a, s AS b, r AS c FROM t UNION ALL SELECT NULL, NULL, NULL) AS v",
+			want: []string{"1|1|1", "NULL|NULL|NULL"}},
+		{sql: "SELECT v.a = '1', v.b = 2 FROM (SELECT i AS a, s AS b FROM t UNION ALL SELECT x, x FROM t) AS v", want: []string{"0|0", "0|0"}},
+		{sql: "SELECT v.a = '1' FROM (SELECT CAST(i AS TEXT) AS a FROM t UNION ALL SELECT 9) AS v", want: []string{"1", "0"}},
+		{sql: "SELECT v.r2, 1 > v.r2 FROM (SELECT r AS r2 FROM t UNION ALL SELECT x FROM t) AS v", want: []string{"3.5|0", "'4'|0"}},
+	})
+}

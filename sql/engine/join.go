@@ -109,10 +109,9 @@ func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label
 	}
 	for i := 0; i < plan.ncols; i++ {
 		info := plan.resultInfo(i)
-		c := srcColumn{name: plan.names[i], collation: collationOf(info), declType: plan.decl[i], noAffinity: !info.hasAff}
-		if info.hasAff {
-			c.affinity = info.aff
-		}
+		c := srcColumn{name: plan.names[i], collation: collationOf(info), declType: plan.decl[i]}
+		aff, has := plan.columnAffinity(i)
+		c.affinity, c.noAffinity = aff, !has
 		src.cols = append(src.cols, c)
 	}
 	return src, nil

@@ -185,6 +185,21 @@ func (sc *scope) depthOf(table, column string) (int, bool) {
 	return 0, false
 }
 
+// columnInfo returns the column table.column as a name finds it from sc (the rowid as an
+// INTEGER column), without recording the reference; false if there is none.
+func (sc *scope) columnInfo(table, column string) (srcColumn, bool) {
+	for s := sc; s != nil; s = s.outer {
+		r, found, err := s.resolveHere(table, column)
+		if err != nil {
+			return srcColumn{}, false
+		}
+		if found {
+			return r.c, true
+		}
+	}
+	return srcColumn{}, false
+}
+
 func isRowidName(n string) bool {
 	return strings.EqualFold(n, "rowid") || strings.EqualFold(n, "oid") || strings.EqualFold(n, "_rowid_")
 }

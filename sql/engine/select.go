@@ -42,7 +42,10 @@ type selectPlan struct {
 	infos []exprInfo // of the first core's result columns
 	// lastInfos are the last core's: SQLite takes the affinity and collation of an IN or scalar
 	// subquery's column from its last core (the compound's own Select object).
-	lastInfos     []exprInfo
+	lastInfos []exprInfo
+	// coreInfos and coreTypes describe the result columns of every core (see columnAffinity).
+	coreInfos     [][]exprInfo
+	coreTypes     [][]uint8
 	order         []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
 	limit, offset expr
 	sc            *scope
@@ -107,6 +110,8 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 			return nil, err
 		}
 		p.lastInfos = info.infos
+		p.coreInfos = append(p.coreInfos, info.infos)
+		p.coreTypes = append(p.coreTypes, info.types)
 		if i == 0 {
 			p.ncols = cp.ncols
 			p.names, p.decl, p.infos = info.names, info.decl, info.infos
@@ -239,6 +244,7 @@ type resultInfo struct {
 	names []string
 	decl  []string
 	infos []exprInfo
+	types []uint8 // dataType of each column's expression
 }
 
 // planCore plans one core; order is the ORDER BY of a single-core select (its keys become extra
@@ -285,6 +291,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 		info.names = append(info.names, it.name(xi))
 		info.decl = append(info.decl, it.declType(xi, sc))
 		info.infos = append(info.infos, xi)
+		info.types = append(info.types, dataType(it.expr, sc))
 	}
 	cp.ncols = len(cp.project)
 	aggregate := len(core.GroupBy) > 0 || len(coll.calls) > 0
@@ -425,6 +432,7 @@ func planValues(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) (*co
 		info.names = append(info.names, fmt.Sprintf("column%d", i+1))
 		info.decl = append(info.decl, "")
 		info.infos = append(info.infos, exprInfo{})
+		info.types = append(info.types, dataType(core.Values[0][i], sc))
 	}
 	return cp, info, nil
 }
@@ -484,4 +492,98 @@ func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
 		}
 	}
 	return out, nil
+}
+
+// columnAffinity returns the affinity of result column i of a subquery in FROM, a view or CREATE
+// TABLE ... AS SELECT, as SQLite's sqlite3SubqueryColumnTypes computes it: the first core's
+// expression's, or, where it has none, the next core's that has one; a TEXT or numeric affinity
+// of a compound becomes BLOB when another core may give a number (for TEXT) or a text (for a
+// numeric one) there (dataType). has is false when no core gives one.
+func (p *selectPlan) columnAffinity(i int) (aff value.Affinity, has bool) {
+	cores := len(p.coreInfos)
+	if cores == 0 {
+		return 0, false
+	}
+	k := 0
+	var m uint8
+	info := p.coreInfos[0][i]
+	for !info.hasAff && k+1 < cores {
+		m |= p.coreTypes[k][i]
+		k++
+		info = p.coreInfos[k][i]
+	}
+	if !info.hasAff {
+		return 0, false
+	}
+	aff = info.aff
+	if aff != value.AffinityBlob && (k+1 < cores || k != 0) {
+		for j := k + 1; j < cores; j++ {
+			m |= p.coreTypes[j][i]
+		}
+		if aff == value.AffinityText && m&typeNumeric != 0 || aff.IsNumeric() && m&typeText != 0 {
+			aff = value.AffinityBlob
+		}
+	}
+	return aff, true
+}
+
+// The kinds of value dataType reports.
+const (
+	typeNumeric uint8 = 1 << iota
+	typeText
+	typeBlob
+)
+
+// dataType returns the kinds of value e may give, as SQLite's sqlite3ExprDataType guesses them
+// (NULL is none of them): a literal its own, || text and blob, a function, aggregate or parameter
+// any, a column, CAST or subquery what its affinity converts to, CASE any of its results', any
+// other operator a number.
+func dataType(e exprAST, sc *scope) uint8 {
+	byAffinity := func(aff value.Affinity, has bool) uint8 {
+		switch {
+		case has && aff.IsNumeric():
+			return typeNumeric | typeBlob
+		case has && aff == value.AffinityText:
+			return typeText | typeBlob
+		}
+		return typeNumeric | typeText | typeBlob
+	}
+	switch e := e.(type) {
+	case *ast.Collate:
+		return dataType(e.X, sc)
+	case *ast.Unary:
+		if e.Op == ast.Plus {
+			return dataType(e.X, sc)
+		}
+	case *ast.Literal:
+		switch e.Value.Kind() {
+		case value.Null:
+			return 0
+		case value.Text:
+			return typeText
+		case value.Blob:
+			return typeBlob
+		}
+	case *ast.Binary:
+		if e.Op == ast.Concat {
+			return typeText | typeBlob
+		}
+	case *ast.Param, *ast.Call, *ast.Subquery:
+		return typeNumeric | typeText | typeBlob
+	case *ast.ColumnRef:
+		c, ok := sc.columnInfo(e.Table, e.Column)
+		return byAffinity(c.affinity, ok && !c.noAffinity)
+	case *ast.Cast:
+		return byAffinity(castAffinity(e.Type), true)
+	case *ast.Case:
+		var m uint8
+		for _, w := range e.Whens {
+			m |= dataType(w.Result, sc)
+		}
+		if e.Else != nil {
+			m |= dataType(e.Else, sc)
+		}
+		return m
+	}
+	return typeNumeric
 }
