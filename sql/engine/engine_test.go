@@ -531,3 +531,17 @@ func TestCompoundColumnAffinity(t *testing.T) {
 		{sql: "SELECT v.r2, 1 > v.r2 FROM (SELECT r AS r2 FROM t UNION ALL SELECT x FROM t) AS v", want: []string{"3.5|0", "'4'|0"}},
 	})
 }
+
+// TestCompoundCollation: a compound compares a column (for UNION, INTERSECT, EXCEPT and its
+// ORDER BY) with the collation of the first core whose expression there has one.
+func TestCompoundCollation(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a TEXT COLLATE NOCASE, b TEXT); INSERT INTO t VALUES ('abc', 'x'), ('B', 'y')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT count(*) FROM (SELECT 'ABC' AS c UNION SELECT a FROM t)", want: []string{"2"}},
+		{sql: "SELECT upper('b') AS c UNION SELECT a FROM t ORDER BY 1", want: []string{"'abc'", "'B'"}},
+		{sql: "SELECT b FROM t UNION SELECT a FROM t ORDER BY 1", want: []string{"'B'", "'abc'", "'x'", "'y'"}},
+		{sql: "SELECT 'B' AS c INTERSECT SELECT a FROM t", want: []string{"'B'"}},
+		{sql: "SELECT 'b' AS c EXCEPT SELECT a FROM t"},
+	})
+}

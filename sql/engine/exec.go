@@ -594,7 +594,7 @@ func (l *limitIter) close()             { l.in.close() }
 func (p *selectPlan) compound(run *runState, outer *env) (rowIter, error) {
 	colls := make([]value.Collation, p.ncols)
 	for i := range colls {
-		colls[i] = collationOf(p.resultInfo(i))
+		colls[i] = p.compoundCollation(i)
 	}
 	keyOf := func(r []value.Value) string {
 		var k []byte

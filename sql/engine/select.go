@@ -169,10 +169,7 @@ func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
 		if col < 0 {
 			return fmt.Errorf("%s ORDER BY term does not match any column in the result set", ordinal(i+1))
 		}
-		coll := value.Binary
-		if info := p.resultInfo(col); info.hasColl {
-			coll = info.coll
-		}
+		coll := p.compoundCollation(col)
 		if c, ok := t.Expr.(*ast.Collate); ok {
 			cc, ok := value.CollationByName(c.Collation)
 			if !ok {
@@ -586,4 +583,16 @@ func dataType(e exprAST, sc *scope) uint8 {
 		return m
 	}
 	return typeNumeric
+}
+
+// compoundCollation is the collation with which a compound compares column i (for UNION,
+// INTERSECT, EXCEPT and its ORDER BY): that of the first core, left to right, whose expression
+// there has one, else BINARY (SQLite's multiSelectCollSeq).
+func (p *selectPlan) compoundCollation(i int) value.Collation {
+	for _, infos := range p.coreInfos {
+		if i < len(infos) && infos[i].hasColl {
+			return infos[i].coll
+		}
+	}
+	return value.Binary
 }
