@@ -467,7 +467,17 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
 	var res Result
-	for _, old := range rows {
+	for _, target := range rows {
+		// The row as it is now at the target's key: REPLACE may have deleted it, or moved an
+		// updated row there, which SQLite then updates (it does not test WHERE again).
+		old, ok, err := x.readRow(t, t.rowKey(target, rowidOfRow(t, target)))
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			continue
+		}
+		old = cloneRow(old)
 		e.rows[0] = old
 		vals := append([]value.Value(nil), old...)
 		for _, s := range sets {

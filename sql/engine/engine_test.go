@@ -545,3 +545,21 @@ func TestCompoundCollation(t *testing.T) {
 		{sql: "SELECT 'b' AS c EXCEPT SELECT a FROM t"},
 	})
 }
+
+// TestUpdateOrReplaceRereadsRows: UPDATE finds each target row again at its key when it gets to
+// it: a row an earlier REPLACE deleted is skipped, and a row an earlier change moved there is
+// updated (SQLite does not test WHERE again).
+func TestUpdateOrReplaceRereadsRows(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a INTEGER PRIMARY KEY, b); INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+	exec(t, s, "CREATE TABLE u(a UNIQUE, b); INSERT INTO u VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+	exec(t, s, "CREATE TABLE w(a INTEGER PRIMARY KEY, b); INSERT INTO w VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+	require.Equal(t, int64(2), exec(t, s, "UPDATE OR REPLACE t SET a = a + 1, b = b || '!'").RowsAffected)
+	require.Equal(t, int64(2), exec(t, s, "UPDATE OR REPLACE u SET a = 2, b = b || '!'").RowsAffected)
+	require.Equal(t, int64(2), exec(t, s, "UPDATE OR REPLACE w SET a = a + 1 WHERE a < 3").RowsAffected)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT * FROM t", want: []string{"3|'x!!'"}},
+		{sql: "SELECT rowid, * FROM u", want: []string{"3|2|'z!'"}},
+		{sql: "SELECT * FROM w", want: []string{"3|'x'"}},
+	})
+}
