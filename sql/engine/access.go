@@ -464,5 +464,18 @@ func (p *subqueryScan) open(e *env, src int) (candidates, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A compound's values take its columns' affinity, as SQLite writes them to the table it
+	// materializes the compound in (its column may have the affinity of another core).
+	if len(p.plan.cores) > 1 {
+		for i := 0; i < p.plan.ncols; i++ {
+			aff, ok := p.plan.columnAffinity(i)
+			if !ok || aff == value.AffinityBlob {
+				continue
+			}
+			for _, r := range rows {
+				r[i] = aff.Apply(r[i])
+			}
+		}
+	}
 	return &rowsIter{e: e, src: src, rows: rows}, nil
 }

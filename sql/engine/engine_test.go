@@ -563,3 +563,20 @@ func TestUpdateOrReplaceRereadsRows(t *testing.T) {
 		{sql: "SELECT * FROM w", want: []string{"3|'x'"}},
 	})
 }
+
+// TestCompoundInFromTakesItsAffinity: the values of a compound subquery in FROM (or a view) take
+// the affinity of its columns, which may come from another core: (SELECT 1 UNION ALL SELECT r)
+// with r REAL gives 1.0.
+func TestCompoundInFromTakesItsAffinity(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(r REAL, s TEXT, i INTEGER); INSERT INTO t VALUES (2.5, 'x', 7)")
+	exec(t, s, "CREATE VIEW v AS SELECT 1 AS a UNION ALL SELECT r FROM t")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT typeof(x.a), x.a FROM (SELECT 1 AS a UNION ALL SELECT r FROM t) AS x", want: []string{"'real'|1.0", "'real'|2.5"}},
+		{sql: "SELECT x.a FROM (SELECT 4 AS a UNION SELECT r FROM t) AS x ORDER BY 1", want: []string{"2.5", "4.0"}},
+		{sql: "SELECT typeof(a) FROM v", want: []string{"'real'", "'real'"}},
+		{sql: "SELECT typeof(x.a) FROM (SELECT '3' AS a UNION ALL SELECT i FROM t) AS x", want: []string{"'text'", "'integer'"}},
+		{sql: "SELECT typeof(a) FROM (SELECT 1 AS a UNION ALL SELECT r FROM t) ORDER BY 1", want: []string{"'real'", "'real'"}},
+		{sql: "SELECT typeof(1) UNION ALL SELECT typeof(r) FROM t", want: []string{"'integer'", "'real'"}},
+	})
+}
