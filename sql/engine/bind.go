@@ -26,6 +26,8 @@ type exprInfo struct {
 	explicit bool
 	// column is set for a plain column reference (for names of result columns and index use).
 	column *colRefResult
+	// truth is 1 for the literal TRUE, -1 for FALSE (see ast.Literal.TrueFalse).
+	truth int8
 }
 
 // binder binds the expressions of one query.
@@ -54,7 +56,7 @@ type aggCollector struct {
 func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 	switch e := e.(type) {
 	case *ast.Literal:
-		return &constExpr{v: e.Value}, exprInfo{}, nil
+		return &constExpr{v: e.Value}, trueFalseInfo(e.TrueFalse, e.Value.Int() != 0), nil
 	case *ast.ColumnRef:
 		return b.column(e)
 	case *ast.Param:
@@ -119,6 +121,17 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 	return nil, exprInfo{}, fmt.Errorf("unsupported expression %T", e)
 }
 
+// trueFalseInfo is the info of a boolean literal (none if tf is false).
+func trueFalseInfo(tf, isTrue bool) exprInfo {
+	switch {
+	case !tf:
+		return exprInfo{}
+	case isTrue:
+		return exprInfo{truth: 1}
+	}
+	return exprInfo{truth: -1}
+}
+
 // castAffinity is the affinity CAST(x AS typ) converts to: the declared type's, but NUMERIC for
 // an empty type name (SQLite's sqlite3AffinityType; only a column declared without a type has
 // no affinity).
@@ -138,6 +151,10 @@ func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 			}
 			if e.DoubleQuoted {
 				return &constExpr{v: value.TextString(e.Column)}, exprInfo{}, nil
+			}
+			// TRUE and FALSE where no column or alias has the name.
+			if t := strings.EqualFold(e.Column, "true"); t || strings.EqualFold(e.Column, "false") {
+				return &constExpr{v: value.Bool(t)}, trueFalseInfo(true, t), nil
 			}
 		}
 		return nil, exprInfo{}, nc
@@ -221,6 +238,10 @@ func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
 		return &orExpr{x: x, y: y}, exprInfo{}, nil
 	case ast.Concat:
 		return &concatExpr{x: x, y: y}, exprInfo{}, nil
+	}
+	if (e.Op == ast.Is || e.Op == ast.IsNot) && yi.truth != 0 {
+		// x IS [NOT] TRUE|FALSE tests the truth of x (SQLite's TK_TRUTH).
+		return &truthExpr{x: x, isTrue: yi.truth > 0, not: e.Op == ast.IsNot}, exprInfo{}, nil
 	}
 	if op, ok := cmpOps[e.Op]; ok {
 		aff := comparisonAffinity(xi, yi)

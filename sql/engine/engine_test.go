@@ -580,3 +580,23 @@ func TestCompoundInFromTakesItsAffinity(t *testing.T) {
 		{sql: "SELECT typeof(1) UNION ALL SELECT typeof(r) FROM t", want: []string{"'integer'", "'real'"}},
 	})
 }
+
+// TestTrueFalse: TRUE and FALSE are 1 and 0 where no column has the name; x IS [NOT] TRUE|FALSE
+// tests the truth of x (NULL is neither); x IN () is FALSE and x NOT IN () TRUE without looking
+// at x (SQLite 3.54.1).
+func TestTrueFalse(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, `CREATE TABLE tt("true", b); INSERT INTO tt VALUES (0, 1)`)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 5 IS TRUE, 0 IS FALSE, NULL IS FALSE, 5 IS NOT TRUE, TRUE, FALSE, typeof(TRUE), 2 = TRUE, 'x' IS NOT FALSE, TRUE + 1",
+			want: []string{"1|1|0|0|1|0|'integer'|0|0|2"}},
+		{sql: "SELECT NULL IS TRUE, NULL IS NOT TRUE, NULL IS NOT FALSE, 'x' IS FALSE, 0.5 IS TRUE, -2 IS (NULL NOT IN ())",
+			want: []string{"0|1|1|1|1|1"}},
+		{sql: "SELECT nosuch IN (), nosuch NOT IN (), 5 IS (nosuch IN ())", want: []string{"0|1|0"}},
+		{sql: "SELECT true, false, 5 IS true FROM tt", want: []string{"0|0|0"}},
+		{sql: `SELECT "false", 0 IS "false"`, want: []string{"'false'|0"}},
+		{sql: "SELECT 1 WHERE TRUE", want: []string{"1"}},
+		// A boolean literal is no column number.
+		{sql: "SELECT 5 GROUP BY (NULL IN ()) ORDER BY TRUE, (1 NOT IN ())", want: []string{"5"}},
+	})
+}

@@ -260,6 +260,22 @@ func (n *bitNotExpr) eval(e *env) (value.Value, error) {
 	return value.BitNot(x), nil
 }
 
+// truthExpr is x IS TRUE (isTrue) or x IS FALSE, negated for IS NOT: whether x is true (or
+// false); NULL is neither.
+type truthExpr struct {
+	x           expr
+	isTrue, not bool
+}
+
+func (t *truthExpr) eval(e *env) (value.Value, error) {
+	x, err := t.x.eval(e)
+	if err != nil {
+		return x, err
+	}
+	truth, known := value.Truth(x)
+	return value.Bool((known && truth == t.isTrue) != t.not), nil
+}
+
 // isNullExpr is x IS NULL (or NOT NULL when not is set).
 type isNullExpr struct {
 	x   expr

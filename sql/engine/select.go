@@ -205,7 +205,7 @@ func nullsFirst(t ast.OrderTerm) bool {
 
 // orderNumber reports whether e is an integer constant that ORDER BY and GROUP BY take for a
 // result column number: a literal of 32 bits, negated or under unary pluses (SQLite's
-// sqlite3ExprIsInteger; a larger integer is an ordinary constant).
+// sqlite3ExprIsInteger; a larger integer, or TRUE and FALSE, are ordinary constants).
 func orderNumber(e exprAST) (int, bool) {
 	for {
 		u, ok := e.(*ast.Unary)
@@ -214,7 +214,7 @@ func orderNumber(e exprAST) (int, bool) {
 		}
 		e = u.X
 	}
-	if l, ok := e.(*ast.Literal); ok && l.Value.Kind() == value.Integer {
+	if l, ok := e.(*ast.Literal); ok && l.Value.Kind() == value.Integer && !l.TrueFalse {
 		if n := l.Value.Int(); n >= -(1<<31-1) && n <= 1<<31-1 {
 			return int(n), true
 		}

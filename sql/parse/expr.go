@@ -310,8 +310,10 @@ func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
 		if in.List, err = c.exprs(e.List); err != nil {
 			return nil, err
 		}
-		if in.List == nil {
-			in.List = []ast.Expr{} // x IN (): an empty list, always false
+		if len(in.List) == 0 {
+			// x IN () is FALSE and x NOT IN () TRUE, x not even looked at: SQLite's parser
+			// makes them the boolean literals.
+			return &ast.Literal{At: pos(e), Value: value.Bool(e.Not), TrueFalse: true}, nil
 		}
 	}
 	return in, nil

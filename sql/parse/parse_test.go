@@ -172,3 +172,14 @@ func TestAndWithZeroFolds(t *testing.T) {
 		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
 	}
 }
+
+// TestEmptyInIsBoolean: x IN () and x NOT IN () are the boolean literals FALSE and TRUE, as
+// SQLite's parser makes them (x is dropped).
+func TestEmptyInIsBoolean(t *testing.T) {
+	for sql, want := range map[string]int64{"SELECT x IN ()": 0, "SELECT x NOT IN ()": 1} {
+		lit, ok := one(t, sql).Stmt.(*ast.Select).Cores[0].Columns[0].Expr.(*ast.Literal)
+		require.True(t, ok, sql)
+		require.True(t, lit.TrueFalse, sql)
+		require.Equal(t, want, lit.Value.Int(), sql)
+	}
+}
