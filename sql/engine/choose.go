@@ -28,7 +28,9 @@ type colTerm struct {
 // accessTerms extracts the usable "column op x" terms of source i from terms.
 func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
 	var out []colTerm
-	add := func(col exprAST, op ast.BinaryOp, other exprAST) {
+	// add records col op other; flipped is set when the term was written other op col, whose
+	// collation is then the left operand's, other's, first.
+	add := func(col exprAST, op ast.BinaryOp, other exprAST, flipped bool) {
 		ref, ok := col.(*ast.ColumnRef)
 		if !ok {
 			return
@@ -48,7 +50,11 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
 		}
 		src := sc.sources[i]
 		ci := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
-		ct := colTerm{col: r.col, op: op, x: x, aff: comparisonAffinity(ci, xi), coll: comparisonCollation(ci, xi)}
+		coll := comparisonCollation(ci, xi)
+		if flipped {
+			coll = comparisonCollation(xi, ci)
+		}
+		ct := colTerm{col: r.col, op: op, x: x, aff: comparisonAffinity(ci, xi), coll: coll}
 		if r.col == src.rowidSlot {
 			ct.col = -1
 		} else if src.table != nil && src.table.RowidColumn == r.col {
@@ -61,13 +67,13 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
 		case *ast.Binary:
 			switch e.Op {
 			case ast.Eq, ast.Lt, ast.Le, ast.Gt, ast.Ge:
-				add(e.X, e.Op, e.Y)
-				add(e.Y, flip(e.Op), e.X)
+				add(e.X, e.Op, e.Y, false)
+				add(e.Y, flip(e.Op), e.X, true)
 			}
 		case *ast.Between:
 			if !e.Not {
-				add(e.X, ast.Ge, e.Lo)
-				add(e.X, ast.Le, e.Hi)
+				add(e.X, ast.Ge, e.Lo, false)
+				add(e.X, ast.Le, e.Hi, false)
 			}
 		}
 	}

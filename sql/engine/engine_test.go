@@ -600,3 +600,16 @@ func TestTrueFalse(t *testing.T) {
 		{sql: "SELECT 5 GROUP BY (NULL IN ()) ORDER BY TRUE, (1 NOT IN ())", want: []string{"5"}},
 	})
 }
+
+// TestIndexForAFlippedTerm: a term other = col compares with other's collation first; an index
+// of col with another collation cannot serve it.
+func TestIndexForAFlippedTerm(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t0(f FLOAT NOT NULL, c); CREATE INDEX t0_i0 ON t0(f); CREATE TABLE t1(f BLOB COLLATE NOCASE, e)")
+	exec(t, s, "INSERT INTO t0 VALUES ('aBc', 1); INSERT INTO t1 VALUES ('ABC', 2)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT * FROM t1 LEFT JOIN t0 USING (f)", want: []string{"'ABC'|2|1"}},
+		{sql: "SELECT t0.c FROM t1, t0 WHERE t1.f = t0.f", want: []string{"1"}},
+		{sql: "SELECT t0.c FROM t1, t0 WHERE t0.f = t1.f"},
+	})
+}
