@@ -613,3 +613,16 @@ func TestIndexForAFlippedTerm(t *testing.T) {
 		{sql: "SELECT t0.c FROM t1, t0 WHERE t0.f = t1.f"},
 	})
 }
+
+// TestPrintfWidthInBytes: printf's width and precision count bytes for %s, %q, %Q and %w (a
+// precision may cut a character), characters with the ! flag and for %c (SQLite 3.54.1).
+func TestPrintfWidthInBytes(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT printf('%5s|', 'é'), hex(printf('%.1s|', 'éa')), printf('%!5s|', 'é'), printf('%!.1s|', 'éa'), " +
+			"printf('%-4s|', 'é'), printf('%5c|', 'é'), printf('%3q|', 'é'), printf('%.2c|', 'é')",
+			want: []string{"'   é|'|'C37C'|'    é|'|'é|'|'é  |'|'    é|'|' é|'|'éé|'"}},
+		{sql: "SELECT printf('%.2q|', 'éa'), printf('%!.2q|', 'é''a'), printf('%.3Q|', 'abcd'), printf('%-6Q|', 'é')",
+			want: []string{"'é|'|'é''''|'|'''abc''|'|'''é''  |'"}},
+	})
+}

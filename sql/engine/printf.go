@@ -93,6 +93,19 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		verb := format[i]
 		var body string
 		numeric := true
+		// Width and precision count bytes for %s, %q, %Q and %w (characters with the ! flag, and
+		// for %c), as in SQLite: a precision may cut a character in two.
+		inChars := alt2 || verb == 'c'
+		cut := func(s string) string {
+			switch {
+			case prec < 0:
+			case inChars && prec < len([]rune(s)):
+				s = string([]rune(s)[:prec])
+			case !inChars && prec < len(s):
+				s = s[:prec]
+			}
+			return s
+		}
 		switch verb {
 		case '%':
 			out = append(out, '%')
@@ -149,10 +162,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			if v.IsNull() {
 				body = ""
 			} else {
-				body = string(textBeforeNUL(v.AppendText(nil)))
-			}
-			if prec >= 0 && prec < len([]rune(body)) {
-				body = string([]rune(body)[:prec])
+				body = cut(string(textBeforeNUL(v.AppendText(nil))))
 			}
 		case 'q', 'Q', 'w':
 			v := next()
@@ -165,7 +175,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 				if verb == 'w' {
 					q = '"'
 				}
-				s := string(textBeforeNUL(v.AppendText(nil)))
+				s := cut(string(textBeforeNUL(v.AppendText(nil))))
 				if v.IsNull() && verb != 'Q' {
 					s = "(NULL)"
 				}
@@ -179,7 +189,11 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			// An unknown conversion ends the output, as in SQLite.
 			return value.TextBytes(out), nil
 		}
-		pad := width - len([]rune(body))
+		n := len(body)
+		if inChars {
+			n = len([]rune(body))
+		}
+		pad := width - n
 		switch {
 		case pad <= 0:
 			out = append(out, body...)
