@@ -63,6 +63,12 @@ func (g *gen) choose(alts ...alt) ex {
 	panic("unreachable")
 }
 
+// lazy reports whether the generator is inside a subquery, which SQLite may never evaluate (an
+// unused column of a subquery in FROM, an IN list whose left operand is NULL where NULL and false
+// lead to the same place): an error there (integer overflow) may then happen in cairn only, so
+// no sum() or abs() is generated there.
+func (g *gen) lazy() bool { return g.nest > 0 }
+
 func (g *gen) newAlias() string {
 	g.alias++
 	return fmt.Sprintf("x%d", g.alias-1)
@@ -395,19 +401,6 @@ type source struct {
 type scope struct {
 	sources []*source
 	outer   *scope
-	// lazy marks a subquery of FROM, whose columns SQLite computes only when the enclosing query
-	// reads them: an error there (integer overflow) may happen in cairn only.
-	lazy bool
-}
-
-// isLazy reports whether sc or a scope it is nested in is lazy.
-func (sc *scope) isLazy() bool {
-	for s := sc; s != nil; s = s.outer {
-		if s.lazy {
-			return true
-		}
-	}
-	return false
 }
 
 // ex is a generated expression and what the generator knows of it.
@@ -901,7 +894,7 @@ func (g *gen) function(c ctx) ex {
 	passing := func(name string, args ...ex) ex { return call(name, kindAny, args...) }
 	switch g.n(28) {
 	case 0:
-		if c.sc.isLazy() {
+		if g.lazy() {
 			return passing("ifnull", e(), e()) // abs() may overflow, an error SQLite may never reach
 		}
 		return passing("abs", e())
@@ -975,7 +968,7 @@ func (g *gen) safeAggregate(c ctx) ex {
 	arg := aggArgs(c)
 	x := g.expr(arg)
 	sum := "sum"
-	if c.sc.isLazy() {
+	if g.lazy() {
 		sum = "total" // sum() may overflow, an error SQLite may never reach
 	}
 	wrap := func(sql string, k kind, parts ...ex) ex {
@@ -1122,7 +1115,7 @@ func (g *gen) fromItem(sc *scope) (*source, string) {
 func (g *gen) fromSubquery(sc *scope) (*source, string) {
 	g.nest++
 	defer func() { g.nest-- }()
-	q := g.selectStmt(&scope{outer: sc.outer, lazy: true}, 1, false)
+	q := g.selectStmt(&scope{outer: sc.outer}, 1, false)
 	src := &source{alias: g.newAlias()}
 	for i, col := range q.cols {
 		src.cols = append(src.cols, srcCol{name: fmt.Sprintf("r%d", i), coll: col.coll, singleton: col.singleton,
@@ -1295,9 +1288,9 @@ func (g *gen) compound(sc *scope) query {
 	var cores []query
 	for i := 2 + g.n(2); i > 0; i-- {
 		if g.oneIn(3) {
-			cores = append(cores, g.aggregateSelect(&scope{outer: sc.outer, lazy: sc.lazy}, 1+g.n(2), n))
+			cores = append(cores, g.aggregateSelect(&scope{outer: sc.outer}, 1+g.n(2), n))
 		} else {
-			cores = append(cores, g.simpleSelect(&scope{outer: sc.outer, lazy: sc.lazy}, 1+g.n(2), n))
+			cores = append(cores, g.simpleSelect(&scope{outer: sc.outer}, 1+g.n(2), n))
 		}
 	}
 	out := query{sql: cores[0].sql, cols: append([]ex(nil), cores[0].cols...)}
