@@ -69,11 +69,11 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 	case *ast.Like:
 		return b.like(e)
 	case *ast.IsNull:
-		x, _, err := b.bind(e.X)
+		x, xi, err := b.bind(e.X)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		return &isNullExpr{x: x, not: e.Not}, exprInfo{}, nil
+		return &isNullExpr{x: x, not: e.Not}, collated(xi), nil
 	case *ast.Between:
 		return b.between(e)
 	case *ast.In:
@@ -202,13 +202,13 @@ func (b *binder) unary(e *ast.Unary) (expr, exprInfo, error) {
 			return &constExpr{v: value.Float(-lit.Value.Float())}, exprInfo{}, nil
 		}
 		if c, ok := x.(*constExpr); ok {
-			return &constExpr{v: value.Negate(c.v)}, exprInfo{}, nil
+			return &constExpr{v: value.Negate(c.v)}, collated(info), nil
 		}
-		return &negExpr{x: x}, exprInfo{}, nil
+		return &negExpr{x: x}, collated(info), nil
 	case ast.Not:
-		return &notExpr{x: x}, exprInfo{}, nil
+		return &notExpr{x: x}, collated(info), nil
 	}
-	return &bitNotExpr{x: x}, exprInfo{}, nil
+	return &bitNotExpr{x: x}, collated(info), nil
 }
 
 var arithOps = map[ast.BinaryOp]value.Op{
@@ -231,23 +231,24 @@ func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	info := collated(xi, yi)
 	switch e.Op {
 	case ast.And:
-		return &andExpr{x: x, y: y}, exprInfo{}, nil
+		return &andExpr{x: x, y: y}, info, nil
 	case ast.Or:
-		return &orExpr{x: x, y: y}, exprInfo{}, nil
+		return &orExpr{x: x, y: y}, info, nil
 	case ast.Concat:
-		return &concatExpr{x: x, y: y}, exprInfo{}, nil
+		return &concatExpr{x: x, y: y}, info, nil
 	}
 	if (e.Op == ast.Is || e.Op == ast.IsNot) && yi.truth != 0 {
 		// x IS [NOT] TRUE|FALSE tests the truth of x (SQLite's TK_TRUTH).
-		return &truthExpr{x: x, isTrue: yi.truth > 0, not: e.Op == ast.IsNot}, exprInfo{}, nil
+		return &truthExpr{x: x, isTrue: yi.truth > 0, not: e.Op == ast.IsNot}, info, nil
 	}
 	if op, ok := cmpOps[e.Op]; ok {
 		aff := comparisonAffinity(xi, yi)
-		return &cmpExpr{op: op, x: x, y: y, affX: aff, affY: aff, coll: comparisonCollation(xi, yi)}, exprInfo{}, nil
+		return &cmpExpr{op: op, x: x, y: y, affX: aff, affY: aff, coll: comparisonCollation(xi, yi)}, info, nil
 	}
-	return &arithExpr{op: arithOps[e.Op], x: x, y: y}, exprInfo{}, nil
+	return &arithExpr{op: arithOps[e.Op], x: x, y: y}, info, nil
 }
 
 // comparisonAffinity is the affinity applied to both operands of a comparison: numeric if either
@@ -285,21 +286,23 @@ func comparisonCollation(x, y exprInfo) value.Collation {
 }
 
 func (b *binder) like(e *ast.Like) (expr, exprInfo, error) {
-	x, _, err := b.bind(e.X)
+	x, xi, err := b.bind(e.X)
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
-	p, _, err := b.bind(e.Pattern)
+	p, pi, err := b.bind(e.Pattern)
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
 	var esc expr
+	var ei exprInfo
 	if e.Escape != nil {
-		if esc, _, err = b.bind(e.Escape); err != nil {
+		if esc, ei, err = b.bind(e.Escape); err != nil {
 			return nil, exprInfo{}, err
 		}
 	}
-	return &likeExpr{x: x, pattern: p, escape: esc, glob: e.Glob, not: e.Not}, exprInfo{}, nil
+	// SQLite calls like(pattern, x, escape): the pattern's collation comes first.
+	return &likeExpr{x: x, pattern: p, escape: esc, glob: e.Glob, not: e.Not}, collated(pi, xi, ei), nil
 }
 
 // between binds x BETWEEN lo AND hi as x >= lo AND x <= hi (each comparison with its own
@@ -329,12 +332,13 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		}
 		ci := sq.plan.lastResultInfo(0)
 		aff := comparisonAffinity(xi, ci)
-		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, exprInfo{}, nil
+		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, collated(xi), nil
 	}
 	out := &inListExpr{x: x, not: e.Not, affX: xi.aff, coll: value.Binary}
 	if !xi.hasAff {
 		out.affX = value.AffinityBlob
 	}
+	parts := []exprInfo{xi}
 	for i, item := range e.List {
 		v, vi, err := b.bind(item)
 		if err != nil {
@@ -346,19 +350,22 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		if i == 0 {
 			out.coll = comparisonCollation(xi, vi)
 		}
+		parts = append(parts, vi)
 	}
-	return out, exprInfo{}, nil
+	return out, collated(parts...), nil
 }
 
 func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 	out := &caseExpr{}
 	var opInfo exprInfo
+	var parts []exprInfo // in SQLite's order: the operand, each WHEN and THEN, ELSE
 	if e.Operand != nil {
 		x, info, err := b.bind(e.Operand)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
 		out.operand, opInfo = x, info
+		parts = append(parts, info)
 	}
 	slot := &operandSlot{}
 	for _, w := range e.Whens {
@@ -366,10 +373,11 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		r, _, err := b.bind(w.Result)
+		r, ri, err := b.bind(w.Result)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
+		parts = append(parts, ci, ri)
 		out.whens = append(out.whens, c)
 		out.results = append(out.results, r)
 		if e.Operand != nil {
@@ -379,13 +387,14 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 		}
 	}
 	if e.Else != nil {
-		x, _, err := b.bind(e.Else)
+		x, info, err := b.bind(e.Else)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
 		out.els = x
+		parts = append(parts, info)
 	}
-	return out, exprInfo{}, nil
+	return out, collated(parts...), nil
 }
 
 func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
@@ -413,7 +422,19 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 		infos = append(infos, info)
 	}
 	out.coll = callCollation(infos)
-	return out, exprInfo{}, nil
+	return out, collated(infos...), nil
+}
+
+// collated is the info of an expression made of parts, given in SQLite's order (the left
+// operand, then the others): it has a collation only when a part has an explicit one (a COLLATE
+// in it), the first such part's, as sqlite3ExprCollSeq follows EP_Collate; and no affinity.
+func collated(parts ...exprInfo) exprInfo {
+	for _, p := range parts {
+		if p.explicit {
+			return exprInfo{coll: p.coll, hasColl: true, explicit: true}
+		}
+	}
+	return exprInfo{}
 }
 
 // callCollation is the collation a function compares with: the first explicit COLLATE of its
@@ -464,11 +485,7 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 	}
 	call.coll = callCollation(infos)
 	b.agg.calls = append(b.agg.calls, call)
-	info := exprInfo{}
-	if (e.Name == "min" || e.Name == "max") && len(infos) == 1 {
-		info = exprInfo{coll: infos[0].coll, hasColl: infos[0].hasColl, explicit: infos[0].explicit}
-	}
-	return &aggRefExpr{i: len(b.agg.calls) - 1}, info, nil
+	return &aggRefExpr{i: len(b.agg.calls) - 1}, collated(infos...), nil
 }
 
 // outerAggregateDepth reports whether the aggregate call e belongs to an enclosing query, and to

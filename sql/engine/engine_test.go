@@ -626,3 +626,18 @@ func TestPrintfWidthInBytes(t *testing.T) {
 			want: []string{"'é|'|'é''''|'|'''abc''|'|'''é''  |'"}},
 	})
 }
+
+// TestCollationOfExpressions: an expression has the collation of an explicit COLLATE inside it,
+// found as SQLite's sqlite3ExprCollSeq follows EP_Collate (the left operand first, then the
+// others in order); without one it has none, not even an aggregate of a column (SQLite 3.54.1).
+func TestCollationOfExpressions(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a TEXT COLLATE NOCASE, b TEXT); INSERT INTO t VALUES ('abc', 'x'), ('B', 'y'), ('NULL0', 'z'), ('a 0', 'w')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT b FROM t WHERE (b || '' COLLATE NOCASE) = 'X'", want: []string{"'x'"}},
+		{sql: "SELECT b FROM t WHERE ('' || b COLLATE NOCASE) IN ('X', 'Y') ORDER BY 1", want: []string{"'x'", "'y'"}},
+		{sql: "SELECT b FROM t WHERE coalesce(b COLLATE NOCASE, 1) = 'Y'", want: []string{"'y'"}},
+		{sql: "SELECT max(b COLLATE NOCASE) = 'Z', max(b) = 'Z', max(a) = 'NULL0', min(a) = 'A 0' FROM t", want: []string{"1|0|1|0"}},
+		{sql: "SELECT b FROM t ORDER BY upper(b) || (a COLLATE NOCASE) DESC LIMIT 1", want: []string{"'z'"}},
+	})
+}
