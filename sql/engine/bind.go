@@ -437,14 +437,10 @@ func collated(parts ...exprInfo) exprInfo {
 	return exprInfo{}
 }
 
-// callCollation is the collation a function compares with: the first explicit COLLATE of its
-// arguments, else the first column's.
+// callCollation is the collation a function compares with (min, max, nullif, an aggregate):
+// that of its first argument that has one, a column's or an explicit COLLATE's, in order (as
+// SQLite finds it for a function that needs a collation).
 func callCollation(infos []exprInfo) value.Collation {
-	for _, i := range infos {
-		if i.explicit {
-			return i.coll
-		}
-	}
 	for _, i := range infos {
 		if i.hasColl {
 			return i.coll

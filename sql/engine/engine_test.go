@@ -641,3 +641,15 @@ func TestCollationOfExpressions(t *testing.T) {
 		{sql: "SELECT b FROM t ORDER BY upper(b) || (a COLLATE NOCASE) DESC LIMIT 1", want: []string{"'z'"}},
 	})
 }
+
+// TestFunctionCollationIsTheFirstArguments: a function that compares (min, max, nullif) uses
+// the collation of its first argument that has one, a column's too, not the first explicit
+// COLLATE (SQLite 3.54.1).
+func TestFunctionCollationIsTheFirstArguments(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a TEXT COLLATE NOCASE, b TEXT); INSERT INTO t VALUES ('B', 'a')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT min(a, b COLLATE BINARY), min(b COLLATE BINARY, a), max(b, a), max(b COLLATE NOCASE, a), nullif(a, 'b') FROM t",
+			want: []string{"'a'|'B'|'a'|'B'|NULL"}},
+	})
+}
