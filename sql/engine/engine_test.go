@@ -653,3 +653,15 @@ func TestFunctionCollationIsTheFirstArguments(t *testing.T) {
 			want: []string{"'a'|'B'|'a'|'B'|NULL"}},
 	})
 }
+
+// TestInSubqueryRealAffinity: with REAL affinity, x IN (SELECT ...) compares integers beyond 48
+// bits, on both sides, as the REALs SQLite makes of them for its IN table (losing low bits).
+func TestInSubqueryRealAffinity(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE r(x REAL); INSERT INTO r VALUES (9007199254740992.0), (1.0)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 9007199254740993 IN (SELECT x FROM r), 1 IN (SELECT x FROM r), x IN (SELECT 9007199254740993) FROM r",
+			want: []string{"1|1|1", "1|1|0"}},
+		{sql: "SELECT 140737488355328 IN (SELECT x + 0 FROM r), x IN (SELECT 140737488355328) FROM r", want: []string{"0|0", "0|0"}},
+	})
+}
