@@ -665,3 +665,15 @@ func TestInSubqueryRealAffinity(t *testing.T) {
 		{sql: "SELECT 140737488355328 IN (SELECT x + 0 FROM r), x IN (SELECT 140737488355328) FROM r", want: []string{"0|0", "0|0"}},
 	})
 }
+
+// TestInListOfNullEvaluatesItems: x IN (list) with x NULL still evaluates the items, as SQLite
+// compares x with each in turn: an item's error is the result (SQLite 3.54.1).
+func TestInListOfNullEvaluatesItems(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(d INTEGER PRIMARY KEY, b); INSERT INTO t VALUES (-9223372036854775808, NULL)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT b IN (1, abs(d)) FROM t", errText: "integer overflow"},
+		{sql: "SELECT NULL NOT IN (abs(d), 2) FROM t", errText: "integer overflow"},
+		{sql: "SELECT 1 IN (1, abs(d)), b IN (1, 2) FROM t", want: []string{"1|NULL"}},
+	})
+}

@@ -391,6 +391,12 @@ func (in *inListExpr) eval(e *env) (value.Value, error) {
 		return x, err
 	}
 	if x.IsNull() {
+		// SQLite compares x with each item in turn even so: an item's error is the result.
+		for _, item := range in.list {
+			if v, err := item.eval(e); err != nil {
+				return v, err
+			}
+		}
 		return value.Value{}, nil
 	}
 	x = in.affX.ApplyForCompare(x)
