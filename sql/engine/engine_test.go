@@ -677,3 +677,18 @@ func TestInListOfNullEvaluatesItems(t *testing.T) {
 		{sql: "SELECT 1 IN (1, abs(d)), b IN (1, 2) FROM t", want: []string{"1|NULL"}},
 	})
 }
+
+// TestLazyFunctionArguments: coalesce and ifnull evaluate their arguments only up to the first
+// that is not NULL, iif only the one its condition chooses, so one not needed cannot fail; nullif
+// evaluates both (SQLite 3.54.1).
+func TestLazyFunctionArguments(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT coalesce(1, abs(-9223372036854775808)), iif(a, 2, abs(a - 9223372036854775807 - 2)), " +
+			"ifnull(a, abs(a - 9223372036854775807 - 2)), coalesce(NULL, NULL, a) FROM t", want: []string{"1|2|1|1"}},
+		{sql: "SELECT iif(a, abs(a - 9223372036854775807 - 2), 2) FROM t", errText: "integer overflow"},
+		{sql: "SELECT coalesce(NULL, abs(a - 9223372036854775807 - 2)) FROM t", errText: "integer overflow"},
+		{sql: "SELECT nullif(a, abs(a - 9223372036854775807 - 2)) FROM t", errText: "integer overflow"},
+	})
+}

@@ -475,6 +475,9 @@ type funcExpr struct {
 }
 
 func (f *funcExpr) eval(e *env) (value.Value, error) {
+	if f.fn.lazy != nil {
+		return f.fn.lazy(f.args, e)
+	}
 	vals := f.vals[:0]
 	for _, a := range f.args {
 		v, err := a.eval(e)

@@ -18,11 +18,14 @@ import (
 type scalarFunc struct {
 	name             string
 	minArgs, maxArgs int
-	// fn computes the result; coll is the collation of the call (min, max, nullif, instr... use
+	// fn computes the result (of functions without lazy); coll is the collation of the call (min, max, nullif, instr... use
 	// it for comparisons).
 	fn func(args []value.Value, coll value.Collation) (value.Value, error)
 	// nondeterministic functions (random) are never folded into constants.
 	nondeterministic bool
+	// lazy, when set, evaluates the call instead of fn: it evaluates only the arguments it
+	// needs, as SQLite codes coalesce, ifnull and iif (an argument not needed cannot fail).
+	lazy func(args []expr, e *env) (value.Value, error)
 }
 
 func (f *scalarFunc) call(args []value.Value, coll value.Collation) (value.Value, error) {
@@ -36,10 +39,10 @@ var scalarFuncs = map[string]*scalarFunc{}
 func init() {
 	for _, f := range []*scalarFunc{
 		{name: "abs", minArgs: 1, maxArgs: 1, fn: fnAbs},
-		{name: "coalesce", minArgs: 2, maxArgs: -1, fn: fnCoalesce},
-		{name: "ifnull", minArgs: 2, maxArgs: 2, fn: fnCoalesce},
+		{name: "coalesce", minArgs: 2, maxArgs: -1, lazy: lazyCoalesce},
+		{name: "ifnull", minArgs: 2, maxArgs: 2, lazy: lazyCoalesce},
 		{name: "nullif", minArgs: 2, maxArgs: 2, fn: fnNullif},
-		{name: "iif", minArgs: 3, maxArgs: 3, fn: fnIif},
+		{name: "iif", minArgs: 3, maxArgs: 3, lazy: lazyIif},
 		{name: "length", minArgs: 1, maxArgs: 1, fn: fnLength},
 		{name: "lower", minArgs: 1, maxArgs: 1, fn: fnLower},
 		{name: "upper", minArgs: 1, maxArgs: 1, fn: fnUpper},
@@ -89,13 +92,27 @@ func fnAbs(a []value.Value, _ value.Collation) (value.Value, error) {
 	return value.Float(f), nil
 }
 
-func fnCoalesce(a []value.Value, _ value.Collation) (value.Value, error) {
-	for _, v := range a {
-		if !v.IsNull() {
-			return v, nil
+// lazyCoalesce evaluates the arguments in turn up to the first that is not NULL.
+func lazyCoalesce(args []expr, e *env) (value.Value, error) {
+	for _, a := range args {
+		v, err := a.eval(e)
+		if err != nil || !v.IsNull() {
+			return v, err
 		}
 	}
 	return value.Value{}, nil
+}
+
+// lazyIif evaluates the condition, then the argument it chooses.
+func lazyIif(args []expr, e *env) (value.Value, error) {
+	t, err := truth(args[0], e)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if t {
+		return args[1].eval(e)
+	}
+	return args[2].eval(e)
 }
 
 func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {
@@ -103,13 +120,6 @@ func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {
 		return value.Value{}, nil
 	}
 	return a[0], nil
-}
-
-func fnIif(a []value.Value, _ value.Collation) (value.Value, error) {
-	if t, ok := value.Truth(a[0]); ok && t {
-		return a[1], nil
-	}
-	return a[2], nil
 }
 
 func fnLength(a []value.Value, _ value.Collation) (value.Value, error) {
