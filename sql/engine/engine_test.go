@@ -692,3 +692,17 @@ func TestLazyFunctionArguments(t *testing.T) {
 		{sql: "SELECT nullif(a, abs(a - 9223372036854775807 - 2)) FROM t", errText: "integer overflow"},
 	})
 }
+
+// TestCompoundSkipsCoresOfNothing: INTERSECT and EXCEPT do not run their right core when the rows
+// on their left are none, so its errors do not happen; UNION and UNION ALL run it (SQLite 3.54.1).
+func TestCompoundSkipsCoresOfNothing(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(b INTEGER PRIMARY KEY, c INT); INSERT INTO t VALUES (7, -9223372036854775807)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 1 WHERE 0 EXCEPT SELECT abs(c - 1) FROM t"},
+		{sql: "SELECT 1 INTERSECT SELECT 2 INTERSECT SELECT abs(c - 1) FROM t ORDER BY 1"},
+		{sql: "SELECT 5 IN (SELECT 1 EXCEPT SELECT 1 EXCEPT SELECT abs(c - 1) FROM t)", want: []string{"0"}},
+		{sql: "SELECT 1 WHERE 0 UNION SELECT abs(c - 1) FROM t", errText: "integer overflow"},
+		{sql: "SELECT 1 EXCEPT SELECT abs(c - 1) FROM t", errText: "integer overflow"},
+	})
+}

@@ -608,6 +608,9 @@ func (p *selectPlan) compound(run *runState, outer *env) (rowIter, error) {
 		return nil, err
 	}
 	for i, op := range p.ops {
+		if len(cur) == 0 && (op == ast.Intersect || op == ast.Except) {
+			continue // nothing to intersect with or take from: SQLite does not run the core
+		}
 		rows, err := p.cores[i+1].collectCore(run, outer)
 		if err != nil {
 			return nil, err
