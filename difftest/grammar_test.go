@@ -465,7 +465,11 @@ type ctx struct {
 	keys []ex
 	// noSub forbids subqueries (DEFAULT values and the like).
 	noSub bool
-	depth int
+	// results is set in the result columns of a top-level query and UPDATE's SET: they are
+	// evaluated for the same rows by both engines whatever the plan (a WHERE or ON term may be
+	// evaluated for rows of a join that SQLite, joining in another order, never makes).
+	results bool
+	depth   int
 }
 
 const maxDepth = 3
@@ -899,7 +903,7 @@ func (g *gen) function(c ctx) ex {
 	passing := func(name string, args ...ex) ex { return call(name, kindAny, args...) }
 	switch g.n(28) {
 	case 0:
-		if g.lazy() {
+		if g.lazy() || !c.results {
 			return passing("ifnull", e(), e()) // abs() may overflow, an error SQLite may never reach
 		}
 		// Of a column only: SQLite evaluates a constant abs() once, before the first row, so
@@ -1210,11 +1214,13 @@ func (g *gen) simpleSelect(sc *scope, nFrom, ncols int) query {
 		ncols = 1 + g.n(4)
 	}
 	var cols []ex
+	rc := c
+	rc.results = true
 	for i := ncols; i > 0; i-- {
 		if g.oneIn(4) {
 			cols = append(cols, g.columnOf(sc, true)) // a plain column (fuzzy ones of subqueries too)
 		} else {
-			cols = append(cols, g.expr(c))
+			cols = append(cols, g.expr(rc))
 		}
 	}
 	d := ""
@@ -1254,6 +1260,8 @@ func (g *gen) aggregateSelect(sc *scope, nFrom, ncols int) query {
 		keys = append(keys, k)
 	}
 	c := ctx{sc: sc, agg: true, keys: keys}
+	rc := c
+	rc.results = true
 	if ncols == 0 {
 		ncols = 1 + g.n(3)
 	}
@@ -1265,7 +1273,7 @@ func (g *gen) aggregateSelect(sc *scope, nFrom, ncols int) query {
 		case g.oneIn(5):
 			cols = append(cols, g.fuzzyAggregate(c))
 		default:
-			cols = append(cols, g.expr(c))
+			cols = append(cols, g.expr(rc))
 		}
 	}
 	sql := "SELECT "
@@ -1544,7 +1552,7 @@ func tableScope(t *table) *scope {
 // update is UPDATE [OR ...] t SET col = expr, ... [WHERE ...] (no computed REALs stored: their
 // text may differ when a TEXT column stores them).
 func (g *gen) update(t *table) change {
-	c := ctx{sc: tableScope(t)}
+	c := ctx{sc: tableScope(t), results: true}
 	var sets []string
 	for _, i := range g.r.Perm(len(t.cols))[:1+g.n(2)] {
 		var e ex
@@ -1563,7 +1571,7 @@ func (g *gen) update(t *table) change {
 	if !g.oneIn(4) {
 		// +(...): no index serves the WHERE, so both engines change the rows in rowid (or
 		// primary key) order; which row of several a conflict hits first depends on it.
-		where = " WHERE +(" + g.cond(c).sql + ")"
+		where = " WHERE +(" + g.cond(ctx{sc: c.sc}).sql + ")"
 	}
 	return change{sql: "UPDATE" + g.conflictClause() + " " + t.name + " SET " + strings.Join(sets, ", ") + where, table: t}
 }
