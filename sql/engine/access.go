@@ -464,16 +464,18 @@ func (p *subqueryScan) open(e *env, src int) (candidates, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A compound's values take its columns' affinity, as SQLite writes them to the table it
-	// materializes the compound in (its column may have the affinity of another core).
+	// An integer of a compound's column with REAL affinity is read as a REAL, as SQLite reads
+	// a column of REAL affinity (OP_RealAffinity; the column may have the affinity of another
+	// core than the value's). No other affinity changes a value read.
 	if len(p.plan.cores) > 1 {
 		for i := 0; i < p.plan.ncols; i++ {
-			aff, ok := p.plan.columnAffinity(i)
-			if !ok || aff == value.AffinityBlob {
+			if aff, ok := p.plan.columnAffinity(i); !ok || aff != value.AffinityReal {
 				continue
 			}
 			for _, r := range rows {
-				r[i] = aff.Apply(r[i])
+				if r[i].Kind() == value.Integer {
+					r[i] = value.Float(float64(r[i].Int()))
+				}
 			}
 		}
 	}

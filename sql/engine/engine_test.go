@@ -564,9 +564,9 @@ func TestUpdateOrReplaceRereadsRows(t *testing.T) {
 	})
 }
 
-// TestCompoundInFromTakesItsAffinity: the values of a compound subquery in FROM (or a view) take
-// the affinity of its columns, which may come from another core: (SELECT 1 UNION ALL SELECT r)
-// with r REAL gives 1.0.
+// TestCompoundInFromTakesItsAffinity: the integers of a compound subquery's column in FROM (or a
+// view) become REALs when the column has REAL affinity, which may come from another core:
+// (SELECT 1 UNION ALL SELECT r) with r REAL gives 1.0.
 func TestCompoundInFromTakesItsAffinity(t *testing.T) {
 	s := newSession(t)
 	exec(t, s, "CREATE TABLE t(r REAL, s TEXT, i INTEGER); INSERT INTO t VALUES (2.5, 'x', 7)")
@@ -704,5 +704,21 @@ func TestCompoundSkipsCoresOfNothing(t *testing.T) {
 		{sql: "SELECT 5 IN (SELECT 1 EXCEPT SELECT 1 EXCEPT SELECT abs(c - 1) FROM t)", want: []string{"0"}},
 		{sql: "SELECT 1 WHERE 0 UNION SELECT abs(c - 1) FROM t", errText: "integer overflow"},
 		{sql: "SELECT 1 EXCEPT SELECT abs(c - 1) FROM t", errText: "integer overflow"},
+	})
+}
+
+// TestCompoundInFromOnlyRealAffinityConverts: reading a compound subquery of FROM, only a column
+// of REAL affinity changes values (integers to REALs); 5.0 in a column of INTEGER affinity, 5 in
+// one of TEXT, '5' in one of REAL or NUMERIC stay as they are (SQLite 3.54.1).
+func TestCompoundInFromOnlyRealAffinityConverts(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(r REAL, s TEXT, i INTEGER, n NUMERIC); INSERT INTO t VALUES (2.5, 'x', 7, 8)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a FROM (SELECT i AS a FROM t UNION ALL SELECT 5.0)", want: []string{"7", "5.0"}},
+		{sql: "SELECT a FROM (SELECT n AS a FROM t UNION ALL SELECT i + 0.0 FROM t)", want: []string{"8", "7.0"}},
+		{sql: "SELECT a FROM (SELECT i AS a FROM t UNION SELECT 5.0) ORDER BY 1", want: []string{"5.0", "7"}},
+		{sql: "SELECT a FROM (SELECT s AS a FROM t UNION ALL SELECT 5)", want: []string{"'x'", "5"}},
+		{sql: "SELECT a FROM (SELECT r AS a FROM t UNION ALL SELECT NULL UNION ALL SELECT 6)", want: []string{"2.5", "NULL", "6.0"}},
+		{sql: "SELECT a FROM t AS z LEFT JOIN (SELECT n AS a FROM t UNION ALL SELECT '6') ON 1", want: []string{"8", "'6'"}},
 	})
 }
