@@ -1137,6 +1137,11 @@ func (g *gen) fromSubquery(sc *scope) (*source, string) {
 			src.cols[i].coll, src.cols[i].singleton, src.cols[i].collUnknown = "", false, true
 		}
 	}
+	if q.compound {
+		// LIMIT -1 keeps SQLite 3.54 from pushing the WHERE down into the cores, where it
+		// compares with each core's affinity rather than the compound column's (a bug).
+		q.sql += " LIMIT -1"
+	}
 	return src, "(" + q.sql + ") AS " + src.alias
 }
 
@@ -1151,6 +1156,8 @@ type query struct {
 	keys    []orderKey
 	// limited: a LIMIT or OFFSET cuts the ordered rows.
 	limited bool
+	// compound: the query is a compound select.
+	compound bool
 }
 
 // orderKey is an ORDER BY term on result column col, compared under coll (collKnown false: not
@@ -1248,7 +1255,7 @@ func (g *gen) aggregateSelect(sc *scope, nFrom, ncols int) query {
 		if g.oneIn(4) {
 			k = g.expr(ctx{sc: sc, depth: 2})
 		}
-		if k.sql == "" || !hasColumnRef(k.sql) || k.nullTest {
+		if k.sql == "" || !hasColumnRef(k.sql) || mayFold(k) {
 			// A constant may name a result column (GROUP BY 2), and SQLite (3.54) folds a null
 			// test it finds never null to 0 or 1, which it then takes for one too.
 			k = g.columnOf(sc, false)
@@ -1310,7 +1317,7 @@ func (g *gen) compound(sc *scope) query {
 			cores = append(cores, g.simpleSelect(&scope{outer: sc.outer}, 1+g.n(2), n))
 		}
 	}
-	out := query{sql: cores[0].sql, cols: append([]ex(nil), cores[0].cols...)}
+	out := query{sql: cores[0].sql, cols: append([]ex(nil), cores[0].cols...), compound: true}
 	setOp := false
 	for _, q := range cores[1:] {
 		op := pick(g, "UNION ALL", "UNION", "INTERSECT", "EXCEPT", "UNION ALL")
@@ -1318,6 +1325,9 @@ func (g *gen) compound(sc *scope) query {
 		out.sql += " " + op + " " + q.sql
 	}
 	for i := range out.cols {
+		for _, q := range cores[1:] {
+			out.cols[i].mayFail = out.cols[i].mayFail || q.cols[i].mayFail
+		}
 		out.cols[i].collKnown = false // the compound's collation: the leftmost core's with one
 		if !setOp {
 			for _, q := range cores[1:] {
@@ -1343,6 +1353,15 @@ var columnRefPattern = regexp.MustCompile(`\b(x\d+|t\d)\.\w+`)
 // hasColumnRef reports whether the expression sql reads a column.
 func hasColumnRef(sql string) bool { return columnRefPattern.MatchString(sql) }
 
+// foldPattern matches what SQLite may fold to a constant in an expression with columns: a null
+// test (of something never NULL: 0 or 1), x AND 0.
+var foldPattern = regexp.MustCompile(`NULL\)|ISNULL|NOTNULL| AND 0\)|\(0 AND `)
+
+// mayFold reports whether SQLite may fold e to a constant integer, which it then reads as a
+// result column's number in an ORDER BY or GROUP BY (SQLite 3.54: ('a' ISNULL AND x) DESC is
+// "ORDER BY term out of range").
+func mayFold(e ex) bool { return e.nullTest || foldPattern.MatchString(e.sql) }
+
 // orderBy adds an ORDER BY to q sometimes: terms on result columns (by number, alias or the
 // expression again), each with DESC, NULLS FIRST/LAST and COLLATE sometimes; on every column
 // mostly; and then, if no key is fuzzy, a LIMIT and OFFSET sometimes.
@@ -1362,9 +1381,9 @@ func (g *gen) orderBy(q *query, top bool) {
 		col := q.cols[i]
 		var term string
 		switch {
-		case g.oneIn(3) || !hasColumnRef(col.sql) || col.nullTest:
-			// A constant may name a result column, and so may a null test SQLite folds to 0 or
-			// 1 (SQLite 3.54 then reads it as a column number in a subquery's ORDER BY).
+		case g.oneIn(3) || !hasColumnRef(col.sql) || mayFold(col):
+			// A constant may name a result column, and so may an expression SQLite folds to 0
+			// or 1 (SQLite 3.54 then reads it as a column number).
 			term = fmt.Sprint(i + 1)
 		case compound || g.oneIn(2):
 			term = fmt.Sprintf("r%d", i)
@@ -1515,8 +1534,12 @@ func (g *gen) insertValues(t *table) change {
 // order (the rows' order decides their rowids and which of two conflicting rows stays).
 func (g *gen) insertSelect(t *table) change {
 	idx := g.r.Perm(len(t.cols))[:1+g.n(len(t.cols))]
-	sc := &scope{}
-	from := g.from(sc, 1)
+	from := pick(g, g.tables...)
+	src := &source{alias: g.newAlias(), rowid: from.hasRowid()}
+	for _, c := range from.cols {
+		src.cols = append(src.cols, srcCol{name: c.name, coll: c.coll, singleton: c.singleton()})
+	}
+	sc := &scope{sources: []*source{src}}
 	c := ctx{sc: sc}
 	exprs := make([]string, len(idx))
 	var order []string
@@ -1528,16 +1551,20 @@ func (g *gen) insertSelect(t *table) change {
 		exprs[i] = e.sql
 		order = append(order, fmt.Sprint(i+1))
 	}
-	src := sc.sources[0]
+	// Then the rowid, or the primary key of a WITHOUT ROWID table (unique under its collations).
 	if src.rowid {
 		order = append(order, src.alias+".rowid")
+	} else {
+		for _, i := range from.pk {
+			order = append(order, src.alias+"."+from.cols[i].name)
+		}
 	}
 	where := ""
 	if g.oneIn(2) {
 		where = " WHERE " + g.cond(c).sql
 	}
-	return change{sql: fmt.Sprintf("INSERT%s INTO %s(%s) SELECT %s FROM %s%s ORDER BY %s", g.conflictClause(), t.name,
-		t.colList(idx), strings.Join(exprs, ", "), from, where, strings.Join(order, ", ")), table: t, insert: true}
+	return change{sql: fmt.Sprintf("INSERT%s INTO %s(%s) SELECT %s FROM %s AS %s%s ORDER BY %s", g.conflictClause(),
+		t.name, t.colList(idx), strings.Join(exprs, ", "), from.name, src.alias, where, strings.Join(order, ", ")), table: t, insert: true}
 }
 
 // tableScope is the scope of an UPDATE or DELETE: the table under its own name.
