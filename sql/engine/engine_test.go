@@ -722,3 +722,17 @@ func TestCompoundInFromOnlyRealAffinityConverts(t *testing.T) {
 		{sql: "SELECT a FROM t AS z LEFT JOIN (SELECT n AS a FROM t UNION ALL SELECT '6') ON 1", want: []string{"8", "'6'"}},
 	})
 }
+
+// TestHavingNeedsAnAggregateQuery: only a GROUP BY or an aggregate among the result columns makes
+// a query an aggregate one; a HAVING on another query is an error, even with an aggregate in it
+// (SQLite 3.54.1).
+func TestHavingNeedsAnAggregateQuery(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(c); INSERT INTO t VALUES (1), (2), (3)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 1 FROM t HAVING count(*) > 1", errText: "HAVING clause on a non-aggregate query"},
+		{sql: "SELECT c FROM t HAVING 1", errText: "HAVING clause on a non-aggregate query"},
+		{sql: "SELECT count(*) FROM t HAVING max(c) = 3", want: []string{"3"}},
+		{sql: "SELECT 1 FROM t GROUP BY c HAVING count(*) > 1"},
+	})
+}

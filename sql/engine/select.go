@@ -314,15 +314,16 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	}
 	sc.aggs = coll
 	if core.Having != nil {
+		// Only a GROUP BY or an aggregate among the result columns makes an aggregate query (an
+		// aggregate in HAVING does not), as SQLite's resolveSelectStep decides it.
+		if !aggregate {
+			return nil, info, fmt.Errorf("HAVING clause on a non-aggregate query")
+		}
 		x, _, err := ab.bind(core.Having)
 		if err != nil {
 			return nil, info, err
 		}
 		cp.having = x
-		aggregate = aggregate || len(coll.calls) > 0
-		if !aggregate {
-			return nil, info, fmt.Errorf("a GROUP BY clause is required before HAVING")
-		}
 	}
 	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns);
 	// aggregates only in an aggregate query.
