@@ -736,3 +736,20 @@ func TestHavingNeedsAnAggregateQuery(t *testing.T) {
 		{sql: "SELECT 1 FROM t GROUP BY c HAVING count(*) > 1"},
 	})
 }
+
+// TestFoldsKeepAggregates: x AND 0 and x IN () keep an aggregate in x, which makes the query an
+// aggregate one (one row), and its errors (no such column); x AND 0 without a function folds
+// to a column number in ORDER BY (SQLite 3.54.1).
+func TestFoldsKeepAggregates(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(c); INSERT INTO t VALUES (1), (2), (3)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT (count(*) IN ()), (count(*) NOT IN ()), (0 AND max(c)) FROM t", want: []string{"0|1|0"}},
+		{sql: "SELECT (sum(c) = 6 AND 0) + 1 FROM t WHERE 0", want: []string{"1"}},
+		{sql: "SELECT abs(nosuch) IN ()", errText: "no such column: nosuch"},
+		{sql: "SELECT 0 AND abs(nosuch)", errText: "no such column: nosuch"},
+		{sql: "SELECT nosuch IN (), 0 AND nosuch, 0 AND (SELECT abs(nosuch))", want: []string{"0|0|0"}},
+		{sql: "SELECT 1 ORDER BY (abs(0) AND 0), (5 IN ())", want: []string{"1"}},
+		{sql: "SELECT 1 ORDER BY (0 AND (SELECT 5))", errText: "1st ORDER BY term out of range"},
+	})
+}

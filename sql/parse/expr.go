@@ -222,10 +222,27 @@ func unparen(e m.Expr) m.Expr {
 	}
 }
 
+// hasFunc reports whether e calls a function outside of subqueries, as SQLite's EP_HasFunc
+// tells (LIKE and GLOB are function calls to its parser).
+func hasFunc(e m.Expr) bool {
+	found := false
+	m.Walk(e, func(n m.Node) bool {
+		switch n.(type) {
+		case *m.FuncCall, *m.LikeExpr:
+			found = true
+		case *m.SelectStmt:
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
 func (c *converter) binary(e *m.BinaryExpr) (ast.Expr, error) {
-	// SQLite's parser replaces x AND y by the integer 0 when an operand is the literal 0
-	// (sqlite3ExprAnd); ORDER BY and GROUP BY then take it for a column number.
-	if e.Op == m.OpAnd && (isZeroLiteral(e.X) || isZeroLiteral(e.Y)) {
+	// SQLite's parser replaces x AND y by the integer 0 when an operand is the literal 0 and
+	// neither calls a function (sqlite3ExprAnd); ORDER BY and GROUP BY then take it for a
+	// column number.
+	if e.Op == m.OpAnd && (isZeroLiteral(e.X) || isZeroLiteral(e.Y)) && !hasFunc(e.X) && !hasFunc(e.Y) {
 		return &ast.Literal{At: pos(e), Value: value.Int(0)}, nil
 	}
 	op, ok := binaryOps[e.Op]
@@ -282,6 +299,11 @@ func (c *converter) between(e *m.BetweenExpr) (ast.Expr, error) {
 }
 
 func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
+	if e.Table == nil && e.Select == nil && len(e.List) == 0 && !hasFunc(e.X) {
+		// x IN () is FALSE and x NOT IN () TRUE, x not even looked at: SQLite's parser
+		// makes them the boolean literals.
+		return &ast.Literal{At: pos(e), Value: value.Bool(e.Not), TrueFalse: true}, nil
+	}
 	x, err := c.expr(e.X)
 	if err != nil {
 		return nil, err
@@ -311,9 +333,13 @@ func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
 			return nil, err
 		}
 		if len(in.List) == 0 {
-			// x IN () is FALSE and x NOT IN () TRUE, x not even looked at: SQLite's parser
-			// makes them the boolean literals.
-			return &ast.Literal{At: pos(e), Value: value.Bool(e.Not), TrueFalse: true}, nil
+			// With a function in x (maybe an aggregate, which makes an aggregate query),
+			// SQLite's parser keeps x: x IN () is x AND FALSE, x NOT IN () x OR TRUE.
+			b := &ast.Literal{At: pos(e), Value: value.Bool(e.Not), TrueFalse: true}
+			if e.Not {
+				return &ast.Binary{At: pos(e), Op: ast.Or, X: x, Y: b}, nil
+			}
+			return &ast.Binary{At: pos(e), Op: ast.And, X: x, Y: b}, nil
 		}
 	}
 	return in, nil

@@ -147,6 +147,8 @@ func render(e ast.Expr) string {
 		return e.Column
 	case *ast.Literal:
 		return e.Value.String()
+	case *ast.Call:
+		return e.Name + "()"
 	}
 	return "?"
 }
@@ -181,5 +183,26 @@ func TestEmptyInIsBoolean(t *testing.T) {
 		require.True(t, ok, sql)
 		require.True(t, lit.TrueFalse, sql)
 		require.Equal(t, want, lit.Value.Int(), sql)
+	}
+}
+
+// TestFoldsKeepFunctions: SQLite's parser folds neither x AND 0 nor x IN () when x calls a
+// function (EP_HasFunc; LIKE is one; subqueries do not count): it may be an aggregate, making an
+// aggregate query. x IN () is then x AND FALSE, x NOT IN () x OR TRUE (SQLite 3.54.1).
+func TestFoldsKeepFunctions(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT 0 AND abs(x)":              "(0 AND abs())",
+		"SELECT count(*) AND 0":            "(count() AND 0)",
+		"SELECT x LIKE 'a' AND 0":          "(? AND 0)",
+		"SELECT 0 AND (SELECT abs(1))":     "0",
+		"SELECT (0 AND 1) AND abs(1)":      "(0 AND abs())",
+		"SELECT count(*) IN ()":            "(count() AND 0)",
+		"SELECT x = abs(1) NOT IN ()":      "((x = abs()) OR 1)",
+		"SELECT 0 AND (count(*) IN ())":    "(0 AND (count() AND 0))",
+		"SELECT x IN () AND 0":             "0",
+		"SELECT (SELECT max(x)) NOT IN ()": "1",
+	} {
+		sel := one(t, sql).Stmt.(*ast.Select)
+		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
 	}
 }
