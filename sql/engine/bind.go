@@ -334,12 +334,14 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		aff := comparisonAffinity(xi, ci)
 		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, collated(xi), nil
 	}
-	out := &inListExpr{x: x, not: e.Not, affX: xi.aff, coll: value.Binary}
+	// The items compare with x's collation only (BINARY if it has none), not an item's, as
+	// SQLite's sqlite3ExprCodeIN takes it.
+	out := &inListExpr{x: x, not: e.Not, affX: xi.aff, coll: collationOf(xi)}
 	if !xi.hasAff {
 		out.affX = value.AffinityBlob
 	}
 	parts := []exprInfo{xi}
-	for i, item := range e.List {
+	for _, item := range e.List {
 		v, vi, err := b.bind(item)
 		if err != nil {
 			return nil, exprInfo{}, err
@@ -347,9 +349,6 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		out.list = append(out.list, v)
 		aff := out.affX // x's affinity, applied to every item (exprINAffinity)
 		out.affs = append(out.affs, aff)
-		if i == 0 {
-			out.coll = comparisonCollation(xi, vi)
-		}
 		parts = append(parts, vi)
 	}
 	return out, collated(parts...), nil

@@ -753,3 +753,15 @@ func TestFoldsKeepAggregates(t *testing.T) {
 		{sql: "SELECT 1 ORDER BY (0 AND (SELECT 5))", errText: "1st ORDER BY term out of range"},
 	})
 }
+
+// TestInListTakesTheLeftCollation: x IN (list) compares with x's collation only (BINARY if it has
+// none), neither an item column's nor an item's explicit COLLATE; x IN (SELECT ...) compares as =
+// does (SQLite 3.54.1).
+func TestInListTakesTheLeftCollation(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(b TEXT COLLATE NOCASE, c TEXT); INSERT INTO t VALUES ('b', 'b')")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT 'B' IN (b), 'B' IN ('b' COLLATE NOCASE, 'c'), upper(c) NOT IN (b, 1), 'B' = b FROM t", want: []string{"0|0|1|1"}},
+		{sql: "SELECT b IN ('B'), (c COLLATE NOCASE) IN (upper(c)), upper(c) IN (SELECT b FROM t) FROM t", want: []string{"1|1|1"}},
+	})
+}
