@@ -765,3 +765,24 @@ func TestInListTakesTheLeftCollation(t *testing.T) {
 		{sql: "SELECT b IN ('B'), (c COLLATE NOCASE) IN (upper(c)), upper(c) IN (SELECT b FROM t) FROM t", want: []string{"1|1|1"}},
 	})
 }
+
+// TestHavingTermsMoveToWhere: a HAVING term of a grouped query that reads only GROUP BY terms
+// (compared with BINARY) and constants filters the rows before grouping, as SQLite moves it to
+// the WHERE: the rows of the groups it rejects are never aggregated (no overflow in their sum),
+// and of the equal 1 and 1.0 of a group it keeps the rows it accepts; the literal 0 stays
+// (SQLite 3.54.1).
+func TestHavingTermsMoveToWhere(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a, b TEXT COLLATE NOCASE, c INTEGER)")
+	exec(t, s, "INSERT INTO t VALUES (1, 'x', 9223372036854775806), (1.0, 'X', 9223372036854775806), (2, 'y', 1), ('1', 'z', 5)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT a, count(*) FROM t GROUP BY a HAVING typeof(a) = 'real'", want: []string{"1.0|1"}},
+		{sql: "SELECT a AS r, count(*) FROM t GROUP BY 1 HAVING typeof(r) = 'integer' AND count(*) > 0 ORDER BY 1",
+			want: []string{"1|1", "2|1"}},
+		{sql: "SELECT a, sum(c) FROM t GROUP BY a HAVING a = 2", want: []string{"2|1"}},
+		{sql: "SELECT a, sum(c) FROM t GROUP BY a HAVING NULL"},
+		{sql: "SELECT a, sum(c) FROM t GROUP BY a HAVING 0", errText: "integer overflow"},
+		{sql: "SELECT a, count(*) FROM t GROUP BY a HAVING (SELECT typeof(a)) = 'real'"},
+		{sql: "SELECT b, count(*) FROM t GROUP BY b HAVING b COLLATE BINARY = 'x'", want: []string{"'x'|2"}},
+	})
+}

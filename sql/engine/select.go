@@ -265,8 +265,9 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			sc.aliases = append(sc.aliases, aliasDef{name: it.alias, expr: it.expr})
 		}
 	}
-	// WHERE and ON terms: placed on the join loops.
+	// WHERE and ON terms: placed on the join loops (with the HAVING terms SQLite moves there).
 	sc.aggQuery = isAggregateCore(core, sc)
+	core = havingToWhere(pc, core, items, sc)
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, resultInfo{}, err
 	}
