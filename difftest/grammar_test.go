@@ -971,8 +971,8 @@ func (g *gen) function(c ctx) ex {
 }
 
 // aggregate is an aggregate call whose value does not depend on the order rows come in (or an
-// expression of one): count, sum, total, avg, length(group_concat(...)), min and max of a
-// singleton, with DISTINCT sometimes.
+// expression of one): count, sum, total, avg, the byte length of group_concat(...), min and max
+// of a singleton, with DISTINCT sometimes.
 func (g *gen) aggregate(c ctx) ex {
 	return g.safeAggregate(c)
 }
@@ -1012,10 +1012,12 @@ func (g *gen) safeAggregate(c ctx) ex {
 	case 7:
 		t := g.textOperand(arg)
 		sep := pick(g, "", ", ';'", ", ''", ", NULL")
-		return wrap("length(group_concat("+t.sql+sep+"))", kindInt, t)
+		// Its length in bytes: in characters it would stop at a NUL, which comes first
+		// in no set order.
+		return wrap("length(CAST(group_concat("+t.sql+sep+") AS BLOB))", kindInt, t)
 	case 8:
 		if t := g.textOperand(arg); t.singleton {
-			return wrap("length(group_concat(DISTINCT "+t.sql+"))", kindInt, t)
+			return wrap("length(CAST(group_concat(DISTINCT "+t.sql+") AS BLOB))", kindInt, t)
 		}
 		return wrap("count(*)", kindInt)
 	case 9, 10:
