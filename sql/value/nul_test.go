@@ -73,3 +73,29 @@ func TestMustBeInt(t *testing.T) {
 		}
 	}
 }
+
+// TestBigIntegerTextBeforeNUL: before a NUL, SQLite takes an integer literal for an integer only
+// within ±2^51, where the REAL it parsed is exact; beyond, it is that REAL, which INTEGER and
+// NUMERIC affinity store as the integer it equals, if in range (SQLite 3.54.1).
+func TestBigIntegerTextBeforeNUL(t *testing.T) {
+	text := func(s string) Value { return TextString(s) }
+	for _, c := range []struct {
+		aff     Affinity
+		in, out Value
+	}{
+		{AffinityInteger, text("-922337203685477580\x00"), Int(-922337203685477632)},
+		{AffinityInteger, text("-9223372036854775807\x00"), Float(-9223372036854775808)},
+		{AffinityNumeric, text("9223372036854775806\x00"), Float(9223372036854775808)},
+		{AffinityNumeric, text("2251799813685247\x00"), Int(2251799813685247)},
+		{AffinityNumeric, text("-2251799813685248\x00"), Int(-2251799813685248)},
+		{AffinityNumeric, text("2251799813685249\x00"), Int(2251799813685249)},
+		{AffinityInteger, text("-922337203685477580"), Int(-922337203685477580)},
+	} {
+		if got := c.aff.Apply(c.in); !same(got, c.out) {
+			t.Errorf("%v affinity stores %q as %v, SQLite %v", c.aff, c.in.Bytes(), got, c.out)
+		}
+	}
+	if got := AffinityInteger.ApplyForCompare(text("-9223372036854775807\x00")); !same(got, Float(-9223372036854775808)) {
+		t.Errorf("comparison affinity gives %v, SQLite -9.223372036854776e+18", got)
+	}
+}

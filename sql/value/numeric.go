@@ -265,15 +265,19 @@ func Truth(v Value) (truth, ok bool) {
 // false if b is not such a literal). With intIfExact, a REAL that is an integer in range becomes
 // that INTEGER ('1.0', '1e3'), as NUMERIC and INTEGER affinity store it.
 func ParseNumericText(b []byte, intIfExact bool) (Value, bool) {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i] // SQLite reads the text as a C string: what follows a NUL is not looked at
+	nul := bytes.IndexByte(b, 0)
+	if nul >= 0 {
+		b = b[:nul] // SQLite reads the text as a C string: what follows a NUL is not looked at
 	}
 	s := scanReal(b)
 	if !s.complete || !s.digits {
 		return Value{}, false
 	}
 	if !s.pointOrE {
-		if i, rc := scanInt(b); rc == intOK {
+		// With a NUL after it, SQLite takes an integer for one only within ±2^51, where the
+		// REAL it parsed is exact (alsoAnInt: sqlite3Atoi64 of the whole text sees the NUL as
+		// a character that is not part of the number); beyond, it is that REAL.
+		if i, rc := scanInt(b); rc == intOK && (nul < 0 || i >= -1<<51 && i < 1<<51) {
 			return Int(i), true
 		}
 	}
