@@ -165,7 +165,7 @@ func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 	if b.agg != nil && r.depth == 0 {
 		b.agg.bare = true
 	}
-	info := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: true, column: &r}
+	info := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: !r.c.noCollation, column: &r}
 	return &colExpr{depth: r.depth, src: r.src, col: r.col}, info, nil
 }
 

@@ -49,7 +49,7 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm) []colTerm {
 			return // the other side reads this source or a later one
 		}
 		src := sc.sources[i]
-		ci := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
+		ci := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: !r.c.noCollation}
 		coll := comparisonCollation(ci, xi)
 		if flipped {
 			coll = comparisonCollation(xi, ci)

@@ -65,12 +65,24 @@ func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value
 	return w, nil
 }
 
+// tableColumns are the columns of table t as expressions see them: the INTEGER PRIMARY KEY, the
+// rowid, has no collation whatever it is declared with (SQLite's expressions read it as the
+// rowid).
+func tableColumns(t *Table) []srcColumn {
+	cols := make([]srcColumn, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type}
+		if i == t.RowidColumn {
+			cols[i].collation, cols[i].noCollation = value.Binary, true
+		}
+	}
+	return cols
+}
+
 // tableSource is a source for one table, as name.
 func tableSource(t *Table, name string) *source {
 	src := &source{name: name, table: t, rowidSlot: -1}
-	for _, c := range t.Columns {
-		src.cols = append(src.cols, srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type})
-	}
+	src.cols = tableColumns(t)
 	if !t.WithoutRowid {
 		src.rowidSlot = len(t.Columns)
 	}

@@ -786,3 +786,20 @@ func TestHavingTermsMoveToWhere(t *testing.T) {
 		{sql: "SELECT b, count(*) FROM t GROUP BY b HAVING b COLLATE BINARY = 'x'", want: []string{"'x'|2"}},
 	})
 }
+
+// TestRowidAliasHasNoCollation: an INTEGER PRIMARY KEY column, like the rowid, has no collation
+// in expressions whatever collation it is declared with, as SQLite reads it as the rowid: a
+// compound takes its collation from a later core, CAST(f AS TEXT) compares with BINARY
+// (SQLite 3.54.1).
+func TestRowidAliasHasNoCollation(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(b TEXT, f INTEGER PRIMARY KEY COLLATE RTRIM); INSERT INTO t VALUES ('NULL', 10), ('inf', 3)")
+	exec(t, s, "CREATE TABLE n(b TEXT COLLATE NOCASE, f INTEGER PRIMARY KEY); INSERT INTO n VALUES ('a', 1), ('A', 2)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT f FROM n WHERE 0 UNION SELECT b FROM n", want: []string{"'a'"}},
+		{sql: "SELECT rowid FROM t WHERE 0 UNION SELECT b FROM n", want: []string{"'a'"}},
+		{sql: "SELECT f AS x FROM t UNION SELECT 'a' UNION SELECT 'a ' ORDER BY 1", want: []string{"3", "10", "'a'", "'a '"}},
+		{sql: "SELECT CAST(f AS TEXT) = '10 ' FROM t ORDER BY f", want: []string{"0", "0"}},
+		{sql: "SELECT CAST(f AS BLOB) AS r FROM t WHERE 0 UNION ALL SELECT b FROM t ORDER BY 1", want: []string{"'NULL'", "'inf'"}},
+	})
+}

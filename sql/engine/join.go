@@ -58,9 +58,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			name = item.Alias
 		}
 		src := &source{name: name, table: t, rowidSlot: -1}
-		for _, c := range t.Columns {
-			src.cols = append(src.cols, srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type})
-		}
+		src.cols = tableColumns(t)
 		if !t.WithoutRowid {
 			src.rowidSlot = len(t.Columns)
 		}

@@ -23,7 +23,11 @@ type srcColumn struct {
 	// takes the other operand's affinity in a comparison.
 	noAffinity bool
 	collation  value.Collation
-	declType   string
+	// noCollation is set for the rowid and its alias, the INTEGER PRIMARY KEY: SQLite's
+	// expressions read them as the rowid, which has no collation (not even BINARY: the other
+	// operand's, or a later core's in a compound, counts), whatever the column is declared with.
+	noCollation bool
+	declType    string
 	// hidden columns are found by qualified names only: the right-hand copy of a column
 	// merged by USING or NATURAL.
 	hidden bool
@@ -155,7 +159,7 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		for si, src := range sc.sources {
 			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 {
 				return colRefResult{src: si, col: src.rowidSlot,
-					c: srcColumn{name: column, affinity: value.AffinityInteger}}, true, nil
+					c: srcColumn{name: column, affinity: value.AffinityInteger, noCollation: true}}, true, nil
 			}
 		}
 	}
