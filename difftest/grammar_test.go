@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -144,6 +145,19 @@ type table struct {
 }
 
 func (t *table) hasRowid() bool { return !t.withoutRowid }
+
+// srcCols are t's columns as expressions see them: the INTEGER PRIMARY KEY (the rowid) compares
+// with BINARY whatever collation it is declared with.
+func (t *table) srcCols() []srcCol {
+	var out []srcCol
+	for i, c := range t.cols {
+		if i == t.ipk {
+			c.coll = ""
+		}
+		out = append(out, srcCol{name: c.name, coll: c.coll, singleton: c.singleton()})
+	}
+	return out
+}
 
 // columnNames are the names columns take: shared between tables, so that USING and NATURAL joins
 // find common columns.
@@ -1120,9 +1134,7 @@ func (g *gen) fromItem(sc *scope) (*source, string) {
 	}
 	t := pick(g, g.tables...)
 	src := &source{alias: g.newAlias(), rowid: t.hasRowid()}
-	for _, c := range t.cols {
-		src.cols = append(src.cols, srcCol{name: c.name, coll: c.coll, singleton: c.singleton()})
-	}
+	src.cols = t.srcCols()
 	return src, t.name + " AS " + src.alias
 }
 
@@ -1538,9 +1550,7 @@ func (g *gen) insertSelect(t *table) change {
 	idx := g.r.Perm(len(t.cols))[:1+g.n(len(t.cols))]
 	from := pick(g, g.tables...)
 	src := &source{alias: g.newAlias(), rowid: from.hasRowid()}
-	for _, c := range from.cols {
-		src.cols = append(src.cols, srcCol{name: c.name, coll: c.coll, singleton: c.singleton()})
-	}
+	src.cols = from.srcCols()
 	sc := &scope{sources: []*source{src}}
 	c := ctx{sc: sc}
 	exprs := make([]string, len(idx))
@@ -1572,9 +1582,7 @@ func (g *gen) insertSelect(t *table) change {
 // tableScope is the scope of an UPDATE or DELETE: the table under its own name.
 func tableScope(t *table) *scope {
 	src := &source{alias: t.name, rowid: t.hasRowid()}
-	for _, c := range t.cols {
-		src.cols = append(src.cols, srcCol{name: c.name, coll: c.coll, singleton: c.singleton()})
-	}
+	src.cols = t.srcCols()
 	return &scope{sources: []*source{src}}
 }
 
@@ -1582,8 +1590,21 @@ func tableScope(t *table) *scope {
 // text may differ when a TEXT column stores them).
 func (g *gen) update(t *table) change {
 	c := ctx{sc: tableScope(t), results: true}
+	cols := g.r.Perm(len(t.cols))
+	conflict := g.conflictClause()
+	if t.scanOrderUnknown() {
+		// No column of a PRIMARY KEY or UNIQUE constraint, and not OR FAIL: the outcome then
+		// does not depend on the order the rows are changed in.
+		cols = slices.DeleteFunc(cols, t.inUniqueKey)
+		if len(cols) == 0 {
+			return g.delete(t)
+		}
+		for conflict == " OR FAIL" {
+			conflict = g.conflictClause()
+		}
+	}
 	var sets []string
-	for _, i := range g.r.Perm(len(t.cols))[:1+g.n(2)] {
+	for _, i := range cols[:min(len(cols), 1+g.n(2))] {
 		var e ex
 		switch {
 		case g.oneIn(3):
@@ -1602,7 +1623,45 @@ func (g *gen) update(t *table) change {
 		// primary key) order; which row of several a conflict hits first depends on it.
 		where = " WHERE +(" + g.cond(ctx{sc: c.sc}).sql + ")"
 	}
-	return change{sql: "UPDATE" + g.conflictClause() + " " + t.name + " SET " + strings.Join(sets, ", ") + where, table: t}
+	return change{sql: "UPDATE" + conflict + " " + t.name + " SET " + strings.Join(sets, ", ") + where, table: t}
+}
+
+// scanOrderUnknown reports whether SQLite may change the rows of t in an order the generator
+// cannot tell: that of a secondary index, which it may scan for the rows of a WITHOUT ROWID
+// table whatever the WHERE.
+func (t *table) scanOrderUnknown() bool {
+	if !t.withoutRowid {
+		return false
+	}
+	if len(t.indexes) > 0 || len(t.uniques) > 0 {
+		return true
+	}
+	for _, c := range t.cols {
+		if c.unique {
+			return true
+		}
+	}
+	return false
+}
+
+// inUniqueKey reports whether column i is in t's PRIMARY KEY or in a UNIQUE constraint or index.
+func (t *table) inUniqueKey(i int) bool {
+	if i == t.ipk || slices.Contains(t.pk, i) || t.cols[i].unique {
+		return true
+	}
+	for _, u := range t.uniques {
+		if slices.Contains(u, i) {
+			return true
+		}
+	}
+	for _, ix := range t.indexes {
+		for _, c := range ix.cols {
+			if ix.unique && c.col == i {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // delete is DELETE FROM t [WHERE ...].
