@@ -803,3 +803,15 @@ func TestRowidAliasHasNoCollation(t *testing.T) {
 		{sql: "SELECT CAST(f AS BLOB) AS r FROM t WHERE 0 UNION ALL SELECT b FROM t ORDER BY 1", want: []string{"'NULL'", "'inf'"}},
 	})
 }
+
+// TestPrintfCharCopiesBytes: printf's %c copies the first byte of its argument's text and, after
+// a lead byte, the continuation bytes that follow (four bytes at most), not decoded: invalid
+// UTF-8 stays as it is (SQLite 3.54.1).
+func TestPrintfCharCopiesBytes(t *testing.T) {
+	s := newSession(t)
+	runCases(t, s, []queryCase{
+		{sql: "SELECT hex(printf('%c', X'FF')), hex(printf('%c', X'C3A9C3')), hex(printf('%c', X'80')), " +
+			"hex(printf('%c', X'FF8080808080')), hex(printf('%3c|', X'FF')), hex(printf('%.2c|', X'FF'))",
+			want: []string{"'FF'|'C3A9'|'80'|'FF808080'|'2020FF7C'|'FFFF7C'"}},
+	})
+}

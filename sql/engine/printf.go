@@ -149,7 +149,15 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			numeric = false
 			r := "\x00" // SQLite's character of an empty text, NULL or a missing argument
 			if s != "" {
-				r = string([]rune(s)[:1])
+				// The first byte, and the continuation bytes after a lead byte (up to four
+				// bytes in all), as SQLite copies them: not decoded, so invalid UTF-8 stays.
+				n := 1
+				if s[0]&0xc0 == 0xc0 {
+					for n < 4 && n < len(s) && s[n]&0xc0 == 0x80 {
+						n++
+					}
+				}
+				r = s[:n]
 			}
 			n := 1
 			if prec > 1 {
