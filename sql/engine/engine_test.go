@@ -815,3 +815,15 @@ func TestPrintfCharCopiesBytes(t *testing.T) {
 			want: []string{"'FF'|'C3A9'|'80'|'FF808080'|'2020FF7C'|'FFFF7C'"}},
 	})
 }
+
+// TestLikeIsAFunctionToCompoundAffinity: LIKE and GLOB are functions to SQLite's
+// sqlite3ExprDataType, which may give any kind of value: a compound core with one keeps a later
+// core's REAL affinity from its column (SQLite 3.54.1).
+func TestLikeIsAFunctionToCompoundAffinity(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a FLOAT); INSERT INTO t VALUES (2.5)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT r FROM (SELECT 1 AS r UNION ALL SELECT ('a' GLOB '*') UNION ALL SELECT a FROM t)", want: []string{"1", "1", "2.5"}},
+		{sql: "SELECT r FROM (SELECT 1 AS r UNION ALL SELECT ('a' = 'b') UNION ALL SELECT a FROM t)", want: []string{"1.0", "0.0", "2.5"}},
+	})
+}

@@ -534,9 +534,9 @@ const (
 )
 
 // dataType returns the kinds of value e may give, as SQLite's sqlite3ExprDataType guesses them
-// (NULL is none of them): a literal its own, || text and blob, a function, aggregate or parameter
-// any, a column, CAST or subquery what its affinity converts to, CASE any of its results', any
-// other operator a number.
+// (NULL is none of them): a literal its own, || text and blob, a function (LIKE and GLOB are
+// ones), aggregate or parameter any, a column, CAST or subquery what its affinity converts to,
+// CASE any of its results', any other operator a number.
 func dataType(e exprAST, sc *scope) uint8 {
 	byAffinity := func(aff value.Affinity, has bool) uint8 {
 		switch {
@@ -567,7 +567,7 @@ func dataType(e exprAST, sc *scope) uint8 {
 		if e.Op == ast.Concat {
 			return typeText | typeBlob
 		}
-	case *ast.Param, *ast.Call, *ast.Subquery:
+	case *ast.Param, *ast.Call, *ast.Like, *ast.Subquery: // LIKE and GLOB are functions to SQLite
 		return typeNumeric | typeText | typeBlob
 	case *ast.ColumnRef:
 		c, ok := sc.columnInfo(e.Table, e.Column)
