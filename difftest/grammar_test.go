@@ -29,6 +29,10 @@ type gen struct {
 	tables []*table
 	alias  int // the next alias number (x0, x1, ...)
 	nest   int // how many subqueries the generator is inside
+	// avoid is a table FROM items do not read: the target of an UPDATE, whose SET expressions
+	// SQLite 3.54 evaluates with its rows half changed when it reads it through an index
+	// (x IN (SELECT c FROM t) "USING INDEX ... FOR IN-OPERATOR"), and on a snapshot otherwise.
+	avoid *table
 }
 
 // maxNest bounds the nesting of subqueries: deeper, cairn's nested loops make some queries run
@@ -1133,6 +1137,9 @@ func (g *gen) fromItem(sc *scope) (*source, string) {
 		return g.fromSubquery(sc)
 	}
 	t := pick(g, g.tables...)
+	for t == g.avoid {
+		t = pick(g, g.tables...)
+	}
 	src := &source{alias: g.newAlias(), rowid: t.hasRowid()}
 	src.cols = t.srcCols()
 	return src, t.name + " AS " + src.alias
@@ -1604,6 +1611,8 @@ func (g *gen) update(t *table) change {
 		}
 	}
 	var sets []string
+	g.avoid = t
+	defer func() { g.avoid = nil }()
 	for _, i := range cols[:min(len(cols), 1+g.n(2))] {
 		var e ex
 		switch {
