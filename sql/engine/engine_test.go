@@ -827,3 +827,19 @@ func TestLikeIsAFunctionToCompoundAffinity(t *testing.T) {
 		{sql: "SELECT r FROM (SELECT 1 AS r UNION ALL SELECT ('a' = 'b') UNION ALL SELECT a FROM t)", want: []string{"1.0", "0.0", "2.5"}},
 	})
 }
+
+// TestLimitZeroRunsNothing: with LIMIT 0 a select runs no core at all, and its OFFSET is not
+// looked at, as SQLite computes LIMIT first: an overflowing sum() never fails then (SQLite
+// 3.54.1).
+func TestLimitZeroRunsNothing(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(d INTEGER PRIMARY KEY); INSERT INTO t VALUES (-5), (-9223372036854775808)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT sum(d) FROM t LIMIT 0"},
+		{sql: "SELECT sum(d) FROM t LIMIT 0 OFFSET 'abc'"},
+		{sql: "SELECT d FROM t UNION SELECT sum(d) FROM t LIMIT 0"},
+		{sql: "SELECT (SELECT sum(d) FROM t LIMIT 0), 1 IN (SELECT sum(d) FROM t LIMIT 0)", want: []string{"NULL|0"}},
+		{sql: "SELECT sum(d) FROM t LIMIT 1 OFFSET 'abc'", errText: "datatype mismatch"},
+		{sql: "SELECT sum(d) FROM t LIMIT 1", errText: "integer overflow"},
+	})
+}

@@ -22,7 +22,35 @@ type rowIter interface {
 }
 
 // open starts the select in run, as a query nested in outer (nil for a statement's own query).
+// LIMIT and OFFSET come first, as SQLite computes them before it runs anything: with LIMIT 0 the
+// select runs no core at all (and OFFSET is not looked at), so their errors never happen.
 func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
+	lim, off := int64(-1), int64(0)
+	if p.limit != nil || p.offset != nil {
+		e := &env{outer: outer, run: run, params: paramsOf(outer, run)}
+		if p.limit != nil {
+			v, err := p.limit.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if lim, err = limitValue(v, "LIMIT"); err != nil {
+				return nil, err
+			}
+			if lim == 0 {
+				return &sliceIter{}, nil
+			}
+		}
+		if p.offset != nil {
+			v, err := p.offset.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if off, err = limitValue(v, "OFFSET"); err != nil {
+				return nil, err
+			}
+			off = max(off, 0)
+		}
+	}
 	var it rowIter
 	var err error
 	if len(p.cores) == 1 {
@@ -42,27 +70,6 @@ func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 		it = &trimIter{in: it, n: p.ncols}
 	}
 	if p.limit != nil || p.offset != nil {
-		e := &env{outer: outer, run: run, params: paramsOf(outer, run)}
-		lim, off := int64(-1), int64(0)
-		if p.limit != nil {
-			v, err := p.limit.eval(e)
-			if err != nil {
-				return nil, err
-			}
-			if lim, err = limitValue(v, "LIMIT"); err != nil {
-				return nil, err
-			}
-		}
-		if p.offset != nil {
-			v, err := p.offset.eval(e)
-			if err != nil {
-				return nil, err
-			}
-			if off, err = limitValue(v, "OFFSET"); err != nil {
-				return nil, err
-			}
-			off = max(off, 0)
-		}
 		it = &limitIter{in: it, limit: lim, offset: off}
 	}
 	return it, nil
