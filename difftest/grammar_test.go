@@ -33,6 +33,9 @@ type gen struct {
 	// SQLite 3.54 evaluates with its rows half changed when it reads it through an index
 	// (x IN (SELECT c FROM t) "USING INDEX ... FOR IN-OPERATOR"), and on a snapshot otherwise.
 	avoid *table
+	// inCompound is set while the cores of a compound are generated: SQLite may merge sorted
+	// cores, and stop reading one (and computing its rows) once the other is done.
+	inCompound bool
 }
 
 // maxNest bounds the nesting of subqueries: deeper, cairn's nested loops make some queries run
@@ -408,6 +411,8 @@ type srcCol struct {
 	fuzzy     bool // a column of a subquery whose value is one of a set of equal values
 	// collUnknown: the collation of a subquery's column is not known to the generator.
 	collUnknown bool
+	// computed: a subquery's column may hold a REAL computed by arithmetic.
+	computed bool
 }
 
 // source is a FROM item: a table or a subquery, under an alias.
@@ -628,7 +633,7 @@ func (g *gen) columnOf(sc *scope, allowFuzzy bool) ex {
 		return ex{sql: p.src.alias + ".rowid", collKnown: true, singleton: true, kind: kindInt}
 	}
 	return ex{sql: p.src.alias + "." + p.col.name, coll: p.col.coll, collKnown: !p.col.collUnknown,
-		singleton: p.col.singleton, fuzzy: p.col.fuzzy}
+		singleton: p.col.singleton, fuzzy: p.col.fuzzy, computed: p.col.computed}
 }
 
 // unary is -x, +x, ~x or NOT x.
@@ -921,7 +926,7 @@ func (g *gen) function(c ctx) ex {
 	passing := func(name string, args ...ex) ex { return call(name, kindAny, args...) }
 	switch g.n(28) {
 	case 0:
-		if g.lazy() || !c.results {
+		if g.lazy() || !c.results || g.inCompound {
 			return passing("ifnull", e(), e()) // abs() may overflow, an error SQLite may never reach
 		}
 		// Of a column only: SQLite evaluates a constant abs() once, before the first row, so
@@ -1153,7 +1158,7 @@ func (g *gen) fromSubquery(sc *scope) (*source, string) {
 	src := &source{alias: g.newAlias()}
 	for i, col := range q.cols {
 		src.cols = append(src.cols, srcCol{name: fmt.Sprintf("r%d", i), coll: col.coll, singleton: col.singleton,
-			fuzzy: col.fuzzy})
+			fuzzy: col.fuzzy, computed: col.computed})
 		if !col.collKnown {
 			src.cols[i].coll, src.cols[i].singleton, src.cols[i].collUnknown = "", false, true
 		}
@@ -1331,6 +1336,8 @@ func (g *gen) aggregateSelect(sc *scope, nFrom, ncols int) query {
 func (g *gen) compound(sc *scope) query {
 	n := 1 + g.n(3)
 	var cores []query
+	defer func(was bool) { g.inCompound = was }(g.inCompound)
+	g.inCompound = true
 	for i := 2 + g.n(2); i > 0; i-- {
 		if g.oneIn(3) {
 			cores = append(cores, g.aggregateSelect(&scope{outer: sc.outer}, 1+g.n(2), n))
@@ -1348,6 +1355,7 @@ func (g *gen) compound(sc *scope) query {
 	for i := range out.cols {
 		for _, q := range cores[1:] {
 			out.cols[i].mayFail = out.cols[i].mayFail || q.cols[i].mayFail
+			out.cols[i].computed = out.cols[i].computed || q.cols[i].computed
 		}
 		out.cols[i].collKnown = false // the compound's collation: the leftmost core's with one
 		if !setOp {
