@@ -322,6 +322,10 @@ func (*Explain) stmtNode()     {}
 type Literal struct {
 	At    Pos
 	Value value.Value
+	// TrueFalse is set for SQLite's boolean literals (1 or 0): the TRUE and FALSE keywords, and
+	// x IN () and x NOT IN (), which SQLite's parser turns into them. x IS TRUE and its kin test
+	// the truth of x.
+	TrueFalse bool
 }
 
 // ColumnRef is a column name, optionally qualified by a table name or alias. DoubleQuoted is set

@@ -287,8 +287,10 @@ func rowidOf(v value.Value) (int64, bool) {
 		return v.Int(), true
 	case value.Real:
 		f := v.Float()
-		if i := int64(f); float64(i) == f && f >= -9.2e18 && f <= 9.2e18 {
-			return i, true
+		if f >= -9223372036854775808.0 && f < 9223372036854775808.0 {
+			if i := int64(f); float64(i) == f {
+				return i, true
+			}
 		}
 	}
 	return 0, false
@@ -488,7 +490,7 @@ func (it *indexScanIter) next() (bool, error) {
 }
 
 // coveredRow sets the source's row from an index entry's value (the index columns' values) and
-// the rowid in its table key rowKey; the columns the index lacks, which the query does not read,
+// the rowid in its table key rowKey (none for a WITHOUT ROWID table); the columns the index lacks, which the query does not read,
 // are NULL.
 func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
 	ix := it.p.index
@@ -507,13 +509,15 @@ func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
 	for i, ic := range ix.Columns {
 		row[ic.Column] = vals[i]
 	}
-	rowid, err := codec.Rowid(rowKey)
-	if err != nil {
-		return false, fmt.Errorf("sql: index %s: %w", ix.Name, cairn.ErrCorrupt)
-	}
-	row[len(t.Columns)] = value.Int(rowid)
-	if t.RowidColumn >= 0 {
-		row[t.RowidColumn] = value.Int(rowid)
+	if !t.WithoutRowid { // a WITHOUT ROWID table's key is its primary key, which covers() skips
+		rowid, err := codec.Rowid(rowKey)
+		if err != nil {
+			return false, fmt.Errorf("sql: index %s: %w", ix.Name, cairn.ErrCorrupt)
+		}
+		row[len(t.Columns)] = value.Int(rowid)
+		if t.RowidColumn >= 0 {
+			row[t.RowidColumn] = value.Int(rowid)
+		}
 	}
 	it.e.rows[it.src] = row
 	return true, nil
@@ -571,6 +575,21 @@ func (p *subqueryScan) open(e *env, src int) (candidates, error) {
 	rows, err := p.plan.collect(e.run, e.outer)
 	if err != nil {
 		return nil, err
+	}
+	// An integer of a compound's column with REAL affinity is read as a REAL, as SQLite reads
+	// a column of REAL affinity (OP_RealAffinity; the column may have the affinity of another
+	// core than the value's). No other affinity changes a value read.
+	if len(p.plan.cores) > 1 {
+		for i := 0; i < p.plan.ncols; i++ {
+			if aff, ok := p.plan.columnAffinity(i); !ok || aff != value.AffinityReal {
+				continue
+			}
+			for _, r := range rows {
+				if r[i].Kind() == value.Integer {
+					r[i] = value.Float(float64(r[i].Int()))
+				}
+			}
+		}
 	}
 	return &rowsIter{e: e, src: src, rows: rows}, nil
 }

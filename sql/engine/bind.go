@@ -29,6 +29,8 @@ type exprInfo struct {
 	// decl is the declared type of a scalar subquery's column (SQLite reports it as the
 	// expression's declared type); a column's is column.c.declType.
 	decl string
+	// truth is 1 for the literal TRUE, -1 for FALSE (see ast.Literal.TrueFalse).
+	truth int8
 }
 
 // binder binds the expressions of one query.
@@ -40,6 +42,10 @@ type binder struct {
 	agg *aggCollector
 	// noAgg is set where an aggregate call is an error (WHERE, GROUP BY, ON).
 	noAgg string
+	// existsList is set for the select list of an EXISTS subquery, which SQLite never
+	// evaluates: an aggregate of an enclosing query there is no error where that query takes
+	// no aggregates.
+	existsList bool
 }
 
 // aggCollector gathers the aggregate calls of a query.
@@ -53,7 +59,7 @@ type aggCollector struct {
 func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 	switch e := e.(type) {
 	case *ast.Literal:
-		return &constExpr{v: e.Value}, exprInfo{}, nil
+		return &constExpr{v: e.Value}, trueFalseInfo(e.TrueFalse, e.Value.Int() != 0), nil
 	case *ast.ColumnRef:
 		return b.column(e)
 	case *ast.Param:
@@ -66,11 +72,11 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 	case *ast.Like:
 		return b.like(e)
 	case *ast.IsNull:
-		x, _, err := b.bind(e.X)
+		x, xi, err := b.bind(e.X)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		return &isNullExpr{x: x, not: e.Not}, exprInfo{}, nil
+		return &isNullExpr{x: x, not: e.Not}, collated(xi), nil
 	case *ast.Between:
 		return b.between(e)
 	case *ast.In:
@@ -82,7 +88,7 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		aff := value.AffinityOf(e.Type)
+		aff := castAffinity(e.Type)
 		return &castExpr{x: x, aff: aff}, exprInfo{hasAff: true, aff: aff, coll: info.coll, hasColl: info.hasColl,
 			explicit: info.explicit}, nil
 	case *ast.Collate:
@@ -110,7 +116,7 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 			return nil, exprInfo{}, err
 		}
 		info := exprInfo{}
-		if c := sq.plan.resultInfo(0); c.hasAff {
+		if c := sq.plan.lastResultInfo(0); c.hasAff {
 			info.hasAff, info.aff = true, c.aff
 		}
 		if len(sq.plan.decl) > 0 {
@@ -119,6 +125,27 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		return sq, info, nil
 	}
 	return nil, exprInfo{}, fmt.Errorf("unsupported expression %T", e)
+}
+
+// trueFalseInfo is the info of a boolean literal (none if tf is false).
+func trueFalseInfo(tf, isTrue bool) exprInfo {
+	switch {
+	case !tf:
+		return exprInfo{}
+	case isTrue:
+		return exprInfo{truth: 1}
+	}
+	return exprInfo{truth: -1}
+}
+
+// castAffinity is the affinity CAST(x AS typ) converts to: the declared type's, but NUMERIC for
+// an empty type name (SQLite's sqlite3AffinityType; only a column declared without a type has
+// no affinity).
+func castAffinity(typ string) value.Affinity {
+	if strings.TrimSpace(typ) == "" {
+		return value.AffinityNumeric
+	}
+	return value.AffinityOf(typ)
 }
 
 func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
@@ -131,6 +158,10 @@ func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 			if e.DoubleQuoted {
 				return &constExpr{v: value.TextString(e.Column)}, exprInfo{}, nil
 			}
+			// TRUE and FALSE where no column or alias has the name.
+			if t := strings.EqualFold(e.Column, "true"); t || strings.EqualFold(e.Column, "false") {
+				return &constExpr{v: value.Bool(t)}, trueFalseInfo(true, t), nil
+			}
 		}
 		return nil, exprInfo{}, nc
 	}
@@ -140,7 +171,7 @@ func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 	if b.agg != nil && r.depth == 0 {
 		b.agg.bare = true
 	}
-	info := exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true, column: &r}
+	info := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: !r.c.noCollation, column: &r}
 	return &colExpr{depth: r.depth, src: r.src, col: r.col}, info, nil
 }
 
@@ -172,14 +203,18 @@ func (b *binder) unary(e *ast.Unary) (expr, exprInfo, error) {
 		info.hasAff, info.column = false, nil
 		return x, info, nil
 	case ast.Neg:
-		if c, ok := x.(*constExpr); ok {
-			return &constExpr{v: value.Negate(c.v)}, exprInfo{}, nil
+		if lit, ok := e.X.(*ast.Literal); ok && lit.Value.Kind() == value.Real {
+			// SQLite negates a REAL literal exactly (-0.0 is -0.0); any other -x is 0 - x.
+			return &constExpr{v: value.Float(-lit.Value.Float())}, exprInfo{}, nil
 		}
-		return &negExpr{x: x}, exprInfo{}, nil
+		if c, ok := x.(*constExpr); ok {
+			return &constExpr{v: value.Negate(c.v)}, collated(info), nil
+		}
+		return &negExpr{x: x}, collated(info), nil
 	case ast.Not:
-		return &notExpr{x: x}, exprInfo{}, nil
+		return &notExpr{x: x}, collated(info), nil
 	}
-	return &bitNotExpr{x: x}, exprInfo{}, nil
+	return &bitNotExpr{x: x}, collated(info), nil
 }
 
 var arithOps = map[ast.BinaryOp]value.Op{
@@ -202,19 +237,24 @@ func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	info := collated(xi, yi)
 	switch e.Op {
 	case ast.And:
-		return &andExpr{x: x, y: y}, exprInfo{}, nil
+		return &andExpr{x: x, y: y}, info, nil
 	case ast.Or:
-		return &orExpr{x: x, y: y}, exprInfo{}, nil
+		return &orExpr{x: x, y: y}, info, nil
 	case ast.Concat:
-		return &concatExpr{x: x, y: y}, exprInfo{}, nil
+		return &concatExpr{x: x, y: y}, info, nil
+	}
+	if (e.Op == ast.Is || e.Op == ast.IsNot) && yi.truth != 0 {
+		// x IS [NOT] TRUE|FALSE tests the truth of x (SQLite's TK_TRUTH).
+		return &truthExpr{x: x, isTrue: yi.truth > 0, not: e.Op == ast.IsNot}, info, nil
 	}
 	if op, ok := cmpOps[e.Op]; ok {
 		aff := comparisonAffinity(xi, yi)
-		return &cmpExpr{op: op, x: x, y: y, affX: aff, affY: aff, coll: comparisonCollation(xi, yi)}, exprInfo{}, nil
+		return &cmpExpr{op: op, x: x, y: y, affX: aff, affY: aff, coll: comparisonCollation(xi, yi)}, info, nil
 	}
-	return &arithExpr{op: arithOps[e.Op], x: x, y: y}, exprInfo{}, nil
+	return &arithExpr{op: arithOps[e.Op], x: x, y: y}, info, nil
 }
 
 // comparisonAffinity is the affinity applied to both operands of a comparison: numeric if either
@@ -252,21 +292,23 @@ func comparisonCollation(x, y exprInfo) value.Collation {
 }
 
 func (b *binder) like(e *ast.Like) (expr, exprInfo, error) {
-	x, _, err := b.bind(e.X)
+	x, xi, err := b.bind(e.X)
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
-	p, _, err := b.bind(e.Pattern)
+	p, pi, err := b.bind(e.Pattern)
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
 	var esc expr
+	var ei exprInfo
 	if e.Escape != nil {
-		if esc, _, err = b.bind(e.Escape); err != nil {
+		if esc, ei, err = b.bind(e.Escape); err != nil {
 			return nil, exprInfo{}, err
 		}
 	}
-	return &likeExpr{x: x, pattern: p, escape: esc, glob: e.Glob, not: e.Not}, exprInfo{}, nil
+	// SQLite calls like(pattern, x, escape): the pattern's collation comes first.
+	return &likeExpr{x: x, pattern: p, escape: esc, glob: e.Glob, not: e.Not}, collated(pi, xi, ei), nil
 }
 
 // between binds x BETWEEN lo AND hi as x >= lo AND x <= hi (each comparison with its own
@@ -294,15 +336,18 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		if sq.plan.ncols != 1 {
 			return nil, exprInfo{}, fmt.Errorf("sub-select returns %d columns - expected 1", sq.plan.ncols)
 		}
-		ci := sq.plan.resultInfo(0)
+		ci := sq.plan.lastResultInfo(0)
 		aff := comparisonAffinity(xi, ci)
-		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, exprInfo{}, nil
+		return &inSubqueryExpr{x: x, sub: sq, aff: aff, coll: comparisonCollation(xi, ci), not: e.Not}, collated(xi), nil
 	}
-	out := &inListExpr{x: x, not: e.Not, affX: xi.aff, coll: value.Binary}
+	// The items compare with x's collation only (BINARY if it has none), not an item's, as
+	// SQLite's sqlite3ExprCodeIN takes it.
+	out := &inListExpr{x: x, not: e.Not, affX: xi.aff, coll: collationOf(xi)}
 	if !xi.hasAff {
 		out.affX = value.AffinityBlob
 	}
-	for i, item := range e.List {
+	parts := []exprInfo{xi}
+	for _, item := range e.List {
 		v, vi, err := b.bind(item)
 		if err != nil {
 			return nil, exprInfo{}, err
@@ -310,22 +355,22 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 		out.list = append(out.list, v)
 		aff := out.affX // x's affinity, applied to every item (exprINAffinity)
 		out.affs = append(out.affs, aff)
-		if i == 0 {
-			out.coll = comparisonCollation(xi, vi)
-		}
+		parts = append(parts, vi)
 	}
-	return out, exprInfo{}, nil
+	return out, collated(parts...), nil
 }
 
 func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 	out := &caseExpr{}
 	var opInfo exprInfo
+	var parts []exprInfo // in SQLite's order: the operand, each WHEN and THEN, ELSE
 	if e.Operand != nil {
 		x, info, err := b.bind(e.Operand)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
 		out.operand, opInfo = x, info
+		parts = append(parts, info)
 	}
 	slot := &operandSlot{}
 	for _, w := range e.Whens {
@@ -333,10 +378,11 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		r, _, err := b.bind(w.Result)
+		r, ri, err := b.bind(w.Result)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
+		parts = append(parts, ci, ri)
 		out.whens = append(out.whens, c)
 		out.results = append(out.results, r)
 		if e.Operand != nil {
@@ -346,13 +392,14 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 		}
 	}
 	if e.Else != nil {
-		x, _, err := b.bind(e.Else)
+		x, info, err := b.bind(e.Else)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
 		out.els = x
+		parts = append(parts, info)
 	}
-	return out, exprInfo{}, nil
+	return out, collated(parts...), nil
 }
 
 func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
@@ -380,17 +427,25 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 		infos = append(infos, info)
 	}
 	out.coll = callCollation(infos)
-	return out, exprInfo{}, nil
+	return out, collated(infos...), nil
 }
 
-// callCollation is the collation a function compares with: the first explicit COLLATE of its
-// arguments, else the first column's.
-func callCollation(infos []exprInfo) value.Collation {
-	for _, i := range infos {
-		if i.explicit {
-			return i.coll
+// collated is the info of an expression made of parts, given in SQLite's order (the left
+// operand, then the others): it has a collation only when a part has an explicit one (a COLLATE
+// in it), the first such part's, as sqlite3ExprCollSeq follows EP_Collate; and no affinity.
+func collated(parts ...exprInfo) exprInfo {
+	for _, p := range parts {
+		if p.explicit {
+			return exprInfo{coll: p.coll, hasColl: true, explicit: true}
 		}
 	}
+	return exprInfo{}
+}
+
+// callCollation is the collation a function compares with (min, max, nullif, an aggregate):
+// that of its first argument that has one, a column's or an explicit COLLATE's, in order (as
+// SQLite finds it for a function that needs a collation).
+func callCollation(infos []exprInfo) value.Collation {
 	for _, i := range infos {
 		if i.hasColl {
 			return i.coll
@@ -400,6 +455,9 @@ func callCollation(infos []exprInfo) value.Collation {
 }
 
 func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
+	if depth, ok := b.sc.outerAggregateDepth(e); ok {
+		return b.outerAggregate(e, depth)
+	}
 	if b.agg == nil {
 		if b.noAgg != "" {
 			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
@@ -411,8 +469,12 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		return nil, exprInfo{}, err
 	}
 	call := &aggCall{name: e.Name, def: def, distinct: e.Distinct}
-	// Arguments are bound in the FROM scope, without the collector: no aggregate inside one.
+	// Arguments are bound in the FROM scope, without the collector: no aggregate inside one,
+	// not even one of this query in a subquery there.
 	inner := &binder{pc: b.pc, sc: b.sc, noAgg: "aggregate"}
+	saved := b.sc.aggs
+	b.sc.aggs = nil
+	defer func() { b.sc.aggs = saved }()
 	var infos []exprInfo
 	for _, a := range e.Args {
 		x, info, err := inner.bind(a)
@@ -424,11 +486,172 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 	}
 	call.coll = callCollation(infos)
 	b.agg.calls = append(b.agg.calls, call)
-	info := exprInfo{}
-	if (e.Name == "min" || e.Name == "max") && len(infos) == 1 {
-		info = exprInfo{coll: infos[0].coll, hasColl: infos[0].hasColl, explicit: infos[0].explicit}
+	return &aggRefExpr{i: len(b.agg.calls) - 1}, collated(infos...), nil
+}
+
+// outerAggregateDepth reports whether the aggregate call e belongs to an enclosing query, and to
+// which (1: the one around sc's): as in SQLite (resolve.c), an aggregate whose arguments read
+// columns, all of enclosing queries, is an aggregate of the innermost query whose columns it
+// reads. Arguments holding a subquery or a name that is not a column stay with sc's query.
+func (sc *scope) outerAggregateDepth(e *ast.Call) (int, bool) {
+	refs, ok := columnRefs(e.Args, nil)
+	if !ok || len(refs) == 0 {
+		return 0, false
 	}
-	return &aggRefExpr{i: len(b.agg.calls) - 1}, info, nil
+	depth := -1
+	for _, r := range refs {
+		d, found := sc.depthOf(r.Table, r.Column)
+		if !found {
+			return 0, false
+		}
+		if depth < 0 || d < depth {
+			depth = d
+		}
+	}
+	return depth, depth > 0
+}
+
+// outerAggregate binds the aggregate call e as one of the query depth levels out: the call joins
+// that query's aggregates (making it an aggregate query), and e reads its value for the current
+// group. It is an error where that query takes no aggregates (its WHERE, GROUP BY, or the ORDER
+// BY of a query that is not an aggregate).
+func (b *binder) outerAggregate(e *ast.Call, depth int) (expr, exprInfo, error) {
+	if !b.aggAllowedHere() {
+		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate function %s()", e.Name)
+	}
+	target := b.sc
+	for i := 0; i < depth; i++ {
+		target.usedOuter = true // this query reads a value of an enclosing one
+		target = target.outer
+	}
+	if target.aggs == nil {
+		if b.existsList || b.sc.unevaluated {
+			return &constExpr{}, exprInfo{}, nil // never evaluated (SQLite does not even check it)
+		}
+		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
+	}
+	ob := &binder{pc: b.pc, sc: target, agg: target.aggs}
+	x, info, err := ob.aggregate(e)
+	if err != nil {
+		return nil, exprInfo{}, err
+	}
+	return &outerAggRefExpr{depth: depth, i: x.(*aggRefExpr).i}, info, nil
+}
+
+// aggAllowedHere reports whether SQLite's name resolution (resolve.c) takes an aggregate call
+// where b binds: in the select list, ORDER BY, GROUP BY and HAVING, in the WHERE of an aggregate
+// query, but not in an aggregate's arguments, LIMIT and the like. (Whether the query the call
+// belongs to takes it is checked after.)
+func (b *binder) aggAllowedHere() bool {
+	switch b.noAgg {
+	case "", "GROUP BY", "ORDER BY":
+		return true
+	case "WHERE":
+		return b.sc.aggQuery
+	}
+	return false
+}
+
+// isAggregateCore reports whether the select list of core (bound in sc, whose sources are set)
+// holds an aggregate call of its own (not in a subquery, not an enclosing query's), or core has
+// a GROUP BY: whether it is an aggregate query, as SQLite decides before it resolves the WHERE.
+func isAggregateCore(core *ast.SelectCore, sc *scope) bool {
+	if len(core.GroupBy) > 0 {
+		return true
+	}
+	var exprs []exprAST
+	for _, c := range core.Columns {
+		if !c.Star {
+			exprs = append(exprs, c.Expr)
+		}
+	}
+	return hasOwnAggregate(exprs, sc)
+}
+
+// hasOwnAggregate reports whether exprs hold an aggregate call that belongs to sc's query.
+func hasOwnAggregate(exprs []exprAST, sc *scope) bool {
+	for _, e := range exprs {
+		var sub []exprAST
+		switch e := e.(type) {
+		case *ast.Call:
+			if isAggregate(e.Name, len(e.Args), e.Star) {
+				if _, outer := sc.outerAggregateDepth(e); !outer {
+					return true
+				}
+			}
+			sub = e.Args
+		case *ast.Unary:
+			sub = []exprAST{e.X}
+		case *ast.Binary:
+			sub = []exprAST{e.X, e.Y}
+		case *ast.Like:
+			sub = []exprAST{e.X, e.Pattern, e.Escape}
+		case *ast.IsNull:
+			sub = []exprAST{e.X}
+		case *ast.Between:
+			sub = []exprAST{e.X, e.Lo, e.Hi}
+		case *ast.In:
+			sub = append([]exprAST{e.X}, e.List...)
+		case *ast.Case:
+			sub = []exprAST{e.Operand, e.Else}
+			for _, w := range e.Whens {
+				sub = append(sub, w.Cond, w.Result)
+			}
+		case *ast.Cast:
+			sub = []exprAST{e.X}
+		case *ast.Collate:
+			sub = []exprAST{e.X}
+		}
+		if hasOwnAggregate(sub, sc) {
+			return true
+		}
+	}
+	return false
+}
+
+// columnRefs appends the column references of exprs to out; ok is false if one holds a subquery.
+func columnRefs(exprs []exprAST, out []*ast.ColumnRef) ([]*ast.ColumnRef, bool) {
+	for _, e := range exprs {
+		var sub []exprAST
+		switch e := e.(type) {
+		case nil, *ast.Literal, *ast.Param:
+		case *ast.ColumnRef:
+			out = append(out, e)
+		case *ast.Unary:
+			sub = []exprAST{e.X}
+		case *ast.Binary:
+			sub = []exprAST{e.X, e.Y}
+		case *ast.Like:
+			sub = []exprAST{e.X, e.Pattern, e.Escape}
+		case *ast.IsNull:
+			sub = []exprAST{e.X}
+		case *ast.Between:
+			sub = []exprAST{e.X, e.Lo, e.Hi}
+		case *ast.In:
+			if e.Select != nil {
+				return out, false
+			}
+			sub = append([]exprAST{e.X}, e.List...)
+		case *ast.Case:
+			sub = []exprAST{e.Operand, e.Else}
+			for _, w := range e.Whens {
+				sub = append(sub, w.Cond, w.Result)
+			}
+		case *ast.Cast:
+			sub = []exprAST{e.X}
+		case *ast.Collate:
+			sub = []exprAST{e.X}
+		case *ast.Call:
+			sub = e.Args
+		default: // subqueries
+			return out, false
+		}
+		var ok bool
+		if out, ok = columnRefs(sub, out); !ok {
+			return out, false
+		}
+	}
+	return out, true
 }
 
 // conjuncts splits e into its AND terms.

@@ -34,7 +34,9 @@ const opIn ast.BinaryOp = 255
 // sources in avail (those of the loops outside this one).
 func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64) []colTerm {
 	var out []colTerm
-	add := func(col exprAST, op ast.BinaryOp, other exprAST) {
+	// add records col op other; flipped is set when the term was written other op col, whose
+	// collation is then the left operand's, other's, first.
+	add := func(col exprAST, op ast.BinaryOp, other exprAST, flipped bool) {
 		r, ok := sourceColumn(sc, i, col)
 		if !ok {
 			return
@@ -44,8 +46,12 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 			return
 		}
 		ci := r.info()
+		coll := comparisonCollation(ci, xi)
+		if flipped {
+			coll = comparisonCollation(xi, ci)
+		}
 		out = append(out, colTerm{col: accessColumn(sc.sources[i], r), op: op, x: x,
-			aff: comparisonAffinity(ci, xi), coll: comparisonCollation(ci, xi)})
+			aff: comparisonAffinity(ci, xi), coll: coll})
 	}
 	addIn := func(e *ast.In) {
 		if ct, ok := inTerm(pc, sc, i, e, avail); ok {
@@ -59,13 +65,13 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 		case *ast.Binary:
 			switch e.Op {
 			case ast.Eq, ast.Lt, ast.Le, ast.Gt, ast.Ge:
-				add(e.X, e.Op, e.Y)
-				add(e.Y, flip(e.Op), e.X)
+				add(e.X, e.Op, e.Y, false)
+				add(e.Y, flip(e.Op), e.X, true)
 			}
 		case *ast.Between:
 			if !e.Not {
-				add(e.X, ast.Ge, e.Lo)
-				add(e.X, ast.Le, e.Hi)
+				add(e.X, ast.Ge, e.Lo, false)
+				add(e.X, ast.Le, e.Hi, false)
 			}
 		}
 	}
@@ -113,7 +119,7 @@ func sourceColumn(sc *scope, i int, x exprAST) (colRefResult, bool) {
 
 // info is what a comparison learns of the column r resolves to: its affinity and collation.
 func (r colRefResult) info() exprInfo {
-	return exprInfo{hasAff: true, aff: r.c.affinity, coll: r.c.collation, hasColl: true}
+	return exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: !r.c.noCollation}
 }
 
 // accessColumn is the colTerm column of r in src: -1 for the rowid or its alias.
@@ -431,44 +437,38 @@ func rowidBoundKey(e *env, t colTerm, lower bool) ([]byte, bool, error) {
 		}
 		return nil, true, nil // rowid < 'x' always is
 	}
-	// The first rowid of the range (lower), or the first rowid past it (upper).
-	var first float64
-	switch t.op {
-	case ast.Gt:
-		first = math.Floor(f) + 1
-	case ast.Ge:
-		first = math.Ceil(f)
-	case ast.Lt:
-		first = math.Ceil(f)
-	case ast.Le:
-		first = math.Floor(f) + 1
-	}
-	if v.Kind() == value.Integer {
-		i := v.Int()
-		switch {
-		case t.op == ast.Gt || t.op == ast.Le:
-			if i == math.MaxInt64 {
-				if lower {
-					return nil, false, nil
-				}
-				return nil, true, nil
-			}
-			return codec.AppendRowid(nil, i+1), true, nil
-		default:
-			return codec.AppendRowid(nil, i), true, nil
-		}
-	}
-	switch {
-	case first > 9.2e18:
+	// The first rowid of the range (lower), or the first rowid past it (upper): the smallest
+	// integer above f for > and <=, at least f for >= and <; in integers, as a float has no
+	// room for +1 near the ends of the int64 range.
+	strict := t.op == ast.Gt || t.op == ast.Le
+	beyond := func() ([]byte, bool, error) { // past every rowid
 		if lower {
 			return nil, false, nil
 		}
 		return nil, true, nil
-	case first < -9.2e18:
-		if lower {
-			return nil, true, nil
-		}
-		return nil, false, nil
 	}
-	return codec.AppendRowid(nil, int64(first)), true, nil
+	var first int64
+	if v.Kind() == value.Integer {
+		first = v.Int()
+	} else {
+		c := math.Ceil(f)
+		switch {
+		case c >= 9223372036854775808.0:
+			return beyond()
+		case c < -9223372036854775808.0: // before every rowid
+			if lower {
+				return nil, true, nil
+			}
+			return nil, false, nil
+		}
+		first = int64(c)
+		strict = strict && c == f
+	}
+	if strict {
+		if first == math.MaxInt64 {
+			return beyond()
+		}
+		first++
+	}
+	return codec.AppendRowid(nil, first), true, nil
 }

@@ -18,7 +18,8 @@ func TestCoveringIndexes(t *testing.T) {
 		CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT COLLATE NOCASE, c, d REAL);
 		CREATE INDEX t_ab ON t(a, b);
 		CREATE INDEX t_d ON t(d DESC);
-		CREATE TABLE o(x, c)`)
+		CREATE TABLE o(x, c);
+		CREATE TABLE w(d REAL UNIQUE, k TEXT PRIMARY KEY, v) WITHOUT ROWID`)
 	rng := rand.New(rand.NewPCG(11, 2))
 	long := strings.Repeat("q", 3000)
 	vals := []string{"NULL", "1", "'1'", "2.0", "'Ab'", "'aB'", "x'ff'", "'" + long + "'", "-4"}
@@ -27,6 +28,7 @@ func TestCoveringIndexes(t *testing.T) {
 		mustExec(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, %s, %s, %s, %s)", i, pick(), pick(), pick(), pick()))
 	}
 	mustExec(t, s, "INSERT INTO o VALUES (1, 1), ('Ab', 2), (2.0, NULL)")
+	mustExec(t, s, "INSERT INTO w VALUES ('5.', 'ABC', 1), (-1, 'x', 2), (NULL, 'y', 3), (2.5, 'z', NULL)")
 	for _, c := range []struct {
 		query   string
 		covered bool
@@ -45,6 +47,10 @@ func TestCoveringIndexes(t *testing.T) {
 		{"SELECT a, (SELECT count(*) FROM o WHERE o.x = t.d) FROM t%s WHERE a = 1", false},
 		{"SELECT a, x FROM t%s JOIN o USING (c) WHERE a = 1", false},
 		{"SELECT a, x FROM o, t%s WHERE a = o.x", true},
+		// A WITHOUT ROWID table's index entries end in the primary key, not a rowid.
+		{"SELECT max(d) FROM w%s", true},
+		{"SELECT d FROM w%s WHERE d > -5 ORDER BY d", true},
+		{"SELECT d, v FROM w%s WHERE d > -5", false},
 	} {
 		q := fmt.Sprintf(c.query, "")
 		plan := strings.Join(explainPlan(t, s, q), "\n")

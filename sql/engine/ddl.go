@@ -154,8 +154,8 @@ func (x *execCtx) tableFromSelect(st *ast.CreateTable, params []value.Value) (*a
 	sql := "CREATE TABLE " + quoteIdent(st.Name) + "("
 	for i, name := range plan.names {
 		typ := ""
-		if info := plan.resultInfo(i); info.hasAff {
-			typ = [...]string{"", "TEXT", "NUM", "INT", "REAL"}[info.aff]
+		if aff, has := plan.columnAffinity(i); has {
+			typ = [...]string{"", "TEXT", "NUM", "INT", "REAL"}[aff]
 		}
 		def.Columns = append(def.Columns, ast.ColumnDef{Name: name, Type: typ})
 		if i > 0 {

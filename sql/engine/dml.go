@@ -45,7 +45,7 @@ type rowWriter struct {
 	algo    ast.Conflict // the statement's OR clause
 	checks  []expr
 	e       *env
-	uniques []*Index // t's UNIQUE indexes in the order they are checked (uniqueOrder)
+	uniques []int // t's UNIQUE constraints in the order they are checked (uniqueOrder)
 }
 
 func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value) (*rowWriter, error) {
@@ -66,30 +66,49 @@ func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value
 	return w, nil
 }
 
-// uniqueOrder returns t's UNIQUE indexes in the order SQLite checks them: sqlite3CreateIndex
-// keeps a table's indexes newest first, except that those whose ON CONFLICT is REPLACE come after
-// all others (newest first too). So the error names the constraint SQLite names when a row
-// violates several, and an ABORT, FAIL or IGNORE constraint is decided before a REPLACE one
-// deletes rows. (t.Indexes is in creation order, a rowid table's PRIMARY KEY first.)
-func uniqueOrder(t *Table) []*Index {
-	var out []*Index
+// uniqueOrder returns t's UNIQUE constraints in the order SQLite checks them (each a position in
+// t.Indexes, or -1 for a WITHOUT ROWID table's primary key): newest first (uniqueCheckOrder),
+// except that those whose ON CONFLICT is REPLACE come after all others, as
+// sqlite3CreateIndex keeps a table's index list. So the error names the constraint SQLite names
+// when a row violates several, and an ABORT, FAIL or IGNORE constraint is decided before a
+// REPLACE one deletes rows.
+func uniqueOrder(t *Table) []int {
+	conflict := func(i int) ast.Conflict {
+		if i < 0 {
+			return t.PKConflict
+		}
+		return t.Indexes[i].Conflict
+	}
+	order := t.uniqueCheckOrder()
+	out := make([]int, 0, len(order))
 	for _, replace := range []bool{false, true} {
-		for i := len(t.Indexes) - 1; i >= 0; i-- {
-			ix := t.Indexes[i]
-			if ix.Unique && (ix.Conflict == ast.ConflictReplace) == replace {
-				out = append(out, ix)
+		for _, i := range order {
+			if (conflict(i) == ast.ConflictReplace) == replace {
+				out = append(out, i)
 			}
 		}
 	}
 	return out
 }
 
+// tableColumns are the columns of table t as expressions see them: the INTEGER PRIMARY KEY, the
+// rowid, has no collation whatever it is declared with (SQLite's expressions read it as the
+// rowid).
+func tableColumns(t *Table) []srcColumn {
+	cols := make([]srcColumn, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type}
+		if i == t.RowidColumn {
+			cols[i].collation, cols[i].noCollation = value.Binary, true
+		}
+	}
+	return cols
+}
+
 // tableSource is a source for one table, as name.
 func tableSource(t *Table, name string) *source {
 	src := &source{name: name, table: t, rowidSlot: -1}
-	for _, c := range t.Columns {
-		src.cols = append(src.cols, srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type})
-	}
+	src.cols = tableColumns(t)
 	if !t.WithoutRowid {
 		src.rowidSlot = len(t.Columns)
 	}
@@ -106,28 +125,38 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 		}
 		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
 	}
-	for i, c := range t.Columns {
-		if !c.NotNull || !vals[i].IsNull() || i == t.RowidColumn {
-			continue
-		}
-		switch effective(w.algo, c.NotNullConflict) {
-		case ast.ConflictIgnore:
-			return errSkipRow
-		case ast.ConflictReplace:
-			if c.Default != nil {
+	// NOT NULL in SQLite's two passes (sqlite3GenerateConstraintChecks): on the first, a NULL
+	// in a column whose algorithm is REPLACE takes the column's DEFAULT, if it has one, and any
+	// other NULL fails at once (or skips the row, for IGNORE); on the second, a REPLACE column
+	// still NULL fails as with ABORT.
+	replaced := false
+	for pass := 0; pass < 2; pass++ {
+		for i, c := range t.Columns {
+			if !c.NotNull || !vals[i].IsNull() || i == t.RowidColumn {
+				continue
+			}
+			algo := effective(w.algo, c.NotNullConflict)
+			switch {
+			case algo == ast.ConflictReplace && pass == 0 && c.Default != nil:
 				v, err := constDefault(c.Default, w.cx)
 				if err != nil {
 					return err
 				}
 				vals[i] = c.Affinity.Apply(v)
-				if !vals[i].IsNull() {
-					continue
-				}
+				replaced = true
+				continue
+			case algo == ast.ConflictReplace:
+				algo = ast.ConflictAbort
+			case pass == 1:
+				continue
 			}
-			fallthrough
-		default:
-			return &conflictError{err: fmt.Errorf("NOT NULL constraint failed: %s.%s", t.Name, c.Name),
-				algo: effective(w.algo, c.NotNullConflict)}
+			if algo == ast.ConflictIgnore {
+				return errSkipRow
+			}
+			return &conflictError{err: fmt.Errorf("NOT NULL constraint failed: %s.%s", t.Name, c.Name), algo: algo}
+		}
+		if !replaced {
+			break
 		}
 	}
 	for i, x := range w.checks {
@@ -155,32 +184,27 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 // for ABORT, FAIL and ROLLBACK, errSkipRow for IGNORE, their deletion for REPLACE.
 func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, isUpdate bool) error {
 	t := w.t
-	if !isUpdate { // the rowid (or the primary key of a WITHOUT ROWID table) first
-		if existing, ok, err := w.cx.readRow(t, self); err != nil {
+	// SQLite's order, which decides the message when a row violates several: the rowid first,
+	// then the UNIQUE constraints newest first, among them a WITHOUT ROWID table's primary key.
+	// An UPDATE that keeps the row's key does not check the key.
+	if !t.WithoutRowid && !isUpdate {
+		if err := w.resolveKey(self); err != nil {
 			return err
-		} else if ok {
-			algo := effective(w.algo, t.PKConflict)
-			cols := t.PrimaryKey
-			if t.RowidColumn < 0 && !t.WithoutRowid {
-				cols = nil
-			}
-			switch algo {
-			case ast.ConflictIgnore:
-				return errSkipRow
-			case ast.ConflictReplace:
-				if err := w.cx.deleteRow(t, existing, rowidOfRow(t, existing)); err != nil {
-					return err
-				}
-			default:
-				if cols == nil {
-					return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
-				}
-				return &conflictError{err: uniqueError(t, cols), algo: algo}
-			}
 		}
 	}
-	for _, ix := range w.uniques {
-		other, err := w.cx.conflicting(ix, vals, self)
+	for _, i := range w.uniques {
+		if i < 0 {
+			if !isUpdate {
+				if err := w.resolveKey(self); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		ix := t.Indexes[i]
+		// Every other row counts, the one at the same key too (the row being written is not
+		// there: an INSERT has not written it, an UPDATE has deleted its old version).
+		other, err := w.cx.conflicting(ix, vals, nil)
 		if err != nil {
 			return err
 		}
@@ -206,6 +230,27 @@ func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, 
 		}
 	}
 	return nil
+}
+
+// resolveKey handles a row already at the new row's table key self (its rowid, or a WITHOUT
+// ROWID table's primary key), as resolveUnique does the rows of a UNIQUE index.
+func (w *rowWriter) resolveKey(self []byte) error {
+	t := w.t
+	existing, ok, err := w.cx.readRow(t, self)
+	if err != nil || !ok {
+		return err
+	}
+	algo := effective(w.algo, t.PKConflict)
+	switch algo {
+	case ast.ConflictIgnore:
+		return errSkipRow
+	case ast.ConflictReplace:
+		return w.cx.deleteRow(t, existing, rowidOfRow(t, existing))
+	}
+	if t.RowidColumn < 0 && !t.WithoutRowid {
+		return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
+	}
+	return &conflictError{err: uniqueError(t, t.PrimaryKey), algo: algo}
 }
 
 // rowidOfRow returns the rowid in a decoded row (0 for WITHOUT ROWID).
@@ -235,13 +280,15 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("no such table: %s", st.Table)
 	}
-	// Target columns.
+	// Target columns (none for DEFAULT VALUES: every column takes its default).
 	var targets []int
-	if st.Columns == nil {
+	switch {
+	case st.DefaultValues:
+	case st.Columns == nil:
 		for i := range t.Columns {
 			targets = append(targets, i)
 		}
-	} else {
+	default:
 		for _, name := range st.Columns {
 			i := t.columnIndex(name)
 			if i < 0 {
@@ -299,14 +346,14 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
 // insertRow checks and writes one new row.
 func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error {
 	t := w.t
-	if err := w.prepare(vals); err != nil {
-		return err
-	}
-	if !t.WithoutRowid {
+	if !t.WithoutRowid { // the rowid first: CHECK constraints see it
 		vals[len(t.Columns)] = value.Int(rowid)
 		if t.RowidColumn >= 0 {
 			vals[t.RowidColumn] = value.Int(rowid)
 		}
+	}
+	if err := w.prepare(vals); err != nil {
+		return err
 	}
 	self := t.rowKey(vals, rowid)
 	if err := w.resolveUnique(vals, rowid, self, false); err != nil {
@@ -325,11 +372,11 @@ func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, 
 		slot = t.RowidColumn
 	}
 	if explicit && !vals[slot].IsNull() {
-		v := value.AffinityInteger.Apply(vals[slot])
-		if v.Kind() != value.Integer {
+		id, ok := value.MustBeInt(vals[slot])
+		if !ok {
 			return 0, errors.New("datatype mismatch")
 		}
-		return v.Int(), nil
+		return id, nil
 	}
 	return x.nextRowid(t)
 }
@@ -458,7 +505,17 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
 	var res Result
-	for _, old := range rows {
+	for _, target := range rows {
+		// The row as it is now at the target's key: REPLACE may have deleted it, or moved an
+		// updated row there, which SQLite then updates (it does not test WHERE again).
+		old, ok, err := x.readRow(t, t.rowKey(target, rowidOfRow(t, target)))
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			continue
+		}
+		old = cloneRow(old)
 		e.rows[0] = old
 		vals := append([]value.Value(nil), old...)
 		for _, s := range sets {
@@ -478,11 +535,17 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 				}
 			}
 			if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
-				v := value.AffinityInteger.Apply(vals[slot])
-				if v.Kind() != value.Integer {
+				id, ok := value.MustBeInt(vals[slot])
+				if !ok {
 					return res, errors.New("datatype mismatch")
 				}
-				rowid = v.Int()
+				rowid = id
+			}
+		}
+		if !t.WithoutRowid { // the rowid first: CHECK constraints see it
+			vals[len(t.Columns)] = value.Int(rowid)
+			if t.RowidColumn >= 0 {
+				vals[t.RowidColumn] = value.Int(rowid)
 			}
 		}
 		if err := w.prepare(vals); err != nil {
@@ -491,12 +554,6 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 			}
 			return res, err
 		}
-		if !t.WithoutRowid {
-			vals[len(t.Columns)] = value.Int(rowid)
-			if t.RowidColumn >= 0 {
-				vals[t.RowidColumn] = value.Int(rowid)
-			}
-		}
 		oldKey := t.rowKey(old, oldRowid)
 		newKey := t.rowKey(vals, rowid)
 		if err := x.deleteRow(t, old, oldRowid); err != nil {
@@ -504,10 +561,12 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 		}
 		keyMoved := string(oldKey) != string(newKey)
 		if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
+			// The row stays as it was: skipped by IGNORE, or left by FAIL (which keeps the
+			// rows changed before it).
+			if werr := x.writeRow(t, old, oldRowid); werr != nil {
+				return res, werr
+			}
 			if errors.Is(err, errSkipRow) {
-				if werr := x.writeRow(t, old, oldRowid); werr != nil {
-					return res, werr
-				}
 				continue
 			}
 			return res, err

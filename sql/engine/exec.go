@@ -24,10 +24,15 @@ type rowIter interface {
 }
 
 // open starts the select in run, as a query nested in outer (nil for a statement's own query).
+// LIMIT and OFFSET come first, as SQLite computes them before it runs anything: with LIMIT 0 the
+// select runs no core at all (and OFFSET is not looked at), so their errors never happen.
 func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 	lim, off, err := p.limits(run, outer)
 	if err != nil {
 		return nil, err
+	}
+	if lim == 0 {
+		return &sliceIter{}, nil
 	}
 	var it rowIter
 	if len(p.cores) == 1 {
@@ -59,7 +64,8 @@ func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
 	return it, nil
 }
 
-// limits evaluates LIMIT (-1: none) and OFFSET (0: none).
+// limits evaluates LIMIT (-1: none) and OFFSET (0: none), in SQLite's order: after LIMIT 0,
+// OFFSET is not evaluated.
 func (p *selectPlan) limits(run *runState, outer *env) (lim, off int64, err error) {
 	lim = -1
 	if p.limit == nil && p.offset == nil {
@@ -73,6 +79,9 @@ func (p *selectPlan) limits(run *runState, outer *env) (lim, off int64, err erro
 		}
 		if lim, err = limitValue(v, "LIMIT"); err != nil {
 			return 0, 0, err
+		}
+		if lim == 0 {
+			return 0, 0, nil
 		}
 		lim = max(lim, -1)
 	}
@@ -89,14 +98,14 @@ func (p *selectPlan) limits(run *runState, outer *env) (lim, off int64, err erro
 	return lim, off, nil
 }
 
-// limitValue converts a LIMIT or OFFSET value: an integer, or numeric text (SQLite's "datatype
-// mismatch" otherwise).
+// limitValue converts a LIMIT or OFFSET value as SQLite's OP_MustBeInt does (value.MustBeInt;
+// SQLite's "datatype mismatch" for a value that is no integer).
 func limitValue(v value.Value, what string) (int64, error) {
-	v = value.AffinityNumeric.ApplyForCompare(v)
-	if v.Kind() != value.Integer {
+	n, ok := value.MustBeInt(v)
+	if !ok {
 		return 0, fmt.Errorf("datatype mismatch")
 	}
-	return v.Int(), nil
+	return n, nil
 }
 
 func paramsOf(outer *env, run *runState) []value.Value {
@@ -423,7 +432,9 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 				return nil, err
 			}
 		}
-		if a.bare && (a.minMax < 0 || gr.rows == nil || gr.states[a.minMax].(*minMaxState).changed) {
+		// Bare columns read the group's first row, as SQLite 3.54's do, or the row of the only
+		// min() or max() (lang_select.html, "bare columns").
+		if a.bare && (gr.rows == nil || a.minMax >= 0 && gr.states[a.minMax].(*minMaxState).changed) {
 			gr.rows = saveRows(gr.rows, e.rows)
 		}
 		if a.firstDecides && gr.states[0].(*minMaxState).decided(args[0]) {
@@ -645,7 +656,7 @@ func (l *limitIter) close()             { l.in.close() }
 func (p *selectPlan) compound(run *runState, outer *env) (rowIter, error) {
 	colls := make([]value.Collation, p.ncols)
 	for i := range colls {
-		colls[i] = collationOf(p.resultInfo(i))
+		colls[i] = p.compoundCollation(i)
 	}
 	keyOf := func(r []value.Value) string {
 		var k []byte
@@ -659,6 +670,9 @@ func (p *selectPlan) compound(run *runState, outer *env) (rowIter, error) {
 		return nil, err
 	}
 	for i, op := range p.ops {
+		if len(cur) == 0 && (op == ast.Intersect || op == ast.Except) {
+			continue // nothing to intersect with or take from: SQLite does not run the core
+		}
 		rows, err := p.cores[i+1].collectCore(run, outer)
 		if err != nil {
 			return nil, err

@@ -78,6 +78,17 @@ type aggRefExpr struct{ i int }
 
 func (a *aggRefExpr) eval(e *env) (value.Value, error) { return e.aggs[a.i], nil }
 
+// outerAggRefExpr reads the value of aggregate i of the current group of the query depth levels
+// out: an aggregate call in a subquery that reads only the enclosing query's columns.
+type outerAggRefExpr struct{ depth, i int }
+
+func (a *outerAggRefExpr) eval(e *env) (value.Value, error) {
+	for d := 0; d < a.depth; d++ {
+		e = e.outer
+	}
+	return e.aggs[a.i], nil
+}
+
 // arithExpr is an arithmetic or bitwise operator.
 type arithExpr struct {
 	op   value.Op
@@ -257,6 +268,22 @@ func (n *bitNotExpr) eval(e *env) (value.Value, error) {
 	return value.BitNot(x), nil
 }
 
+// truthExpr is x IS TRUE (isTrue) or x IS FALSE, negated for IS NOT: whether x is true (or
+// false); NULL is neither.
+type truthExpr struct {
+	x           expr
+	isTrue, not bool
+}
+
+func (t *truthExpr) eval(e *env) (value.Value, error) {
+	x, err := t.x.eval(e)
+	if err != nil {
+		return x, err
+	}
+	truth, known := value.Truth(x)
+	return value.Bool((known && truth == t.isTrue) != t.not), nil
+}
+
 // isNullExpr is x IS NULL (or NOT NULL when not is set).
 type isNullExpr struct {
 	x   expr
@@ -372,6 +399,12 @@ func (in *inListExpr) eval(e *env) (value.Value, error) {
 		return x, err
 	}
 	if x.IsNull() {
+		// SQLite compares x with each item in turn even so: an item's error is the result.
+		for _, item := range in.list {
+			if v, err := item.eval(e); err != nil {
+				return v, err
+			}
+		}
 		return value.Value{}, nil
 	}
 	x = in.affX.ApplyForCompare(x)
@@ -422,19 +455,21 @@ func (l *likeExpr) eval(e *env) (value.Value, error) {
 	if x.IsNull() || p.IsNull() {
 		return value.Value{}, nil
 	}
+	// SQLite matches C strings: each text ends at its first NUL.
+	pt, xt := textBeforeNUL(p.AppendText(nil)), textBeforeNUL(x.AppendText(nil))
 	var m bool
 	if l.glob {
-		m = globMatch(p.AppendText(nil), x.AppendText(nil))
+		m = globMatch(pt, xt)
 	} else {
 		escRune := rune(-1)
 		if l.escape != nil {
-			r := []rune(string(esc.AppendText(nil)))
+			r := []rune(string(textBeforeNUL(esc.AppendText(nil))))
 			if len(r) != 1 {
 				return value.Value{}, errors.New("ESCAPE expression must be a single character")
 			}
 			escRune = r[0]
 		}
-		m = likeMatch(string(p.AppendText(nil)), string(x.AppendText(nil)), escRune)
+		m = likeMatch(string(pt), string(xt), escRune)
 	}
 	return value.Bool(m != l.not), nil
 }
@@ -448,6 +483,9 @@ type funcExpr struct {
 }
 
 func (f *funcExpr) eval(e *env) (value.Value, error) {
+	if f.fn.lazy != nil {
+		return f.fn.lazy(f.args, e)
+	}
 	vals := f.vals[:0]
 	for _, a := range f.args {
 		v, err := a.eval(e)

@@ -18,11 +18,14 @@ import (
 type scalarFunc struct {
 	name             string
 	minArgs, maxArgs int
-	// fn computes the result; coll is the collation of the call (min, max, nullif, instr... use
+	// fn computes the result (of functions without lazy); coll is the collation of the call (min, max, nullif, instr... use
 	// it for comparisons).
 	fn func(args []value.Value, coll value.Collation) (value.Value, error)
 	// nondeterministic functions (random) are never folded into constants.
 	nondeterministic bool
+	// lazy, when set, evaluates the call instead of fn: it evaluates only the arguments it
+	// needs, as SQLite codes coalesce, ifnull and iif (an argument not needed cannot fail).
+	lazy func(args []expr, e *env) (value.Value, error)
 }
 
 func (f *scalarFunc) call(args []value.Value, coll value.Collation) (value.Value, error) {
@@ -36,10 +39,10 @@ var scalarFuncs = map[string]*scalarFunc{}
 func init() {
 	for _, f := range []*scalarFunc{
 		{name: "abs", minArgs: 1, maxArgs: 1, fn: fnAbs},
-		{name: "coalesce", minArgs: 2, maxArgs: -1, fn: fnCoalesce},
-		{name: "ifnull", minArgs: 2, maxArgs: 2, fn: fnCoalesce},
+		{name: "coalesce", minArgs: 2, maxArgs: -1, lazy: lazyCoalesce},
+		{name: "ifnull", minArgs: 2, maxArgs: 2, lazy: lazyCoalesce},
 		{name: "nullif", minArgs: 2, maxArgs: 2, fn: fnNullif},
-		{name: "iif", minArgs: 3, maxArgs: 3, fn: fnIif},
+		{name: "iif", minArgs: 3, maxArgs: 3, lazy: lazyIif},
 		{name: "length", minArgs: 1, maxArgs: 1, fn: fnLength},
 		{name: "lower", minArgs: 1, maxArgs: 1, fn: fnLower},
 		{name: "upper", minArgs: 1, maxArgs: 1, fn: fnUpper},
@@ -82,16 +85,34 @@ func fnAbs(a []value.Value, _ value.Collation) (value.Value, error) {
 		}
 		return value.Int(i), nil
 	}
-	return value.Float(math.Abs(value.ToFloat(x))), nil
+	f := value.ToFloat(x)
+	if f < 0 { // not math.Abs: SQLite's abs(-0.0) is -0.0
+		f = -f
+	}
+	return value.Float(f), nil
 }
 
-func fnCoalesce(a []value.Value, _ value.Collation) (value.Value, error) {
-	for _, v := range a {
-		if !v.IsNull() {
-			return v, nil
+// lazyCoalesce evaluates the arguments in turn up to the first that is not NULL.
+func lazyCoalesce(args []expr, e *env) (value.Value, error) {
+	for _, a := range args {
+		v, err := a.eval(e)
+		if err != nil || !v.IsNull() {
+			return v, err
 		}
 	}
 	return value.Value{}, nil
+}
+
+// lazyIif evaluates the condition, then the argument it chooses.
+func lazyIif(args []expr, e *env) (value.Value, error) {
+	t, err := truth(args[0], e)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if t {
+		return args[1].eval(e)
+	}
+	return args[2].eval(e)
 }
 
 func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {
@@ -99,13 +120,6 @@ func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {
 		return value.Value{}, nil
 	}
 	return a[0], nil
-}
-
-func fnIif(a []value.Value, _ value.Collation) (value.Value, error) {
-	if t, ok := value.Truth(a[0]); ok && t {
-		return a[1], nil
-	}
-	return a[2], nil
 }
 
 func fnLength(a []value.Value, _ value.Collation) (value.Value, error) {
@@ -165,10 +179,13 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 	blob := x.Kind() == value.Blob
 	var units []int // byte offsets of the characters (text), for slicing
 	b := x.Bytes()
+	if blob && len(b) == 0 {
+		return value.Value{}, nil // SQLite: an empty blob has no bytes to point at, so NULL
+	}
 	if !blob {
 		b = x.AppendText(nil)
 		if x.Kind() == value.Text {
-			b = x.Bytes()
+			b = textBeforeNUL(x.Bytes()) // SQLite counts the characters of a C string
 		}
 	}
 	n := int64(len(b))
@@ -227,7 +244,7 @@ func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Valu
 		}
 		set := " "
 		if len(a) == 2 {
-			set = string(a[1].AppendText(nil))
+			set = string(textBeforeNUL(a[1].AppendText(nil))) // the characters of a C string
 		}
 		s := string(x.AppendText(nil))
 		if left {
@@ -240,17 +257,20 @@ func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Valu
 	}
 }
 
+// fnReplace is replace(X, Y, Z) in SQLite's order: NULL for a NULL X or Y; X as text when Y is
+// empty (or starts with NUL), whatever Z is; else NULL for a NULL Z.
 func fnReplace(a []value.Value, _ value.Collation) (value.Value, error) {
-	for _, v := range a {
-		if v.IsNull() {
-			return value.Value{}, nil
-		}
+	if a[0].IsNull() || a[1].IsNull() {
+		return value.Value{}, nil
 	}
-	s, from, to := a[0].AppendText(nil), a[1].AppendText(nil), a[2].AppendText(nil)
-	if len(from) == 0 {
+	s, from := a[0].AppendText(nil), a[1].AppendText(nil)
+	if len(from) == 0 || from[0] == 0 {
 		return value.TextBytes(s), nil
 	}
-	return value.TextBytes(bytes.ReplaceAll(s, from, to)), nil
+	if a[2].IsNull() {
+		return value.Value{}, nil
+	}
+	return value.TextBytes(bytes.ReplaceAll(s, from, a[2].AppendText(nil))), nil
 }
 
 func fnInstr(a []value.Value, _ value.Collation) (value.Value, error) {
@@ -305,7 +325,11 @@ func fnHex(a []value.Value, _ value.Collation) (value.Value, error) {
 }
 
 func fnQuote(a []value.Value, _ value.Collation) (value.Value, error) {
-	return value.TextBytes(value.AppendQuoted(nil, a[0])), nil
+	v := a[0]
+	if v.Kind() == value.Text {
+		v = value.TextBytes(textBeforeNUL(v.Bytes())) // SQLite quotes a C string (%Q)
+	}
+	return value.TextBytes(value.AppendQuoted(nil, v)), nil
 }
 
 func fnRandom([]value.Value, value.Collation) (value.Value, error) {
@@ -348,7 +372,7 @@ func fnUnicode(a []value.Value, _ value.Collation) (value.Value, error) {
 	if a[0].IsNull() {
 		return value.Value{}, nil
 	}
-	b := a[0].AppendText(nil)
+	b := textBeforeNUL(a[0].AppendText(nil)) // SQLite reads a C string: NUL first is empty
 	if len(b) == 0 {
 		return value.Value{}, nil
 	}

@@ -59,9 +59,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			name = item.Alias
 		}
 		src := &source{name: name, table: t, rowidSlot: -1}
-		for _, c := range t.Columns {
-			src.cols = append(src.cols, srcColumn{name: c.Name, affinity: c.Affinity, collation: c.Collation, declType: c.Type})
-		}
+		src.cols = tableColumns(t)
 		if !t.WithoutRowid {
 			src.rowidSlot = len(t.Columns)
 		}
@@ -96,7 +94,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 
 // subquerySource plans a subquery (or a view's select) of FROM as a source.
 func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label string) (*source, error) {
-	child := &scope{outer: sc.outer}
+	child := &scope{outer: sc.outer, unevaluated: sc.unevaluated}
 	plan, err := planSelect(pc, sel, child)
 	if err != nil {
 		return nil, err
@@ -111,9 +109,8 @@ func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label
 	for i := 0; i < plan.ncols; i++ {
 		info := plan.resultInfo(i)
 		c := srcColumn{name: plan.names[i], collation: collationOf(info), declType: plan.decl[i]}
-		if info.hasAff {
-			c.affinity = info.aff
-		}
+		aff, has := plan.columnAffinity(i)
+		c.affinity, c.noAffinity = aff, !has
 		src.cols = append(src.cols, c)
 	}
 	return src, nil

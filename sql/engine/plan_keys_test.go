@@ -22,18 +22,11 @@ func newEngine(t *testing.T) *engine.Engine {
 	return engine.New(db)
 }
 
-// newSession returns a session of eng, closed (its transaction rolled back) when t ends.
-func newSession(t *testing.T, eng *engine.Engine) *engine.Session {
+// sessionOf returns a session of eng, closed (its transaction rolled back) when t ends.
+func sessionOf(t *testing.T, eng *engine.Engine) *engine.Session {
 	s := eng.NewSession()
 	t.Cleanup(s.Close)
 	return s
-}
-
-// exec runs the statements of sql in s.
-func exec(t *testing.T, s *engine.Session, sql string, args ...value.Value) {
-	t.Helper()
-	_, err := s.Exec(context.Background(), sql, args)
-	require.NoError(t, err, sql)
 }
 
 // query runs a query in s and returns its rows as text (NULL for NULL).
@@ -85,7 +78,7 @@ func planDetails(t *testing.T, s *engine.Session, sql string) []string {
 // a scan of it per outer row, which would make the join a cross product). The join is
 // bench/sql_test.go's BenchmarkSQLJoin.
 func TestPlansUseKeys(t *testing.T) {
-	s := newSession(t, newEngine(t))
+	s := sessionOf(t, newEngine(t))
 	exec(t, s, `CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT NOT NULL);
 		CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL);
 		CREATE TABLE orders(id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, amount INTEGER NOT NULL);
@@ -120,7 +113,7 @@ func TestPlansUseKeys(t *testing.T) {
 // at all, in between), nor in a transaction that changed the schema itself.
 func TestSchemaAtEachVersion(t *testing.T) {
 	eng := newEngine(t)
-	a, b := newSession(t, eng), newSession(t, eng)
+	a, b := sessionOf(t, eng), sessionOf(t, eng)
 	exec(t, a, `CREATE TABLE t(x); INSERT INTO t VALUES (1)`)
 	point, err := b.Prepare(`SELECT * FROM t`)
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 	if a[0].IsNull() {
 		return value.Value{}, nil
 	}
-	format := string(a[0].AppendText(nil))
+	format := string(textBeforeNUL(a[0].AppendText(nil))) // SQLite formats C strings
 	args := a[1:]
 	next := func() value.Value {
 		if len(args) == 0 {
@@ -100,6 +100,19 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		verb := format[i]
 		var body string
 		numeric := true
+		// Width and precision count bytes for %s, %q, %Q and %w (characters with the ! flag, and
+		// for %c), as in SQLite: a precision may cut a character in two.
+		inChars := alt2 || verb == 'c'
+		cut := func(s string) string {
+			switch {
+			case prec < 0:
+			case inChars && prec < len([]rune(s)):
+				s = string([]rune(s)[:prec])
+			case !inChars && prec < len(s):
+				s = s[:prec]
+			}
+			return s
+		}
 		switch verb {
 		case '%':
 			out = append(out, '%')
@@ -142,24 +155,30 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		case 'c':
 			s := string(next().AppendText(nil))
 			numeric = false
+			r := "\x00" // SQLite's character of an empty text, NULL or a missing argument
 			if s != "" {
-				r := []rune(s)[:1]
+				// The first byte, and the continuation bytes after a lead byte (up to four
+				// bytes in all), as SQLite copies them: not decoded, so invalid UTF-8 stays.
 				n := 1
-				if prec > 1 {
-					n = prec
+				if s[0]&0xc0 == 0xc0 {
+					for n < 4 && n < len(s) && s[n]&0xc0 == 0x80 {
+						n++
+					}
 				}
-				body = strings.Repeat(string(r), n)
+				r = s[:n]
 			}
+			n := 1
+			if prec > 1 {
+				n = prec
+			}
+			body = strings.Repeat(r, n)
 		case 's', 'z':
 			v := next()
 			numeric = false
 			if v.IsNull() {
 				body = ""
 			} else {
-				body = string(v.AppendText(nil))
-			}
-			if prec >= 0 && prec < len([]rune(body)) {
-				body = string([]rune(body)[:prec])
+				body = cut(string(textBeforeNUL(v.AppendText(nil))))
 			}
 		case 'q', 'Q', 'w':
 			v := next()
@@ -172,7 +191,7 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 				if verb == 'w' {
 					q = '"'
 				}
-				s := string(v.AppendText(nil))
+				s := cut(string(textBeforeNUL(v.AppendText(nil))))
 				if v.IsNull() && verb != 'Q' {
 					s = "(NULL)"
 				}
@@ -186,7 +205,11 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			// An unknown conversion ends the output, as in SQLite.
 			return value.TextBytes(out), nil
 		}
-		pad := width - len([]rune(body))
+		n := len(body)
+		if inChars {
+			n = len([]rune(body))
+		}
+		pad := width - n
 		if len(out)+len(body)+max(pad, 0) > maxLength {
 			return value.Value{}, errTooBig
 		}

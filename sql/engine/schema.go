@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn"
@@ -78,6 +79,27 @@ type Table struct {
 	Checks     []ast.Check
 	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
 	bucket     []byte
+	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
+	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
+	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
+	autoOrder []int
+}
+
+// uniqueCheckOrder returns the UNIQUE constraints of t in the order SQLite checks them, which
+// decides the message when a row violates several: the newest index first (explicit UNIQUE
+// indexes from the last made, then the constraints of CREATE TABLE from the last declared).
+// Each is a position in t.Indexes, or -1 for the primary key of a WITHOUT ROWID table.
+func (t *Table) uniqueCheckOrder() []int {
+	var out []int
+	for i := len(t.Indexes) - 1; i >= 0; i-- {
+		if t.Indexes[i].SQL != "" && t.Indexes[i].Unique {
+			out = append(out, i)
+		}
+	}
+	for i := len(t.autoOrder) - 1; i >= 0; i-- {
+		out = append(out, t.autoOrder[i])
+	}
+	return out
 }
 
 // IndexColumn is a column of an index or primary key.
@@ -371,6 +393,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	for i, c := range pk {
 		t.Columns[c.Column].PK = i + 1
 	}
+	isInteger := len(pk) == 1 && strings.EqualFold(t.Columns[pk[0].Column].Type, "INTEGER") && !pk[0].Desc
 	switch {
 	case t.WithoutRowid && len(pk) == 0:
 		return nil, fmt.Errorf("PRIMARY KEY missing on table %s", st.Name)
@@ -378,7 +401,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		for _, c := range pk {
 			t.Columns[c.Column].NotNull = true
 		}
-	case len(pk) == 1 && strings.EqualFold(t.Columns[pk[0].Column].Type, "INTEGER") && !pk[0].Desc:
+	case isInteger:
 		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
 		t.RowidColumn = pk[0].Column
 	case len(pk) > 0:
@@ -393,7 +416,54 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		t.Indexes = append(t.Indexes, &Index{Name: name, ID: autoIndexID(id, i), Table: t, Columns: cols,
 			Unique: true, Conflict: conflicts[i], bucket: indexBucket(autoIndexID(id, i))})
 	}
+	// The order in which SQLite makes the constraints' indexes: as CREATE TABLE declares them
+	// (a rowid table's primary key index is already at its place, pkPos), but a WITHOUT ROWID
+	// table's INTEGER PRIMARY KEY last (when the table is complete).
+	for i := range uniques {
+		t.autoOrder = append(t.autoOrder, i)
+	}
+	switch {
+	case t.WithoutRowid && isInteger:
+		t.autoOrder = append(t.autoOrder, -1)
+	case t.WithoutRowid:
+		t.autoOrder = slices.Insert(t.autoOrder, pkPos, -1)
+	}
+	// SQLite makes no index for a constraint on the columns (and collations) of an earlier one,
+	// so only the earlier one is checked.
+	var kept []int
+	for _, k := range t.autoOrder {
+		dup := false
+		for _, j := range kept {
+			dup = dup || sameKeyColumns(t.constraintColumns(k), t.constraintColumns(j))
+		}
+		if !dup {
+			kept = append(kept, k)
+		}
+	}
+	t.autoOrder = kept
 	return t, nil
+}
+
+// constraintColumns returns the columns of an entry of autoOrder.
+func (t *Table) constraintColumns(k int) []IndexColumn {
+	if k < 0 {
+		return t.PrimaryKey
+	}
+	return t.Indexes[k].Columns
+}
+
+// sameKeyColumns reports whether two constraints have the same columns, in the same order, with
+// the same collations (their directions do not matter).
+func sameKeyColumns(a, b []IndexColumn) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Column != b[i].Column || a[i].Collation != b[i].Collation {
+			return false
+		}
+	}
+	return true
 }
 
 // autoIndexID is the id of the i-th automatic index of table id: ids of tables and explicit

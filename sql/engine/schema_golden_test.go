@@ -134,8 +134,8 @@ func loadDump(t *testing.T, db *cairn.DB, path string) {
 	require.NoError(t, err)
 }
 
-// query returns the rows of q, each rendered as quote() renders its values.
-func query(t *testing.T, s *engine.Session, q string) []string {
+// quotedRows returns the rows of q, each rendered as quote() renders its values.
+func quotedRows(t *testing.T, s *engine.Session, q string) []string {
 	t.Helper()
 	st, err := s.Prepare(q)
 	require.NoError(t, err, q)
@@ -162,20 +162,20 @@ func TestGoldenSchemaLayoutReads(t *testing.T) {
 	loadDump(t, db, schemaGoldenPath)
 	s := engine.New(db).NewSession()
 	defer s.Close()
-	require.Equal(t, []string{"7 'Kiwi' 2.5"}, query(t, s, "SELECT * FROM fruit"))
+	require.Equal(t, []string{"7 'Kiwi' 2.5"}, quotedRows(t, s, "SELECT * FROM fruit"))
 	// Through each index: the automatic one of UNIQUE, the descending one, the WITHOUT ROWID
 	// table's primary key (NOCASE) and its index.
-	require.Equal(t, []string{"7"}, query(t, s, "SELECT id FROM fruit WHERE name = 'Kiwi'"))
-	require.Equal(t, []string{"'Kiwi'"}, query(t, s, "SELECT name FROM fruit WHERE price > 2 AND price <= 2.5"))
-	require.Equal(t, []string{"'Ab' 300"}, query(t, s, "SELECT * FROM tag WHERE k = 'aB'"))
-	require.Equal(t, []string{"'Ab'"}, query(t, s, "SELECT k FROM tag WHERE n = 300"))
-	require.Equal(t, []string{"'Kiwi'"}, query(t, s, "SELECT * FROM cheap"))
+	require.Equal(t, []string{"7"}, quotedRows(t, s, "SELECT id FROM fruit WHERE name = 'Kiwi'"))
+	require.Equal(t, []string{"'Kiwi'"}, quotedRows(t, s, "SELECT name FROM fruit WHERE price > 2 AND price <= 2.5"))
+	require.Equal(t, []string{"'Ab' 300"}, quotedRows(t, s, "SELECT * FROM tag WHERE k = 'aB'"))
+	require.Equal(t, []string{"'Ab'"}, quotedRows(t, s, "SELECT k FROM tag WHERE n = 300"))
+	require.Equal(t, []string{"'Kiwi'"}, quotedRows(t, s, "SELECT * FROM cheap"))
 	for q, plan := range map[string]string{
 		"SELECT id FROM fruit WHERE name = 'Kiwi'": "SEARCH fruit USING COVERING INDEX sqlite_autoindex_fruit_1 (name=?)",
 		"SELECT id FROM fruit WHERE price > 2":     "SEARCH fruit USING COVERING INDEX fruit_price (price>?)",
 		"SELECT k FROM tag WHERE n = 300":          "SEARCH tag USING INDEX tag_n (n=?)",
 	} {
-		got := query(t, s, "EXPLAIN QUERY PLAN "+q)
+		got := quotedRows(t, s, "EXPLAIN QUERY PLAN "+q)
 		require.Len(t, got, 1, q)
 		require.True(t, strings.HasSuffix(got[0], "'"+plan+"'"), "%s: %s", q, got[0])
 	}

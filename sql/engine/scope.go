@@ -16,10 +16,18 @@ import (
 
 // srcColumn is a column of a source as names see it.
 type srcColumn struct {
-	name      string
-	affinity  value.Affinity
-	collation value.Collation
-	declType  string
+	name     string
+	affinity value.Affinity
+	// noAffinity is set for a column of a subquery or view whose expression has no affinity
+	// (SQLITE_AFF_NONE): unlike a table column declared without a type (BLOB affinity), it
+	// takes the other operand's affinity in a comparison.
+	noAffinity bool
+	collation  value.Collation
+	// noCollation is set for the rowid and its alias, the INTEGER PRIMARY KEY: SQLite's
+	// expressions read them as the rowid, which has no collation (not even BINARY: the other
+	// operand's, or a later core's in a compound, counts), whatever the column is declared with.
+	noCollation bool
+	declType    string
 	// hidden columns are found by qualified names only: the right-hand copy of a column
 	// merged by USING or NATURAL.
 	hidden bool
@@ -69,6 +77,17 @@ type scope struct {
 	// refs has bit i set once an expression bound since the last reset read source i of this
 	// query (the planner uses it to place WHERE terms).
 	refs uint64
+	// aggs collects the query's aggregate calls while the parts of it that may hold one are
+	// bound (the select list, HAVING, the ORDER BY of an aggregate query); nil elsewhere. An
+	// aggregate call of a subquery that reads only this query's columns goes there.
+	aggs *aggCollector
+	// readInside counts the references to this query's columns from queries inside it.
+	readInside int
+	// existsSelect is set for the cores of an EXISTS subquery; unevaluated for the queries inside
+	// the select list of one, which SQLite never evaluates.
+	existsSelect, unevaluated bool
+	// aggQuery is set for an aggregate query (GROUP BY, or an aggregate in the select list).
+	aggQuery bool
 }
 
 type aliasDef struct {
@@ -100,6 +119,9 @@ func (sc *scope) resolve(table, column string) (colRefResult, error) {
 			s.sources[r.src].markUsed(r.col)
 			if r.src < 64 {
 				s.refs |= 1 << uint(r.src)
+			}
+			if depth > 0 {
+				s.readInside++
 			}
 			for o, d := sc, 0; d < depth; o, d = o.outer, d+1 {
 				o.usedOuter = true
@@ -147,7 +169,7 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		for si, src := range sc.sources {
 			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 {
 				return colRefResult{src: si, col: src.rowidSlot,
-					c: srcColumn{name: column, affinity: value.AffinityInteger}}, true, nil
+					c: srcColumn{name: column, affinity: value.AffinityInteger, noCollation: true}}, true, nil
 			}
 		}
 	}
@@ -159,6 +181,37 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		}
 	}
 	return out, false, nil
+}
+
+// depthOf returns how many queries out from sc the column table.column is found (0: sc's own),
+// without recording the reference; false if no query has it.
+func (sc *scope) depthOf(table, column string) (int, bool) {
+	d := 0
+	for s := sc; s != nil; s, d = s.outer, d+1 {
+		_, found, err := s.resolveHere(table, column)
+		if err != nil {
+			return 0, false
+		}
+		if found {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// columnInfo returns the column table.column as a name finds it from sc (the rowid as an
+// INTEGER column), without recording the reference; false if there is none.
+func (sc *scope) columnInfo(table, column string) (srcColumn, bool) {
+	for s := sc; s != nil; s = s.outer {
+		r, found, err := s.resolveHere(table, column)
+		if err != nil {
+			return srcColumn{}, false
+		}
+		if found {
+			return r.c, true
+		}
+	}
+	return srcColumn{}, false
 }
 
 func isRowidName(n string) bool {

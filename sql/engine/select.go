@@ -34,12 +34,18 @@ type orderKey struct {
 
 // selectPlan is a planned SELECT.
 type selectPlan struct {
-	cores         []*corePlan
-	ops           []ast.CompoundOp
-	ncols         int
-	names         []string
-	decl          []string   // declared types of the result columns ("" for expressions)
-	infos         []exprInfo // of the first core's result columns
+	cores []*corePlan
+	ops   []ast.CompoundOp
+	ncols int
+	names []string
+	decl  []string   // declared types of the result columns ("" for expressions)
+	infos []exprInfo // of the first core's result columns
+	// lastInfos are the last core's: SQLite takes the affinity and collation of an IN or scalar
+	// subquery's column from its last core (the compound's own Select object).
+	lastInfos []exprInfo
+	// coreInfos and coreTypes describe the result columns of every core (see columnAffinity).
+	coreInfos     [][]exprInfo
+	coreTypes     [][]uint8
 	order         []orderKey // sort keys: columns of the core's output (extra columns past ncols for one core)
 	limit, offset expr
 	sc            *scope
@@ -50,6 +56,14 @@ type selectPlan struct {
 func (p *selectPlan) resultInfo(i int) exprInfo {
 	if i < len(p.infos) {
 		return p.infos[i]
+	}
+	return exprInfo{}
+}
+
+// lastResultInfo describes result column i of the last core (see lastInfos).
+func (p *selectPlan) lastResultInfo(i int) exprInfo {
+	if i < len(p.lastInfos) {
+		return p.lastInfos[i]
 	}
 	return exprInfo{}
 }
@@ -90,7 +104,7 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 	for i, core := range sel.Cores {
 		csc := sc
 		if i > 0 {
-			csc = &scope{outer: sc.outer}
+			csc = &scope{outer: sc.outer, existsSelect: sc.existsSelect, unevaluated: sc.unevaluated}
 		}
 		var order []ast.OrderTerm
 		if single {
@@ -100,6 +114,9 @@ func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.lastInfos = info.infos
+		p.coreInfos = append(p.coreInfos, info.infos)
+		p.coreTypes = append(p.coreTypes, info.types)
 		if i == 0 {
 			p.ncols = cp.ncols
 			p.names, p.decl, p.infos = info.names, info.decl, info.infos
@@ -143,7 +160,7 @@ func compoundName(op ast.CompoundOp) string {
 func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
 	for i, t := range terms {
 		col := -1
-		if n, ok := orderNumber(t.Expr); ok {
+		if n, ok := orderNumber(unwrapCollate(t.Expr)); ok {
 			if n < 1 || n > p.ncols {
 				return fmt.Errorf("%s ORDER BY term out of range - should be between 1 and %d", ordinal(i+1), p.ncols)
 			}
@@ -159,10 +176,7 @@ func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
 		if col < 0 {
 			return fmt.Errorf("%s ORDER BY term does not match any column in the result set", ordinal(i+1))
 		}
-		coll := value.Binary
-		if info := p.resultInfo(col); info.hasColl {
-			coll = info.coll
-		}
+		coll := p.compoundCollation(col)
 		if c, ok := t.Expr.(*ast.Collate); ok {
 			cc, ok := value.CollationByName(c.Collation)
 			if !ok {
@@ -175,11 +189,15 @@ func (p *selectPlan) compoundOrder(pc *planCtx, terms []ast.OrderTerm) error {
 	return nil
 }
 
+// unwrapCollate returns e without the COLLATEs around it (SQLite's sqlite3ExprSkipCollate).
 func unwrapCollate(e exprAST) exprAST {
-	if c, ok := e.(*ast.Collate); ok {
-		return c.X
+	for {
+		c, ok := e.(*ast.Collate)
+		if !ok {
+			return e
+		}
+		e = c.X
 	}
-	return e
 }
 
 func nullsFirst(t ast.OrderTerm) bool {
@@ -192,10 +210,21 @@ func nullsFirst(t ast.OrderTerm) bool {
 	return !t.Desc
 }
 
-// orderNumber reports whether e is an integer constant (a result column number).
+// orderNumber reports whether e is an integer constant that ORDER BY and GROUP BY take for a
+// result column number: a literal of 32 bits, negated or under unary pluses (SQLite's
+// sqlite3ExprIsInteger; a larger integer, or TRUE and FALSE, are ordinary constants).
 func orderNumber(e exprAST) (int, bool) {
-	if l, ok := e.(*ast.Literal); ok && l.Value.Kind() == value.Integer {
-		return int(l.Value.Int()), true
+	for {
+		u, ok := e.(*ast.Unary)
+		if !ok || u.Op != ast.Plus {
+			break
+		}
+		e = u.X
+	}
+	if l, ok := e.(*ast.Literal); ok && l.Value.Kind() == value.Integer && !l.TrueFalse {
+		if n := l.Value.Int(); n >= -(1<<31-1) && n <= 1<<31-1 {
+			return int(n), true
+		}
 	}
 	return 0, false
 }
@@ -219,6 +248,7 @@ type resultInfo struct {
 	names []string
 	decl  []string
 	infos []exprInfo
+	types []uint8 // dataType of each column's expression
 }
 
 // planCore plans one core; order is the ORDER BY of a single-core select (its keys become extra
@@ -242,16 +272,23 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			sc.aliases = append(sc.aliases, aliasDef{name: it.alias, expr: it.expr})
 		}
 	}
-	// WHERE and ON terms: placed on the join loops.
+	// WHERE and ON terms: placed on the join loops (with the HAVING terms SQLite moves there).
+	sc.aggQuery = isAggregateCore(core, sc)
+	core = havingToWhere(pc, core, items, sc)
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, resultInfo{}, err
 	}
-	// Aggregation: bind the select list, HAVING and ORDER BY with a collector.
+	// Aggregation: bind the select list, HAVING and (of an aggregate query) ORDER BY with a
+	// collector, which also takes the aggregates of subqueries that belong to this query.
 	coll := &aggCollector{}
 	ab := &binder{pc: pc, sc: sc, agg: coll}
+	sc.aggs = coll
+	defer func() { sc.aggs = nil }()
 	var info resultInfo
+	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect}
+	readInside := sc.readInside // to learn whether a subquery there reads a column of this one
 	for _, it := range items {
-		x, xi, err := ab.bind(it.expr)
+		x, xi, err := lb.bind(it.expr)
 		if err != nil {
 			return nil, info, err
 		}
@@ -259,12 +296,14 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 		info.names = append(info.names, it.name(xi))
 		info.decl = append(info.decl, it.declType(xi, sc))
 		info.infos = append(info.infos, xi)
+		info.types = append(info.types, dataType(it.expr, sc))
 	}
 	cp.ncols = len(cp.project)
 	aggregate := len(core.GroupBy) > 0 || len(coll.calls) > 0
 	var groupBy []expr
 	var gcolls []value.Collation
 	if len(core.GroupBy) > 0 {
+		sc.aggs = nil
 		gb := &binder{pc: pc, sc: sc, noAgg: "GROUP BY"}
 		for _, g := range core.GroupBy {
 			if n, ok := orderNumber(g); ok {
@@ -281,20 +320,28 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			gcolls = append(gcolls, collationOf(xi))
 		}
 	}
+	sc.aggs = coll
 	if core.Having != nil {
+		// Only a GROUP BY or an aggregate among the result columns makes an aggregate query (an
+		// aggregate in HAVING does not), as SQLite's resolveSelectStep decides it.
+		if !aggregate {
+			return nil, info, fmt.Errorf("HAVING clause on a non-aggregate query")
+		}
 		x, _, err := ab.bind(core.Having)
 		if err != nil {
 			return nil, info, err
 		}
 		cp.having = x
-		aggregate = aggregate || len(coll.calls) > 0
-		if !aggregate {
-			return nil, info, fmt.Errorf("a GROUP BY clause is required before HAVING")
-		}
 	}
-	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns).
+	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns);
+	// aggregates only in an aggregate query.
+	aggregate = aggregate || len(coll.calls) > 0
+	ob := ab
+	if !aggregate {
+		ob, sc.aggs = &binder{pc: pc, sc: sc, noAgg: "ORDER BY"}, nil
+	}
 	for i, t := range order {
-		col, err := orderColumn(t, i, items, info, cp, ab)
+		col, err := orderColumn(t, i, items, info, cp, ob)
 		if err != nil {
 			return nil, info, err
 		}
@@ -319,7 +366,10 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	}
 	aggregate = aggregate || len(coll.calls) > 0
 	if aggregate {
-		cp.agg = &aggPlan{groupBy: groupBy, gcolls: gcolls, calls: coll.calls, bare: coll.bare, minMax: -1}
+		// A subquery of the select list, HAVING or ORDER BY that reads a column of this query
+		// reads it as a bare column does: from a row of the group.
+		bare := coll.bare || sc.readInside != readInside
+		cp.agg = &aggPlan{groupBy: groupBy, gcolls: gcolls, calls: coll.calls, bare: bare, minMax: -1}
 		if len(coll.calls) == 1 && (coll.calls[0].name == "min" || coll.calls[0].name == "max") {
 			cp.agg.minMax = 0
 		}
@@ -388,6 +438,7 @@ func planValues(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) (*co
 		info.names = append(info.names, fmt.Sprintf("column%d", i+1))
 		info.decl = append(info.decl, "")
 		info.infos = append(info.infos, exprInfo{})
+		info.types = append(info.types, dataType(core.Values[0][i], sc))
 	}
 	return cp, info, nil
 }
@@ -450,4 +501,110 @@ func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
 		}
 	}
 	return out, nil
+}
+
+// columnAffinity returns the affinity of result column i of a subquery in FROM, a view or CREATE
+// TABLE ... AS SELECT, as SQLite's sqlite3SubqueryColumnTypes computes it: the first core's
+// expression's, or, where it has none, the next core's that has one; a TEXT or numeric affinity
+// of a compound becomes BLOB when another core may give a number (for TEXT) or a text (for a
+// numeric one) there (dataType). has is false when no core gives one.
+func (p *selectPlan) columnAffinity(i int) (aff value.Affinity, has bool) {
+	cores := len(p.coreInfos)
+	if cores == 0 {
+		return 0, false
+	}
+	k := 0
+	var m uint8
+	info := p.coreInfos[0][i]
+	for !info.hasAff && k+1 < cores {
+		m |= p.coreTypes[k][i]
+		k++
+		info = p.coreInfos[k][i]
+	}
+	if !info.hasAff {
+		return 0, false
+	}
+	aff = info.aff
+	if aff != value.AffinityBlob && (k+1 < cores || k != 0) {
+		for j := k + 1; j < cores; j++ {
+			m |= p.coreTypes[j][i]
+		}
+		if aff == value.AffinityText && m&typeNumeric != 0 || aff.IsNumeric() && m&typeText != 0 {
+			aff = value.AffinityBlob
+		}
+	}
+	return aff, true
+}
+
+// The kinds of value dataType reports.
+const (
+	typeNumeric uint8 = 1 << iota
+	typeText
+	typeBlob
+)
+
+// dataType returns the kinds of value e may give, as SQLite's sqlite3ExprDataType guesses them
+// (NULL is none of them): a literal its own, || text and blob, a function (LIKE and GLOB are
+// ones), aggregate or parameter any, a column, CAST or subquery what its affinity converts to,
+// CASE any of its results', any other operator a number.
+func dataType(e exprAST, sc *scope) uint8 {
+	byAffinity := func(aff value.Affinity, has bool) uint8 {
+		switch {
+		case has && aff.IsNumeric():
+			return typeNumeric | typeBlob
+		case has && aff == value.AffinityText:
+			return typeText | typeBlob
+		}
+		return typeNumeric | typeText | typeBlob
+	}
+	switch e := e.(type) {
+	case *ast.Collate:
+		return dataType(e.X, sc)
+	case *ast.Unary:
+		if e.Op == ast.Plus {
+			return dataType(e.X, sc)
+		}
+	case *ast.Literal:
+		switch e.Value.Kind() {
+		case value.Null:
+			return 0
+		case value.Text:
+			return typeText
+		case value.Blob:
+			return typeBlob
+		}
+	case *ast.Binary:
+		if e.Op == ast.Concat {
+			return typeText | typeBlob
+		}
+	case *ast.Param, *ast.Call, *ast.Like, *ast.Subquery: // LIKE and GLOB are functions to SQLite
+		return typeNumeric | typeText | typeBlob
+	case *ast.ColumnRef:
+		c, ok := sc.columnInfo(e.Table, e.Column)
+		return byAffinity(c.affinity, ok && !c.noAffinity)
+	case *ast.Cast:
+		return byAffinity(castAffinity(e.Type), true)
+	case *ast.Case:
+		var m uint8
+		for _, w := range e.Whens {
+			m |= dataType(w.Result, sc)
+		}
+		if e.Else != nil {
+			m |= dataType(e.Else, sc)
+		}
+		return m
+	}
+	return typeNumeric
+}
+
+// compoundCollation is the collation with which a compound compares column i (for UNION,
+// INTERSECT, EXCEPT and its ORDER BY): that of the first core, left to right, whose expression
+// there has one, else BINARY (SQLite's multiSelectCollSeq).
+func (p *selectPlan) compoundCollation(i int) value.Collation {
+	for _, infos := range p.coreInfos {
+		if i < len(infos) && infos[i].hasColl {
+			return infos[i].coll
+		}
+	}
+	return value.Binary
 }

@@ -35,7 +35,7 @@ type subqResult struct {
 }
 
 func (b *binder) subquery(sel *ast.Select, kind subqKind) (*subquery, error) {
-	child := &scope{outer: b.sc}
+	child := &scope{outer: b.sc, existsSelect: kind == subqExists, unevaluated: b.existsList || b.sc.unevaluated}
 	plan, err := planSelect(b.pc, sel, child)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (in *inSubqueryExpr) eval(e *env) (value.Value, error) {
 	if x.IsNull() {
 		return value.Value{}, nil
 	}
-	in.key = codec.AppendKey(in.key[:0], in.aff.ApplyForCompare(x), false, in.coll)
+	in.key = codec.AppendKey(in.key[:0], inSetValue(in.aff, x), false, in.coll)
 	if _, ok := r.set[string(in.key)]; ok {
 		return value.Bool(!in.not), nil
 	}
@@ -146,11 +146,25 @@ func (in *inSubqueryExpr) set(e *env) (*subqResult, error) {
 			r.hasNull = true
 			continue
 		}
-		key = codec.AppendKey(key[:0], in.aff.ApplyForCompare(v), false, in.coll)
+		key = codec.AppendKey(key[:0], inSetValue(in.aff, v), false, in.coll)
 		r.set[string(key)] = struct{}{}
 	}
 	if !s.correlated {
 		e.run.cacheSubquery(s, r)
 	}
 	return r, nil
+}
+
+// inSetValue is a value of an IN subquery, or the value looked up in it, as SQLite converts it
+// for its IN table (OP_MakeRecord, OP_Affinity with the comparison affinity): as for a
+// comparison, and, with REAL affinity, an INTEGER beyond 48 bits made a REAL, losing its low
+// bits (SQLite keeps a smaller one exact).
+func inSetValue(aff value.Affinity, v value.Value) value.Value {
+	v = aff.ApplyForCompare(v)
+	if aff == value.AffinityReal && v.Kind() == value.Integer {
+		if i := v.Int(); i > 140737488355327 || i < -140737488355328 {
+			return value.Float(float64(i))
+		}
+	}
+	return v
 }

@@ -73,6 +73,9 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 		}
 		return &ast.Binary{At: pos(e), Op: op, X: x, Y: y}, nil
 	case *m.NullCheckExpr:
+		if r := regroupNotNull(e); r != m.Expr(e) {
+			return c.expr(r)
+		}
 		x, err := c.expr(e.X)
 		if err != nil {
 			return nil, err
@@ -124,6 +127,36 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 	return nil, c.unsupported(e, "expression "+c.text(e))
 }
 
+// regroupNotNull returns e as SQLite groups it. SQLite's NOT is right-associative and
+// "x NOT NULL" takes NOT's precedence, so NOT x NOT NULL is NOT (x NOT NULL); meyer v0.1.2 groups
+// it as (NOT x) NOT NULL. A NOT NULL whose operand is a prefix NOT (not in parentheses) goes
+// inside it, and on inside the NOTs it meets there.
+func regroupNotNull(e *m.NullCheckExpr) m.Expr {
+	if e.Test != m.TestNotNullWords {
+		return e
+	}
+	x := e.X
+	if n, ok := x.(*m.NullCheckExpr); ok {
+		x = regroupNotNull(n)
+	}
+	u, ok := x.(*m.UnaryExpr)
+	if !ok || u.Op != m.OpNot {
+		if x == e.X {
+			return e
+		}
+		c := *e
+		c.X = x
+		return &c
+	}
+	inner := *e
+	inner.X = u.X
+	inner.Span.Start = u.X.Pos()
+	outer := *u
+	outer.X = regroupNotNull(&inner)
+	outer.Span.Stop = e.End()
+	return &outer
+}
+
 func (c *converter) qualifiedRef(e *m.QualifiedRef) (ast.Expr, error) {
 	parts := e.Parts
 	if len(parts) == 3 {
@@ -173,6 +206,19 @@ func (c *converter) unary(e *m.UnaryExpr) (ast.Expr, error) {
 	return &ast.Unary{At: pos(e), Op: op, X: x}, nil
 }
 
+// isZeroLiteral reports whether e is the integer literal 0 (in parentheses or not; not -0).
+func isZeroLiteral(e m.Expr) bool {
+	lit, ok := unparen(e).(*m.Literal)
+	if !ok || lit.Kind != m.LitInteger {
+		return false
+	}
+	text := strings.ReplaceAll(lit.Value, "_", "")
+	if len(text) > 2 && (text[1] == 'x' || text[1] == 'X') {
+		text = text[2:]
+	}
+	return strings.Trim(text, "0") == ""
+}
+
 func unparen(e m.Expr) m.Expr {
 	for {
 		p, ok := e.(*m.ParenExpr)
@@ -183,7 +229,29 @@ func unparen(e m.Expr) m.Expr {
 	}
 }
 
+// hasFunc reports whether e calls a function outside of subqueries, as SQLite's EP_HasFunc
+// tells (LIKE and GLOB are function calls to its parser).
+func hasFunc(e m.Expr) bool {
+	found := false
+	m.Walk(e, func(n m.Node) bool {
+		switch n.(type) {
+		case *m.FuncCall, *m.LikeExpr:
+			found = true
+		case *m.SelectStmt:
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
 func (c *converter) binary(e *m.BinaryExpr) (ast.Expr, error) {
+	// SQLite's parser replaces x AND y by the integer 0 when an operand is the literal 0 and
+	// neither calls a function (sqlite3ExprAnd); ORDER BY and GROUP BY then take it for a
+	// column number.
+	if e.Op == m.OpAnd && (isZeroLiteral(e.X) || isZeroLiteral(e.Y)) && !hasFunc(e.X) && !hasFunc(e.Y) {
+		return &ast.Literal{At: pos(e), Value: value.Int(0)}, nil
+	}
 	op, ok := binaryOps[e.Op]
 	if !ok {
 		return nil, c.unsupported(e, "operator "+map[m.Operator]string{m.OpPtr: "->", m.OpPtr2: "->>"}[e.Op])
@@ -238,6 +306,11 @@ func (c *converter) between(e *m.BetweenExpr) (ast.Expr, error) {
 }
 
 func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
+	if e.Table == nil && e.Select == nil && len(e.List) == 0 && !hasFunc(e.X) {
+		// x IN () is FALSE and x NOT IN () TRUE, x not even looked at: SQLite's parser
+		// makes them the boolean literals.
+		return &ast.Literal{At: pos(e), Value: value.Bool(e.Not), TrueFalse: true}, nil
+	}
 	x, err := c.expr(e.X)
 	if err != nil {
 		return nil, err
@@ -266,8 +339,14 @@ func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
 		if in.List, err = c.exprs(e.List); err != nil {
 			return nil, err
 		}
-		if in.List == nil {
-			in.List = []ast.Expr{} // x IN (): an empty list, always false
+		if len(in.List) == 0 {
+			// With a function in x (maybe an aggregate, which makes an aggregate query),
+			// SQLite's parser keeps x: x IN () is x AND FALSE, x NOT IN () x OR TRUE.
+			b := &ast.Literal{At: pos(e), Value: value.Bool(e.Not), TrueFalse: true}
+			if e.Not {
+				return &ast.Binary{At: pos(e), Op: ast.Or, X: x, Y: b}, nil
+			}
+			return &ast.Binary{At: pos(e), Op: ast.And, X: x, Y: b}, nil
 		}
 	}
 	return in, nil

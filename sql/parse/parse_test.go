@@ -133,3 +133,103 @@ func TestParamNumbersAreBounded(t *testing.T) {
 	s := one(t, "SELECT ?32766")
 	require.Equal(t, 32766, s.Params)
 }
+
+// TestNotBeforeNotNull: SQLite's NOT is right-associative and "expr NOT NULL" takes NOT's
+// precedence, so NOT x NOT NULL is NOT (x NOT NULL) (SQLite 3.54.1: SELECT NOT 5 NOT NULL is 0).
+// meyer v0.1.2 groups it as (NOT x) NOT NULL; the adapter regroups.
+func TestNotBeforeNotNull(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT NOT 5 NOT NULL":          "NOT((5 NOTNULL))",
+		"SELECT NOT NOT 5 NOT NULL":      "NOT(NOT((5 NOTNULL)))",
+		"SELECT NOT a = b NOT NULL":      "NOT(((a = b) NOTNULL))",
+		"SELECT x AND NOT y NOT NULL":    "(x AND NOT((y NOTNULL)))",
+		"SELECT (NOT 5) NOT NULL":        "(NOT(5) NOTNULL)",
+		"SELECT NOT 5 ISNULL":            "NOT((5 ISNULL))",
+		"SELECT NOT (5 NOT NULL) = 1":    "NOT(((5 NOTNULL) = 1))",
+		"SELECT - 5 NOT NULL":            "(-5 NOTNULL)",
+		"SELECT NOT 5 NOT NULL NOT NULL": "NOT(((5 NOTNULL) NOTNULL))",
+	} {
+		sel := one(t, sql).Stmt.(*ast.Select)
+		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
+	}
+}
+
+// render writes the shape of the expressions TestNotBeforeNotNull builds.
+func render(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Unary:
+		if e.Op == ast.Not {
+			return "NOT(" + render(e.X) + ")"
+		}
+		return "-" + render(e.X)
+	case *ast.IsNull:
+		if e.Not {
+			return "(" + render(e.X) + " NOTNULL)"
+		}
+		return "(" + render(e.X) + " ISNULL)"
+	case *ast.Binary:
+		op := map[ast.BinaryOp]string{ast.And: "AND", ast.Or: "OR", ast.Eq: "="}[e.Op]
+		return "(" + render(e.X) + " " + op + " " + render(e.Y) + ")"
+	case *ast.ColumnRef:
+		return e.Column
+	case *ast.Literal:
+		return e.Value.String()
+	case *ast.Call:
+		return e.Name + "()"
+	}
+	return "?"
+}
+
+// TestAndWithZeroFolds: SQLite's parser replaces x AND y by the integer 0 when either operand is
+// the literal integer 0 (sqlite3ExprAnd), which ORDER BY and GROUP BY then take for a column
+// number: SELECT 1 ORDER BY (0 AND 5) is an out-of-range error (SQLite 3.54.1).
+func TestAndWithZeroFolds(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT 0 AND x":         "0",
+		"SELECT x AND 0":         "0",
+		"SELECT (0) AND x":       "0",
+		"SELECT NULL AND 0x0":    "0",
+		"SELECT x AND y AND 0":   "0",
+		"SELECT -0 AND x":        "(0 AND x)",
+		"SELECT 0.0 AND x":       "(0.0 AND x)",
+		"SELECT 0 OR x":          "(0 OR x)",
+		"SELECT x AND (0 AND y)": "(x AND 0)",
+		"SELECT '0' AND x":       "('0' AND x)",
+		"SELECT 1 AND 1":         "(1 AND 1)",
+	} {
+		sel := one(t, sql).Stmt.(*ast.Select)
+		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
+	}
+}
+
+// TestEmptyInIsBoolean: x IN () and x NOT IN () are the boolean literals FALSE and TRUE, as
+// SQLite's parser makes them (x is dropped).
+func TestEmptyInIsBoolean(t *testing.T) {
+	for sql, want := range map[string]int64{"SELECT x IN ()": 0, "SELECT x NOT IN ()": 1} {
+		lit, ok := one(t, sql).Stmt.(*ast.Select).Cores[0].Columns[0].Expr.(*ast.Literal)
+		require.True(t, ok, sql)
+		require.True(t, lit.TrueFalse, sql)
+		require.Equal(t, want, lit.Value.Int(), sql)
+	}
+}
+
+// TestFoldsKeepFunctions: SQLite's parser folds neither x AND 0 nor x IN () when x calls a
+// function (EP_HasFunc; LIKE is one; subqueries do not count): it may be an aggregate, making an
+// aggregate query. x IN () is then x AND FALSE, x NOT IN () x OR TRUE (SQLite 3.54.1).
+func TestFoldsKeepFunctions(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SELECT 0 AND abs(x)":              "(0 AND abs())",
+		"SELECT count(*) AND 0":            "(count() AND 0)",
+		"SELECT x LIKE 'a' AND 0":          "(? AND 0)",
+		"SELECT 0 AND (SELECT abs(1))":     "0",
+		"SELECT (0 AND 1) AND abs(1)":      "(0 AND abs())",
+		"SELECT count(*) IN ()":            "(count() AND 0)",
+		"SELECT x = abs(1) NOT IN ()":      "((x = abs()) OR 1)",
+		"SELECT 0 AND (count(*) IN ())":    "(0 AND (count() AND 0))",
+		"SELECT x IN () AND 0":             "0",
+		"SELECT (SELECT max(x)) NOT IN ()": "1",
+	} {
+		sel := one(t, sql).Stmt.(*ast.Select)
+		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
+	}
+}

@@ -1,6 +1,9 @@
 package value
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Affinity is a column's preferred storage class (datatype3.html §3). The zero Affinity is BLOB
 // (SQLite's "none"): values are stored as they are.
@@ -43,7 +46,9 @@ func AffinityOf(decl string) Affinity {
 
 // Apply returns v converted as a column of affinity a stores it: TEXT stores numbers as their
 // text; NUMERIC and INTEGER store well-formed numeric text as a number and a REAL that is an
-// integer as an INTEGER; REAL stores numbers and numeric text as a REAL; BLOB stores v as it is.
+// integer as an INTEGER; REAL stores numbers and numeric text as a REAL (-0.0 as 0.0: SQLite
+// writes a REAL without a fractional part as an integer and reads it back as a REAL); BLOB
+// stores v as it is.
 // A converted text is a new allocation; other values keep pointing where v did.
 func (a Affinity) Apply(v Value) Value {
 	switch a {
@@ -66,13 +71,23 @@ func (a Affinity) Apply(v Value) Value {
 		switch v.kind {
 		case Text:
 			if n, ok := ParseNumericText(v.b, false); ok {
-				return Float(n.Float())
+				return Float(positiveZero(n.Float()))
 			}
 		case Integer:
 			return Float(v.Float())
+		case Real:
+			return Float(positiveZero(v.Float()))
 		}
 	}
 	return v
+}
+
+// positiveZero returns f, or 0.0 for -0.0.
+func positiveZero(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
 }
 
 // ApplyForCompare returns v converted as a comparison with affinity a converts an operand
@@ -92,4 +107,19 @@ func (a Affinity) ApplyForCompare(v Value) Value {
 		}
 	}
 	return v
+}
+
+// MustBeInt returns v as an INTEGER the way SQLite's OP_MustBeInt makes a rowid, LIMIT or OFFSET
+// of it: an INTEGER as it is; a REAL without a fractional part in the int64 range (-2^63
+// included, which a column of INTEGER affinity keeps as a REAL); a text that NUMERIC affinity
+// turns into an INTEGER. ok is false for anything else (SQLite's "datatype mismatch").
+func MustBeInt(v Value) (int64, bool) {
+	if v.kind == Real && v.Float() == -9223372036854775808.0 {
+		return math.MinInt64, true
+	}
+	v = AffinityNumeric.Apply(v)
+	if v.kind != Integer {
+		return 0, false
+	}
+	return v.Int(), true
 }

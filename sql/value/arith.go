@@ -21,8 +21,9 @@ const (
 // Arith returns a op b with SQLite's rules: NULL if either operand is NULL; operands that are
 // TEXT or BLOB converted by their numeric prefix; INTEGER arithmetic when both are integers,
 // REAL on overflow ("integer overflow to REAL"); division and remainder by zero give NULL;
-// integer division truncates toward zero; % of REALs works on their integer parts and gives a
-// REAL; a NaN result is NULL. The bitwise operators work on the operands' integer values.
+// integer division truncates toward zero; % with a REAL (or a text that is not an integer) works
+// on the operands' integer values, as CAST(x AS INTEGER) finds them, and gives a REAL; a NaN
+// result is NULL. The bitwise operators work on the operands' integer values.
 func Arith(op Op, a, b Value) Value {
 	if a.kind == Null || b.kind == Null {
 		return Value{}
@@ -30,6 +31,7 @@ func Arith(op Op, a, b Value) Value {
 	if op >= OpBitAnd {
 		return bitwise(op, ToInt(a), ToInt(b))
 	}
+	origA, origB := a, b
 	a, b = arithmeticOperand(a), arithmeticOperand(b)
 	if a.kind == Integer && b.kind == Integer {
 		if v, ok := intArith(op, int64(a.bits), int64(b.bits)); ok {
@@ -51,7 +53,9 @@ func Arith(op Op, a, b Value) Value {
 		}
 		r = x / y
 	case OpRem:
-		ia, ib := realToInt(x), realToInt(y)
+		// SQLite's OP_Remainder takes the integer value of each operand as it is (a text's
+		// integer prefix: '1e3' is 1), not of the number computed above.
+		ia, ib := ToInt(origA), ToInt(origB)
 		if ib == 0 {
 			return Value{}
 		}
@@ -131,8 +135,9 @@ func bitwise(op Op, x, y int64) Value {
 	return Int(x >> uint(y))
 }
 
-// Negate returns -v: NULL for NULL, a REAL for the negation of the smallest INTEGER, numbers
-// for numeric text.
+// Negate returns -v as SQLite computes it, 0 - v: NULL for NULL, a REAL for the negation of the
+// smallest INTEGER, numbers for numeric text, 0.0 (not -0.0) for a REAL zero. (SQLite negates a
+// REAL literal exactly: -0.0 written so is -0.0; the binder does that.)
 func Negate(v Value) Value {
 	v = arithmeticOperand(v)
 	switch v.kind {
@@ -142,7 +147,7 @@ func Negate(v Value) Value {
 		}
 		return Int(-int64(v.bits))
 	case Real:
-		return Float(-v.Float())
+		return Float(0 - v.Float())
 	}
 	return Value{}
 }

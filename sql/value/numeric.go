@@ -4,6 +4,7 @@ package value
 // VDBE's conversions in the SQLite sources; lang_expr.html "CAST expressions").
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 )
@@ -221,6 +222,13 @@ func arithmeticOperand(v Value) Value {
 	if v.kind != Text && v.kind != Blob {
 		return v
 	}
+	// A text that is a number up to its first NUL is taken as a REAL (SQLite 3.54: '5\x00' + 0
+	// is 5.0); otherwise the NUL is just a character that is not part of a number.
+	if i := bytes.IndexByte(v.b, 0); i >= 0 {
+		if n, ok := ParseNumericText(v.b[:i], false); ok {
+			return Float(n.Float())
+		}
+	}
 	s := scanReal(v.b)
 	switch {
 	case !s.complete || !s.digits:
@@ -252,17 +260,24 @@ func Truth(v Value) (truth, ok bool) {
 }
 
 // ParseNumericText converts b to a number if it is a well-formed integer or real literal, with
-// optional leading and trailing whitespace, as NUMERIC affinity requires: an INTEGER for an
-// integer literal that fits in an int64, a REAL otherwise (ok false if b is not such a literal).
-// With intIfExact, a REAL that is an integer in range becomes that INTEGER ('1.0', '1e3'), as
-// NUMERIC and INTEGER affinity store it.
+// optional leading and trailing whitespace, as NUMERIC affinity requires (SQLite reads b up to
+// its first NUL): an INTEGER for an integer literal that fits in an int64, a REAL otherwise (ok
+// false if b is not such a literal). With intIfExact, a REAL that is an integer in range becomes
+// that INTEGER ('1.0', '1e3'), as NUMERIC and INTEGER affinity store it.
 func ParseNumericText(b []byte, intIfExact bool) (Value, bool) {
+	nul := bytes.IndexByte(b, 0)
+	if nul >= 0 {
+		b = b[:nul] // SQLite reads the text as a C string: what follows a NUL is not looked at
+	}
 	s := scanReal(b)
 	if !s.complete || !s.digits {
 		return Value{}, false
 	}
 	if !s.pointOrE {
-		if i, rc := scanInt(b); rc == intOK {
+		// With a NUL after it, SQLite takes an integer for one only within ±2^51, where the
+		// REAL it parsed is exact (alsoAnInt: sqlite3Atoi64 of the whole text sees the NUL as
+		// a character that is not part of the number); beyond, it is that REAL.
+		if i, rc := scanInt(b); rc == intOK && (nul < 0 || i >= -1<<51 && i < 1<<51) {
 			return Int(i), true
 		}
 	}
