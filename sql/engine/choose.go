@@ -1,8 +1,9 @@
 package engine
 
 // Choosing a source's access path from the terms placed on its loop: a rowid lookup for
-// rowid = x, an index for col = x on the index's first columns (and a range on the next one), a
-// rowid range, else a full scan. An index serves a comparison only when the comparison's
+// rowid = x, an index for col = x on the index's first columns (and a range on the next one), an
+// automatic index for col = x with x from an outer loop (autoindex.go), a rowid range, else a
+// full scan. An index serves a comparison only when the comparison's
 // collation is the index column's and its affinity leaves the column's stored values as they are.
 
 import (
@@ -23,6 +24,7 @@ type colTerm struct {
 	op   ast.BinaryOp
 	x    expr   // nil for opIn
 	list []expr // the values of opIn
+	refs uint64 // the sources of this query level x reads (those of outer loops)
 	aff  value.Affinity
 	coll value.Collation
 }
@@ -41,7 +43,7 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 		if !ok {
 			return
 		}
-		x, xi, ok := bindAvail(pc, sc, other, avail)
+		x, xi, refs, ok := bindAvail(pc, sc, other, avail)
 		if !ok {
 			return
 		}
@@ -50,7 +52,7 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 		if flipped {
 			coll = comparisonCollation(xi, ci)
 		}
-		out = append(out, colTerm{col: accessColumn(sc.sources[i], r), op: op, x: x,
+		out = append(out, colTerm{col: accessColumn(sc.sources[i], r), op: op, x: x, refs: refs,
 			aff: comparisonAffinity(ci, xi), coll: coll})
 	}
 	addIn := func(e *ast.In) {
@@ -92,7 +94,7 @@ func inTerm(pc *planCtx, sc *scope, i int, e *ast.In, avail uint64) (colTerm, bo
 	ci := r.info()
 	ct := colTerm{col: accessColumn(sc.sources[i], r), op: opIn, aff: r.c.affinity}
 	for k, item := range e.List {
-		x, xi, ok := bindAvail(pc, sc, item, avail)
+		x, xi, _, ok := bindAvail(pc, sc, item, avail)
 		if !ok {
 			return colTerm{}, false
 		}
@@ -130,9 +132,10 @@ func accessColumn(src *source, r colRefResult) int {
 	return r.col
 }
 
-// bindAvail binds x for the access path of a loop: false if x fails to bind or reads a source
-// not in avail (this loop's own source or an inner loop's).
-func bindAvail(pc *planCtx, sc *scope, x exprAST, avail uint64) (expr, exprInfo, bool) {
+// bindAvail binds x for the access path of a loop, and returns the sources of this level it
+// reads: false if x fails to bind or reads a source not in avail (this loop's own source or an
+// inner loop's).
+func bindAvail(pc *planCtx, sc *scope, x exprAST, avail uint64) (expr, exprInfo, uint64, bool) {
 	b := &binder{pc: pc, sc: sc, noAgg: "WHERE"}
 	saved := sc.refs
 	sc.refs = 0
@@ -140,9 +143,9 @@ func bindAvail(pc *planCtx, sc *scope, x exprAST, avail uint64) (expr, exprInfo,
 	refs := sc.refs
 	sc.refs = saved
 	if err != nil || refs&^avail != 0 {
-		return nil, exprInfo{}, false
+		return nil, exprInfo{}, 0, false
 	}
-	return bx, xi, true
+	return bx, xi, refs, true
 }
 
 func flip(op ast.BinaryOp) ast.BinaryOp {
@@ -183,9 +186,11 @@ const (
 	estSubqueryRows = 1_000
 )
 
-// estimate is what an access path is expected to cost (rows read) and yield.
+// estimate is what an access path is expected to cost (rows read) and yield each time its loop
+// runs, and what it costs once per execution of the core (an automatic index's build).
 type estimate struct {
 	cost, rows float64
+	once       float64
 }
 
 // chooseAccess picks the access path of source i given the terms placed on its loop and the
@@ -193,11 +198,11 @@ type estimate struct {
 func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.FromItem, avail uint64) (accessPath, estimate, error) {
 	src := sc.sources[i]
 	if src.sub != nil {
-		return &subqueryScan{plan: src.sub, name: src.name}, estimate{estSubqueryRows, estSubqueryRows}, nil
+		return &subqueryScan{plan: src.sub, name: src.name}, estimate{cost: estSubqueryRows, rows: estSubqueryRows}, nil
 	}
 	t := src.table
 	full := &tableRange{table: t, desc: "SCAN " + src.name}
-	fullEst := estimate{estTableRows, estTableRows}
+	fullEst := estimate{cost: estTableRows, rows: estTableRows}
 	cts := accessTerms(pc, sc, i, terms, avail)
 	if item.IndexedBy != "" {
 		ix := pc.schema.index(item.IndexedBy)
@@ -212,7 +217,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 	if !t.WithoutRowid {
 		for _, ct := range cts {
 			if ct.col == -1 && ct.op == ast.Eq {
-				return &rowidLookup{table: t, name: src.name, key: ct.x}, estimate{1, 1}, nil
+				return &rowidLookup{table: t, name: src.name, key: ct.x}, estimate{cost: 1, rows: 1}, nil
 			}
 		}
 	}
@@ -237,16 +242,21 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 		if in := rowidPoints(src, cts); in != nil {
 			n := float64(len(in.list))
 			if best == nil || len(best.eq) == 0 || n <= bestEst.cost {
-				return in, estimate{n, n}, nil
+				return in, estimate{cost: n, rows: n}, nil
 			}
 		}
 	}
 	if best != nil && len(best.eq) > 0 {
 		return withPoints(best), bestEst, nil
 	}
+	if !item.NotIndexed {
+		if p := autoIndexPath(src, cts); p != nil {
+			return p, autoIndexEstimate, nil
+		}
+	}
 	if !t.WithoutRowid {
 		if r, rows := rowidRange(src, cts); r != nil {
-			return r, estimate{rows, rows}, nil
+			return r, estimate{cost: rows, rows: rows}, nil
 		}
 	}
 	if best != nil {

@@ -19,6 +19,9 @@ type env struct {
 	outer  *env
 	aggs   []value.Value
 	run    *runState
+	// autoIndexes holds the hash tables of the core's automatic indexes (autoindex.go): nil
+	// after the loop's first run, which scans; built on its second.
+	autoIndexes map[*autoIndex]*hashTable
 }
 
 // runState is what one execution of a statement shares: its transaction view, its context and

@@ -307,7 +307,7 @@ func joinOrder(pc *planCtx, core *ast.SelectCore, sc *scope, where []boundTerm, 
 			if err != nil {
 				return 0, err
 			}
-			total += rows * est.cost
+			total += est.once + rows*est.cost
 			rows *= est.rows
 			avail |= 1 << uint(i)
 		}

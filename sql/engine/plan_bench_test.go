@@ -17,7 +17,9 @@ const planRows = 100_000
 // path=unplanned the same query in a shape no access path takes (a FROM subquery, which is
 // sorted; NOT (x NOT IN ...), which scans; no LIMIT, which sorts every row; a column outside
 // the index, which reads the table; an expression, which min/max cannot take from an index; a
-// column, which makes count decode rows): each reads its first 10 rows (1 for an aggregate).
+// column, which makes count decode rows; NOT INDEXED, which makes a join scan t once per row of
+// the 10-row table u instead of building an automatic index): each reads its first 10 rows (1
+// for an aggregate, all 1,000 for the join).
 // Prepared, one session, one goroutine.
 //
 //	go test -run '^$' -bench AccessPaths -benchmem -benchtime 20x -count 6 ./sql/engine | tee paths.txt
@@ -42,6 +44,10 @@ func BenchmarkAccessPaths(b *testing.B) {
 	for r := int64(1); r <= planRows; r++ {
 		exec("INSERT INTO t VALUES (?, ?, 'row ' || (? % 1000))", value.Int(r), value.Int(r*7919%planRows), value.Int(r))
 	}
+	exec("CREATE TABLE u(k TEXT)")
+	for r := 1; r <= 10; r++ {
+		exec("INSERT INTO u VALUES ('row ' || ?)", value.Int(int64(r*37)))
+	}
 	exec("COMMIT")
 	in := "(17, 4242, 99999, 12, 50000, 31337, 8, 77777, 123, 65432)"
 	for _, c := range []struct{ name, planned, other string }{
@@ -58,10 +64,15 @@ func BenchmarkAccessPaths(b *testing.B) {
 			"SELECT a, id, b FROM t WHERE a >= 500 AND a < 510"},
 		{"query=max/path=", "SELECT max(a) FROM t", "SELECT max(a + 0) FROM t"},
 		{"query=count-star/path=", "SELECT count(*) FROM t", "SELECT count(id) FROM t"},
+		{"query=join-auto-index/path=", "SELECT t.id FROM u JOIN t ON t.b = u.k",
+			"SELECT t.id FROM u NOT INDEXED JOIN t NOT INDEXED ON t.b = u.k"},
 	} {
 		want := 10
-		if c.name == "query=max/path=" || c.name == "query=count-star/path=" {
+		switch c.name {
+		case "query=max/path=", "query=count-star/path=":
 			want = 1
+		case "query=join-auto-index/path=":
+			want = 1000 // all: 10 rows of u, each matching 100 of t
 		}
 		for _, v := range []struct{ path, q string }{{"planned", c.planned}, {"unplanned", c.other}} {
 			b.Run(c.name+v.path, func(b *testing.B) {

@@ -69,7 +69,15 @@ func TestPlans(t *testing.T) {
 		{"SELECT * FROM b, a WHERE a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
 		// A LEFT JOIN keeps its order.
 		{"SELECT * FROM b LEFT JOIN a ON a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
-		{"SELECT * FROM a LEFT JOIN b ON a.x = b.y", []string{"SCAN a", "SCAN b"}},
+		// An equality no index serves gets an automatic index on the inner side, never a scan per
+		// outer row; a real index is preferred.
+		{"SELECT * FROM a LEFT JOIN b ON a.x = b.y", []string{"SCAN a", "SEARCH b USING AUTOMATIC INDEX (y=?)"}},
+		{"SELECT * FROM b JOIN a ON a.y = b.z", []string{"SCAN b", "SEARCH a USING AUTOMATIC INDEX (y=?)"}},
+		{"SELECT * FROM b JOIN a ON a.y = b.z AND a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
+		{"SELECT * FROM a NOT INDEXED, b NOT INDEXED WHERE a.y = b.z", []string{"SCAN a", "SCAN b"}},
+		{"SELECT * FROM customers JOIN orders ON orders.day = customers.name",
+			[]string{"SCAN customers", "SEARCH orders USING AUTOMATIC INDEX (day=?)"}},
+		{"SELECT * FROM b WHERE b.y = 5", []string{"SCAN b"}},
 		// IN lists are multi-point lookups.
 		{"SELECT * FROM customers WHERE id IN (1, 5, 9)", []string{"SEARCH customers USING INTEGER PRIMARY KEY (rowid=?)"}},
 		{"SELECT * FROM customers WHERE city IN ('Oslo', 'Rome')", []string{"SEARCH customers USING INDEX customers_city (city=?)"}},
