@@ -49,21 +49,40 @@ type rowWriter struct {
 }
 
 func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value) (*rowWriter, error) {
-	w := &rowWriter{cx: cx, t: t, algo: algo, uniques: uniqueOrder(t)}
-	if len(t.Checks) > 0 {
-		sc := &scope{sources: []*source{tableSource(t, t.Name)}}
-		b := &binder{pc: &planCtx{schema: cx.schema, sess: cx.sess}, sc: sc, noAgg: "CHECK"}
-		for _, c := range t.Checks {
-			x, _, err := b.bind(c.Expr)
-			if err != nil {
-				return nil, err
-			}
-			w.checks = append(w.checks, x)
-		}
+	checks, err := bindChecks(&planCtx{schema: cx.schema, sess: cx.sess}, t)
+	if err != nil {
+		return nil, err
+	}
+	return newPlannedRowWriter(cx, t, algo, params, checks, uniqueOrder(t)), nil
+}
+
+// newPlannedRowWriter returns the row writer of t with its CHECK constraints bound and its
+// UNIQUE check order made (an insertPlan's).
+func newPlannedRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value, checks []expr, uniques []int) *rowWriter {
+	w := &rowWriter{cx: cx, t: t, algo: algo, checks: checks, uniques: uniques}
+	if len(checks) > 0 {
 		w.e = &env{rows: make([][]value.Value, 1), params: params, run: &runState{cx: cx, params: params,
 			subqCache: map[*subquery]*subqResult{}}}
 	}
-	return w, nil
+	return w
+}
+
+// bindChecks binds t's CHECK constraints over a row of t.
+func bindChecks(pc *planCtx, t *Table) ([]expr, error) {
+	if len(t.Checks) == 0 {
+		return nil, nil
+	}
+	sc := &scope{sources: []*source{tableSource(t, t.Name)}}
+	b := &binder{pc: pc, sc: sc, noAgg: "CHECK"}
+	var out []expr
+	for _, c := range t.Checks {
+		x, _, err := b.bind(c.Expr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // uniqueOrder returns t's UNIQUE constraints in the order SQLite checks them (each a position in
@@ -271,22 +290,34 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 	return e.eval(&env{run: &runState{cx: cx, subqCache: map[*subquery]*subqResult{}}})
 }
 
-// insert runs an INSERT.
-func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
+// insertPlan is what an INSERT needs that depends on the schema alone: made once per Schema
+// and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
+type insertPlan struct {
+	schema   *Schema
+	t        *Table
+	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
+	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
+	defaults []expr      // each column's DEFAULT (nil: NULL), evaluated once per execution
+	checks   []expr      // t's CHECK constraints
+	uniques  []int       // uniqueOrder(t)
+}
+
+// planInsert plans st against x's schema.
+func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 	t := x.schema.table(st.Table)
 	if t == nil {
 		if x.schema.view(st.Table) != nil {
-			return Result{}, fmt.Errorf("cannot modify %s because it is a view", st.Table)
+			return nil, fmt.Errorf("cannot modify %s because it is a view", st.Table)
 		}
-		return Result{}, fmt.Errorf("no such table: %s", st.Table)
+		return nil, fmt.Errorf("no such table: %s", st.Table)
 	}
+	p := &insertPlan{schema: x.schema, t: t, uniques: uniqueOrder(t)}
 	// Target columns (none for DEFAULT VALUES: every column takes its default).
-	var targets []int
 	switch {
 	case st.DefaultValues:
 	case st.Columns == nil:
 		for i := range t.Columns {
-			targets = append(targets, i)
+			p.targets = append(p.targets, i)
 		}
 	default:
 		for _, name := range st.Columns {
@@ -295,30 +326,76 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value) (Result, error) {
 				if isRowidName(name) && !t.WithoutRowid {
 					i = len(t.Columns) // the rowid itself
 				} else {
-					return Result{}, fmt.Errorf("table %s has no column named %s", t.Name, name)
+					return nil, fmt.Errorf("table %s has no column named %s", t.Name, name)
 				}
 			}
-			targets = append(targets, i)
+			p.targets = append(p.targets, i)
 		}
 	}
-	rows, err := x.insertSource(st, params, len(targets), t)
+	pc := &planCtx{schema: x.schema, sess: x.sess}
+	if !st.DefaultValues && st.Select != nil {
+		plan, err := planSelect(pc, st.Select, &scope{})
+		if err != nil {
+			return nil, err
+		}
+		if n := len(p.targets); plan.ncols != n {
+			if st.Columns == nil {
+				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
+			}
+			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
+		}
+		p.source = plan
+	}
+	p.defaults = make([]expr, len(t.Columns))
+	for i, c := range t.Columns {
+		if c.Default == nil {
+			continue
+		}
+		b := &binder{pc: pc, sc: &scope{}, noAgg: "DEFAULT"}
+		d, _, err := b.bind(c.Default)
+		if err != nil {
+			return nil, err
+		}
+		p.defaults[i] = d
+	}
+	checks, err := bindChecks(pc, t)
+	if err != nil {
+		return nil, err
+	}
+	p.checks = checks
+	return p, nil
+}
+
+// insert runs an INSERT, with the plan cached in stmt (nil: plan for this run only).
+func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Result, error) {
+	var p *insertPlan
+	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema {
+		p = stmt.ins
+	} else {
+		var err error
+		if p, err = x.planInsert(st); err != nil {
+			return Result{}, err
+		}
+		if stmt != nil {
+			stmt.ins = p
+		}
+	}
+	t := p.t
+	rows, err := x.insertSource(p, params)
 	if err != nil {
 		return Result{}, err
 	}
-	defaults, err := x.defaults(t)
+	defaults, err := x.defaults(p)
 	if err != nil {
 		return Result{}, err
 	}
-	w, err := newRowWriter(x, t, st.Conflict, params)
-	if err != nil {
-		return Result{}, err
-	}
+	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
 	var res Result
 	for _, src := range rows {
 		vals := make([]value.Value, len(t.Columns)+1)
 		copy(vals, defaults)
 		explicitRowid := false
-		for i, col := range targets {
+		for i, col := range p.targets {
 			vals[col] = src[i]
 			if col == len(t.Columns) || col == t.RowidColumn {
 				explicitRowid = !src[i].IsNull()
@@ -381,14 +458,18 @@ func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, 
 	return x.nextRowid(t)
 }
 
-// defaults returns the default value of each column (a row of len(columns)+1).
-func (x *execCtx) defaults(t *Table) ([]value.Value, error) {
-	out := make([]value.Value, len(t.Columns)+1)
-	for i, c := range t.Columns {
-		if c.Default == nil {
+// defaults returns the default value of each column of p's table (a row of len(columns)+1).
+func (x *execCtx) defaults(p *insertPlan) ([]value.Value, error) {
+	out := make([]value.Value, len(p.t.Columns)+1)
+	var e *env
+	for i, d := range p.defaults {
+		if d == nil {
 			continue
 		}
-		v, err := constDefault(c.Default, x)
+		if e == nil {
+			e = &env{run: &runState{cx: x, subqCache: map[*subquery]*subqResult{}}}
+		}
+		v, err := d.eval(e)
 		if err != nil {
 			return nil, err
 		}
@@ -397,25 +478,14 @@ func (x *execCtx) defaults(t *Table) ([]value.Value, error) {
 	return out, nil
 }
 
-// insertSource returns the rows an INSERT inserts (n values each), materialized first so that
-// an INSERT ... SELECT from the same table reads it as it was.
-func (x *execCtx) insertSource(st *ast.Insert, params []value.Value, n int, t *Table) ([][]value.Value, error) {
+// insertSource returns the rows p inserts (one value per target each), materialized first so
+// that an INSERT ... SELECT from the same table reads it as it was.
+func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.Value, error) {
+	if p.source == nil {
+		return [][]value.Value{make([]value.Value, len(p.targets))}, nil
+	}
 	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
-	if st.DefaultValues || st.Select == nil {
-		return [][]value.Value{make([]value.Value, n)}, nil
-	}
-	pc := &planCtx{schema: x.schema, sess: x.sess}
-	plan, err := planSelect(pc, st.Select, &scope{})
-	if err != nil {
-		return nil, err
-	}
-	if plan.ncols != n {
-		if st.Columns == nil {
-			return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
-		}
-		return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
-	}
-	return plan.collect(run, nil)
+	return p.source.collect(run, nil)
 }
 
 // targetRows plans a single-table WHERE for UPDATE and DELETE and returns the matching rows

@@ -181,6 +181,8 @@ type Stmt struct {
 	// plan is the select plan of a query, for the schema of cookie planCookie.
 	plan       *selectPlan
 	planSchema *Schema
+	// ins is the plan of an INSERT, for the schema it names (insertPlan).
+	ins *insertPlan
 }
 
 // Prepare parses one statement.

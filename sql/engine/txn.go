@@ -45,7 +45,7 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 	case *ast.Release:
 		return Result{}, s.release(stmt.Name)
 	}
-	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st.parsed.Stmt, args) })
+	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	if err == nil {
 		s.changes = res.RowsAffected
 		s.totalChanges += res.RowsAffected
@@ -55,10 +55,10 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 }
 
 // run executes a write statement in the context's transaction.
-func (x *execCtx) run(stmt ast.Stmt, args []value.Value) (Result, error) {
-	switch st := stmt.(type) {
+func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
+	switch st := stmt.parsed.Stmt.(type) {
 	case *ast.Insert:
-		return x.insert(st, args)
+		return x.insert(st, args, stmt)
 	case *ast.Update:
 		return x.update(st, args)
 	case *ast.Delete:
@@ -74,7 +74,7 @@ func (x *execCtx) run(stmt ast.Stmt, args []value.Value) (Result, error) {
 	case *ast.Reindex:
 		return Result{}, x.reindex(st)
 	}
-	return Result{}, fmt.Errorf("unsupported statement %T", stmt)
+	return Result{}, fmt.Errorf("unsupported statement %T", stmt.parsed.Stmt)
 }
 
 // write runs fn in a write transaction: its own (autocommit) or the session's.
