@@ -360,7 +360,7 @@ func sqlSameMore(t *testing.T, name string, db *sql.DB, r *sqlSameResults) {
 	digest("insert-parallel", query(`SELECT count(*), min(id), max(id), count(DISTINCT id) FROM log`))
 
 	bulk := openSQLEngine(t, name)
-	sqlBulkLoad(t, bulk, 2*sqlLoadTxnSize+345)
+	loadPointTable(t, bulk, 2*sqlLoadTxnSize+345)
 	rows, err := bulk.Query(`SELECT a, id, b, g FROM t WHERE a > ? ORDER BY a, id`, int64(1)<<29)
 	if err != nil {
 		t.Fatal(err)

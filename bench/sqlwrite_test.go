@@ -158,7 +158,7 @@ func updateTexts() []string {
 }
 
 // BenchmarkSQLBulkLoad measures loading bulkRowCount rows of the point table into a new
-// database, its index on a made first (so maintained during the load, with a random order of
+// database (loadPointTable), its index on a made first (so maintained during the load, with a random order of
 // keys), with a prepared INSERT in durable transactions of 10,000 rows. An op is the whole load
 // (as BenchmarkBulkLoad's): ns/op is the load's time, which benchstat compares across engines,
 // and rows/s the rate; one op per row would make b.N's small first rounds loads of a few rows in
@@ -178,7 +178,7 @@ func BenchmarkSQLBulkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				sqlBulkLoad(b, db, n)
+				loadPointTable(b, db, n)
 				b.StopTimer()
 				if err := db.Close(); err != nil {
 					b.Fatal(err)
@@ -195,13 +195,6 @@ func BenchmarkSQLBulkLoad(b *testing.B) {
 			b.ReportMetric(float64(size)/float64(n), "bytes/row")
 		})
 	}
-}
-
-// sqlBulkLoad creates the point table and its index, then loads rows 1..n into it.
-func sqlBulkLoad(tb testing.TB, db *sql.DB, n int) {
-	tb.Helper()
-	sqlExec(tb, db, sqlPointSchema, sqlPointIndex)
-	sqlLoad(tb, db, sqlPointInsert, n, pointArgs)
 }
 
 // Shapes of BenchmarkSQLSavepoints' transactions.
