@@ -169,7 +169,8 @@ var sqlShared struct {
 }
 
 // sharedSQLDB returns engine name's database of the data set called set, which load creates,
-// fills and warms on first use; it is checkpointed after the load. Callers must not write to it.
+// fills and warms on first use (logging the time it took with -v); it is checkpointed after the
+// load. Callers must not write to it.
 func sharedSQLDB(tb testing.TB, name, set string, load func(testing.TB, *sql.DB)) *sql.DB {
 	tb.Helper()
 	sqlShared.mu.Lock()
@@ -199,7 +200,9 @@ func sharedSQLDB(tb testing.TB, name, set string, load func(testing.TB, *sql.DB)
 	}()
 	start := time.Now()
 	load(tb, db)
-	tb.Logf("%s: loaded and warmed %s in %v", name, set, time.Since(start).Round(time.Millisecond))
+	if testing.Verbose() {
+		tb.Logf("%s: loaded and warmed %s in %v", name, set, time.Since(start).Round(time.Millisecond))
+	}
 	settle(tb, name, db)
 	if sqlShared.dbs == nil {
 		sqlShared.dbs = map[string]*sql.DB{}
