@@ -3,8 +3,11 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,8 +18,12 @@ import (
 // The SQL workloads: the same schema, data and prepared statements on every engine of
 // SQLEngines, through database/sql as a Go program uses it.
 const (
-	sqlPointSchema = `CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT NOT NULL)`
-	sqlPointInsert = `INSERT INTO t(id, a, b) VALUES(?, ?, ?)`
+	// sqlPointSchema is the point table: a is nearly unique (30 random bits; about 500 of 1,000,000
+	// rows share their a with another row), g has 100 values (id % 100). The read workloads
+	// share it.
+	sqlPointSchema = `CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT NOT NULL, g INTEGER NOT NULL)`
+	sqlPointIndex  = `CREATE INDEX t_a ON t(a)`
+	sqlPointInsert = `INSERT INTO t(id, a, b, g) VALUES(?, ?, ?, ?)`
 	sqlPointSelect = `SELECT a, b FROM t WHERE id = ?`
 
 	sqlCustomersSchema = `CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL)`
@@ -51,7 +58,7 @@ func pointRowCount() int {
 	return 1_000_000
 }
 
-// pointRow returns the columns a and b of row id of the point table.
+// pointRow returns the columns a and b of row id of the point table (g is id % 100).
 func pointRow(id int) (int64, string) {
 	return int64(mix(uint64(id)) >> 34), fmt.Sprintf("row %07d of the point table", id)
 }
@@ -136,13 +143,114 @@ func sqlLoad(tb testing.TB, db *sql.DB, insert string, n int, row func(i int) []
 	}
 }
 
-// loadPointTable creates and fills the point table of n rows.
+// loadPointTable creates the point table and its index on a, then loads rows 1..n into it, the
+// index maintained by the INSERTs. (The index is made first because cairn's CREATE INDEX on a
+// filled table takes time quadratic in its rows: 10 s for 50,000 rows, 47 s for 100,000, 180 s
+// for 200,000.)
 func loadPointTable(tb testing.TB, db *sql.DB, n int) {
 	tb.Helper()
-	sqlExec(tb, db, sqlPointSchema)
-	sqlLoad(tb, db, sqlPointInsert, n, func(i int) []any {
-		a, b := pointRow(i)
-		return []any{i, a, b}
+	sqlExec(tb, db, sqlPointSchema, sqlPointIndex)
+	sqlLoad(tb, db, sqlPointInsert, n, pointArgs)
+}
+
+// pointArgs returns the arguments of sqlPointInsert for row i.
+func pointArgs(i int) []any {
+	a, b := pointRow(i)
+	return []any{i, a, b, i % 100}
+}
+
+// sqlShared holds the databases that several SQL workloads read and none writes, each loaded
+// once per process: a full run loads the 1,000,000-row point table once per engine, not once
+// per workload and -count. TestMain closes them and removes their directories.
+var sqlShared struct {
+	mu   sync.Mutex
+	dbs  map[string]*sql.DB // by engine "/" data set
+	dirs []string
+}
+
+// sharedSQLDB returns engine name's database of the data set called set, which load creates,
+// fills and warms on first use (logging the time it took with -v); it is checkpointed after the
+// load. Callers must not write to it.
+func sharedSQLDB(tb testing.TB, name, set string, load func(testing.TB, *sql.DB)) *sql.DB {
+	tb.Helper()
+	sqlShared.mu.Lock()
+	defer sqlShared.mu.Unlock()
+	key := name + "/" + set
+	if db := sqlShared.dbs[key]; db != nil {
+		return db
+	}
+	base, err := benchBase()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, "cairn-bench-shared-") // base "": the temporary directory
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sqlShared.dirs = append(sqlShared.dirs, dir)
+	db, err := OpenSQL(name, dir, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	loaded := false
+	defer func() {
+		if !loaded {
+			db.Close()
+		}
+	}()
+	start := time.Now()
+	load(tb, db)
+	if testing.Verbose() {
+		tb.Logf("%s: loaded and warmed %s in %v", name, set, time.Since(start).Round(time.Millisecond))
+	}
+	settle(tb, name, db)
+	if sqlShared.dbs == nil {
+		sqlShared.dbs = map[string]*sql.DB{}
+	}
+	sqlShared.dbs[key], loaded = db, true
+	return db
+}
+
+// closeSharedSQL closes the databases of sharedSQLDB and removes their directories.
+func closeSharedSQL() error {
+	sqlShared.mu.Lock()
+	defer sqlShared.mu.Unlock()
+	var errs []error
+	for _, db := range sqlShared.dbs {
+		errs = append(errs, db.Close())
+	}
+	for _, dir := range sqlShared.dirs {
+		errs = append(errs, os.RemoveAll(dir))
+	}
+	sqlShared.dbs, sqlShared.dirs = nil, nil
+	return errors.Join(errs...)
+}
+
+// TestMain runs the tests and benchmarks, then closes the databases they share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := closeSharedSQL(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// sharedPointDB returns engine name's point table of pointRowCount rows, shared by the read
+// workloads, its cache warm on 8 connections.
+func sharedPointDB(tb testing.TB, name string) *sql.DB {
+	n := pointRowCount()
+	return sharedSQLDB(tb, name, fmt.Sprintf("point table of %d rows", n), func(tb testing.TB, db *sql.DB) {
+		loadPointTable(tb, db, n)
+		warmPointTable(tb, db, n, 8)
+	})
+}
+
+// sharedJoinDB returns engine name's customers, orders and items, shared by the join workloads.
+func sharedJoinDB(tb testing.TB, name string) *sql.DB {
+	return sharedSQLDB(tb, name, "join tables", func(tb testing.TB, db *sql.DB) {
+		loadJoinTables(tb, db)
+		loadItemsTable(tb, db)
 	})
 }
 
@@ -170,17 +278,13 @@ func prepare(tb testing.TB, db *sql.DB, query string) *sql.Stmt {
 }
 
 // BenchmarkSQLPointSelect measures a prepared SELECT of one row by INTEGER PRIMARY KEY from a
-// cached table of pointRowCount rows (1,000,000 in a full run), through database/sql (QueryRow
+// cached table of pointRowCount rows (sharedPointDB) (1,000,000 in a full run), through database/sql (QueryRow
 // and Scan into an int64 and a string), from one goroutine and from 8 (b.RunParallel). Every SQL workload reports cpu-ns/op too.
 func BenchmarkSQLPointSelect(b *testing.B) {
 	n := pointRowCount()
 	for _, name := range SQLEngines {
 		b.Run("engine="+name, func(b *testing.B) {
-			db := openSQLEngine(b, name)
-			start := time.Now()
-			loadPointTable(b, db, n)
-			b.Logf("%s: loaded %d rows in %v", name, n, time.Since(start).Round(time.Millisecond))
-			warmPointTable(b, db, n, 8)
+			db := sharedPointDB(b, name)
 			settle(b, name, db)
 			stmt := prepare(b, db, sqlPointSelect)
 			b.Run(fmt.Sprintf("rows=%d/goroutines=1", n), func(b *testing.B) {
@@ -197,7 +301,7 @@ func BenchmarkSQLPointSelect(b *testing.B) {
 // warmPointTable holds conns connections of db's pool at once and reads the whole point table
 // on each, so that the cache of every connection the benchmarks use holds the table (SQLite has
 // a page cache per connection, cairn one per database), then returns them to the pool.
-func warmPointTable(b *testing.B, db *sql.DB, n, conns int) {
+func warmPointTable(b testing.TB, db *sql.DB, n, conns int) {
 	ctx := context.Background()
 	var held []*sql.Conn
 	for range conns {
@@ -261,14 +365,13 @@ func benchPointSelectParallel(b *testing.B, stmt *sql.Stmt, n, par int) {
 
 // BenchmarkSQLJoin measures a prepared join of customers (a rowid range of 100) with their
 // orders by the indexed column orders.customer_id: 1,000 result rows per op, scanned into Go
-// values. rows/s counts result rows.
+// values. rows/s counts result rows. The tables are sharedJoinDB's.
 func BenchmarkSQLJoin(b *testing.B) {
 	for _, name := range SQLEngines {
 		sub := fmt.Sprintf("engine=%s/customers=%d/orders=%d/rows=%d", name, joinCustomerCount,
 			joinCustomerCount*ordersPerCustomer, joinCustomers*ordersPerCustomer)
 		b.Run(sub, func(b *testing.B) {
-			db := openSQLEngine(b, name)
-			loadJoinTables(b, db)
+			db := sharedJoinDB(b, name)
 			stmt := prepare(b, db, sqlJoin)
 			for first := 1; first <= joinCustomerCount; first += joinCustomers { // warm the caches
 				runJoin(b, stmt, first)
