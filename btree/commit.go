@@ -7,6 +7,7 @@ package btree
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/cairndb/cairn/pager"
 )
@@ -93,7 +94,12 @@ func (t *Tree) rebalanceAll() error {
 			todo = append(todo, n)
 		}
 	}
-	if t.rootNode.unbalanced && t.rootNode.id == 0 {
+	for _, n := range t.created {
+		if n.unbalanced {
+			todo = append(todo, n)
+		}
+	}
+	if t.rootNode.unbalanced && t.rootNode.id == 0 && !slices.Contains(t.created, t.rootNode) {
 		todo = append(todo, t.rootNode)
 	}
 	for _, n := range todo {
@@ -165,7 +171,12 @@ func (t *Tree) collapseRoot(n *node) error {
 // absorb appends the elements of src to dst (src follows dst in key order).
 func (t *Tree) absorb(dst, src *node) {
 	for _, in := range src.inodes {
-		if c, ok := t.nodes[in.child]; ok && !src.leaf {
+		if src.leaf {
+			break
+		}
+		if in.node != nil {
+			in.node.parent = dst
+		} else if c, ok := t.nodes[in.child]; ok && in.child != 0 {
 			c.parent = dst
 		}
 	}
@@ -188,9 +199,11 @@ func (t *Tree) drop(n *node) {
 	}
 }
 
+// childIndex returns the position of child n in branch p: by its node link, or by page id for a
+// child decoded without one (split's nodes have no page id yet).
 func childIndex(p, n *node) (int, error) {
 	for i := range p.inodes {
-		if p.inodes[i].child == n.id {
+		if p.inodes[i].node == n || n.id != 0 && p.inodes[i].child == n.id {
 			return i, nil
 		}
 	}

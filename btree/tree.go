@@ -34,6 +34,8 @@ type Tree struct {
 	warmed uint
 	// ws is the memory of decoded nodes (writable trees; nil: allocate them).
 	ws *Workspace
+	// created lists the nodes split made (no page yet, so not in nodes), for rebalanceAll.
+	created []*node
 }
 
 type extent struct {
@@ -262,8 +264,68 @@ func (t *Tree) Put(key, value []byte) error {
 		n.inodes = t.grown(n.inodes)
 		copy(n.inodes[i+1:], n.inodes[i:])
 		n.inodes[i] = inode{key: key, value: value}
+		if len(n.inodes) > maxNodeElems {
+			if err := t.split(n, i == len(n.inodes)-1); err != nil {
+				return err
+			}
+		}
 	}
 	t.mods++
+	return nil
+}
+
+// maxNodeElems bounds the elements of a decoded node. Nodes are cut into pages when they are
+// spilled, so without a bound one transaction that puts many keys under one leaf (a bulk load,
+// CREATE INDEX on a full table) grows that leaf without end, and each insert shifts half of it:
+// quadratic. 2,048 elements keep an insert's shift to about 80 KiB and still give spill several
+// pages of elements to pack.
+const maxNodeElems = 2048
+
+// split cuts node n, which has grown past maxNodeElems, in two and links the new right half
+// into the parent (a new root branch if n was the root), then splits the parent if that grew
+// past the bound too. After an append (the new element is n's last) only that element moves,
+// so that ascending loads leave full nodes behind, as SQLite's balance_quick does.
+func (t *Tree) split(n *node, appended bool) error {
+	for n != nil && len(n.inodes) > maxNodeElems {
+		at := len(n.inodes) / 2
+		if appended {
+			at = len(n.inodes) - 1
+		}
+		right := t.ws.newNode()
+		right.leaf = n.leaf
+		right.inodes = t.ws.inodeSlice(len(n.inodes)-at, len(n.inodes)-at+1)
+		copy(right.inodes, n.inodes[at:])
+		clear(n.inodes[at:])
+		n.inodes = n.inodes[:at]
+		n.src = nil
+		if !right.leaf {
+			for i := range right.inodes {
+				if c := right.inodes[i].node; c != nil {
+					c.parent = right
+				}
+			}
+		}
+		p := n.parent
+		if p == nil {
+			p = t.ws.newNode()
+			p.inodes = t.ws.inodeSlice(1, 2)
+			p.inodes[0] = inode{key: n.inodes[0].key, child: n.id, node: n}
+			n.parent = p
+			t.rootNode = p
+			t.created = append(t.created, p)
+		}
+		right.parent = p
+		t.created = append(t.created, right)
+		idx, err := childIndex(p, n)
+		if err != nil {
+			return err
+		}
+		p.inodes = t.grown(p.inodes)
+		copy(p.inodes[idx+2:], p.inodes[idx+1:])
+		p.inodes[idx+1] = inode{key: right.inodes[0].key, node: right}
+		p.src = nil
+		n, appended = p, idx+1 == len(p.inodes)-1
+	}
 	return nil
 }
 

@@ -1,0 +1,138 @@
+package btree
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairndb/cairn/pager"
+)
+
+// TestLargeTransaction puts many keys, in random and in ascending order, into one writable tree
+// (one transaction), deletes some, and checks the committed tree: every key with its value, in
+// order, pages valid and reasonably full, decoded nodes bounded by maxNodeElems before commit.
+func TestLargeTransaction(t *testing.T) {
+	for _, order := range []string{"random", "ascending", "descending", "random-most-deleted"} {
+		t.Run(order, func(t *testing.T) {
+			pg := newPager(t, 4096)
+			tr := Open(pg, 0, true)
+			tr.UseWorkspace(&Workspace{})
+			const n = 30_000
+			ids := make([]int, n)
+			for i := range ids {
+				ids[i] = i
+			}
+			switch order {
+			case "random", "random-most-deleted":
+				rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			case "descending":
+				slices.Reverse(ids)
+			}
+			key := func(i int) []byte { return fmt.Appendf(nil, "k%08d", i) }
+			for _, i := range ids {
+				require.NoError(t, tr.Put(key(i), fmt.Appendf(nil, "value %d", i)))
+			}
+			deleted := map[string]bool{}
+			gone := func(i int) bool { return i%3 == 0 }
+			if order == "random-most-deleted" {
+				gone = func(i int) bool { return i%50 != 0 } // rebalance merges split nodes
+			}
+			for _, i := range ids {
+				if !gone(i) {
+					continue
+				}
+				ok, err := tr.Delete(key(i))
+				require.NoError(t, err)
+				require.True(t, ok)
+				deleted[string(key(i))] = true
+			}
+			requireNodesBounded(t, tr.rootNode)
+			root, err := tr.Commit(1)
+			require.NoError(t, err)
+
+			want := map[string]string{}
+			for i := range n {
+				if !deleted[string(key(i))] {
+					want[string(key(i))] = fmt.Sprintf("value %d", i)
+				}
+			}
+			rt := Open(pg, root, false)
+			c := rt.Cursor()
+			var prev []byte
+			got := 0
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				require.Equal(t, want[string(k)], string(v), "%s", k)
+				require.Negative(t, bytes.Compare(prev, k))
+				prev = append(prev[:0], k...)
+				got++
+			}
+			require.NoError(t, c.Err())
+			require.Equal(t, len(want), got)
+			leaves, used := 0, 0
+			require.NoError(t, checkTree(pg, root, func(id uint64, pages int) {
+				p, err := pg.Page(id)
+				require.NoError(t, err)
+				if pager.Type(p) == pager.PageLeaf {
+					leaves++
+					used += decodeNode(nil, id, p, 4096, nil).size()
+				}
+			}))
+			fill := float64(used) / float64(leaves*4096)
+			t.Logf("%d leaves, fill %.2f", leaves, fill)
+			minFill := 0.5
+			if order == "random-most-deleted" {
+				minFill = 0.25 // rebalance merges nodes under a quarter page, no fuller
+			}
+			require.Greater(t, fill, minFill)
+		})
+	}
+}
+
+// requireNodesBounded checks that no decoded node holds more than maxNodeElems elements and that
+// every decoded child points back to its parent.
+func requireNodesBounded(t *testing.T, n *node) {
+	t.Helper()
+	require.LessOrEqual(t, len(n.inodes), maxNodeElems)
+	if n.leaf {
+		return
+	}
+	for _, in := range n.inodes {
+		if in.node != nil {
+			require.Same(t, n, in.node.parent)
+			requireNodesBounded(t, in.node)
+		}
+	}
+}
+
+// BenchmarkLargeTransaction puts keys in random order into an empty tree in one transaction and
+// commits: the cost per key of a bulk load in one transaction.
+//
+//	go test -run '^$' -bench LargeTransaction -benchmem -count 6 ./btree
+func BenchmarkLargeTransaction(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			keys := make([][]byte, n)
+			for i, j := range rand.New(rand.NewPCG(5, 6)).Perm(n) {
+				keys[i] = fmt.Appendf(nil, "k%08d", j)
+			}
+			val := []byte("a value of some twenty bytes")
+			b.ResetTimer()
+			for range max(b.N/n, 1) {
+				pg := newPager(b, 4096)
+				tr := Open(pg, 0, true)
+				for _, k := range keys {
+					if err := tr.Put(k, val); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := tr.Commit(1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
