@@ -63,6 +63,23 @@ func (b *Bucket) Get(key []byte) ([]byte, error) {
 	return v, nil
 }
 
+// EstimatedKeys estimates the number of keys in the bucket from the shape of its B+tree, without
+// counting them: it reads a few pages per level of the tree (btree.Tree.EstimateLen) and sees the
+// transaction's own changes. Exact for a bucket whose keys fit one page; otherwise usually within
+// a factor of two of the count (a count needs a scan: Cursor). Query planners use it as a table's
+// size, as SQLite's planner uses sqlite_stat1. Errors: ErrTxClosed, ErrBucketNotFound, and a
+// page that fails its checks (wrapping ErrCorrupt).
+func (b *Bucket) EstimatedKeys() (int64, error) {
+	if err := b.usable(); err != nil {
+		return 0, err
+	}
+	n, err := b.tree.EstimateLen()
+	if err != nil {
+		return 0, fmt.Errorf("cairn: estimate keys: %w", err)
+	}
+	return n, nil
+}
+
 // Put sets key to value. Both are copied; value may be empty or nil (stored as empty). Errors:
 // ErrTxClosed, ErrTxReadOnly, ErrBucketNotFound, ErrKeyRequired, ErrKeyTooLarge,
 // ErrValueTooLarge.

@@ -38,12 +38,7 @@ type sqlSameResults struct {
 // knownScanPlans lists the plans of TestSameSQL, by engine "/" workload, known to scan a table
 // where they should search, and why; TestSameSQL fails when one of them searches, so that the
 // entry goes.
-var knownScanPlans = map[string]string{
-	// cairn's planner estimates every table at 1,000,000 rows and a rowid range at 1/16 of them,
-	// so scanning items and looking up its order and customer by rowid looks cheaper than the
-	// searches from the customers (issue 23: "row counts kept cheaply").
-	"cairn/join3": `SCAN i, then rowid lookups of o and c: the planner has no table sizes`,
-}
+var knownScanPlans = map[string]string{}
 
 // TestSameSQL runs the statements of the SQL workloads on every SQL engine and checks that they
 // return the same rows: point SELECTs of every row (and of missing ones), the join from 50

@@ -136,3 +136,49 @@ func BenchmarkLargeTransaction(b *testing.B) {
 		})
 	}
 }
+
+// TestEstimateLen checks the tree's size estimate against the true count: exact for one leaf,
+// within a factor of two for trees built by random and by ascending commits, on pages and on
+// decoded nodes (a writable tree with changes).
+func TestEstimateLen(t *testing.T) {
+	pg := newPager(t, 4096)
+	empty := Open(pg, 0, false)
+	n, err := empty.EstimateLen()
+	require.NoError(t, err)
+	require.Zero(t, n)
+	for _, order := range []string{"random", "ascending"} {
+		root, lsn := uint64(0), uint64(0)
+		ids := rand.New(rand.NewPCG(7, 8)).Perm(40_000)
+		if order == "ascending" {
+			slices.Sort(ids)
+		}
+		count := 0
+		for len(ids) > 0 {
+			batch := ids[:min(len(ids), 500)]
+			ids = ids[len(batch):]
+			tr := Open(pg, root, true)
+			for _, i := range batch {
+				require.NoError(t, tr.Put(fmt.Appendf(nil, "k%08d", i), []byte("twenty bytes of value")))
+			}
+			count += len(batch)
+			est, err := tr.EstimateLen() // decoded nodes
+			require.NoError(t, err)
+			requireWithin(t, count, est, order)
+			lsn++
+			root, err = tr.Commit(lsn)
+			require.NoError(t, err)
+			est, err = Open(pg, root, false).EstimateLen() // pages
+			require.NoError(t, err)
+			requireWithin(t, count, est, order)
+			if count <= 100 {
+				require.Equal(t, int64(count), est, "one leaf: exact")
+			}
+		}
+	}
+}
+
+func requireWithin(t *testing.T, count int, est int64, what string) {
+	t.Helper()
+	require.GreaterOrEqual(t, est, int64(count/2), "%s: %d keys estimated %d", what, count, est)
+	require.LessOrEqual(t, est, int64(count*2), "%s: %d keys estimated %d", what, count, est)
+}

@@ -78,7 +78,9 @@ func autoIndexPath(src *source, cts []colTerm) *autoIndex {
 // as many rows as an equality on a non-unique index and is priced a little above that index's
 // search (2 × estEqRows + 1, indexEstimate), so that a join order with a real index on its
 // inner side wins over one that needs an automatic index, as SQLite prefers them.
-var autoIndexEstimate = estimate{cost: 2*estEqRows + 5, rows: estEqRows, once: estTableRows}
+func autoIndexEstimate(tableRows float64) estimate {
+	return estimate{cost: 2*estEqRows + 5, rows: estEqRows, once: tableRows}
+}
 
 // open scans the table the first time the loop runs in an execution of the core (one probe
 // needs no hash table: a loop that runs once, under an outer loop of one row, costs a scan as

@@ -177,8 +177,9 @@ func indexUsable(t colTerm, colAff value.Affinity, ic value.Collation) bool {
 	return t.aff == value.AffinityBlob
 }
 
-// Estimates of the planner, without statistics (as SQLite's defaults without sqlite_stat1): a
-// table holds estTableRows rows; an equality on a non-unique index's columns selects estEqRows;
+// Estimates of the planner, as SQLite's defaults without sqlite_stat1 but for table sizes: a
+// table holds the rows its bucket's shape suggests (planCtx.tableRows; estTableRows when the
+// planner has no transaction); an equality on a non-unique index's columns selects estEqRows;
 // a range, a quarter of what it ranges over; a subquery yields estSubqueryRows.
 const (
 	estTableRows    = 1_000_000
@@ -202,7 +203,8 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 	}
 	t := src.table
 	full := &tableRange{table: t, desc: "SCAN " + src.name}
-	fullEst := estimate{cost: estTableRows, rows: estTableRows}
+	tableRows := pc.tableRows(t)
+	fullEst := estimate{cost: tableRows, rows: tableRows}
 	cts := accessTerms(pc, sc, i, terms, avail)
 	if item.IndexedBy != "" {
 		ix := pc.schema.index(item.IndexedBy)
@@ -210,7 +212,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 			return nil, estimate{}, fmt.Errorf("no such index: %s", item.IndexedBy)
 		}
 		if p := indexPath(src, ix, cts); p != nil {
-			return withPoints(p), indexEstimate(p), nil
+			return withPoints(p), indexEstimate(p, tableRows), nil
 		}
 		return nil, estimate{}, fmt.Errorf("no query solution")
 	}
@@ -233,7 +235,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 			if p == nil {
 				continue
 			}
-			if est := indexEstimate(p); best == nil || est.cost < bestEst.cost {
+			if est := indexEstimate(p, tableRows); best == nil || est.cost < bestEst.cost {
 				best, bestEst = p, est
 			}
 		}
@@ -251,11 +253,11 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 	}
 	if !item.NotIndexed {
 		if p := autoIndexPath(src, cts); p != nil {
-			return p, autoIndexEstimate, nil
+			return p, autoIndexEstimate(tableRows), nil
 		}
 	}
 	if !t.WithoutRowid {
-		if r, rows := rowidRange(src, cts); r != nil {
+		if r, rows := rowidRange(src, cts, tableRows); r != nil {
 			return r, estimate{cost: rows, rows: rows}, nil
 		}
 	}
@@ -279,8 +281,8 @@ func rangeRows(rows float64, hasLo, hasHi bool) float64 {
 // indexEstimate estimates an index scan: a unique index's full equality reads one row; each
 // equality column divides the rows, a range takes a quarter; reading the row costs a second
 // lookup unless the index is the table's primary key.
-func indexEstimate(p *indexScan) estimate {
-	rows := float64(estTableRows)
+func indexEstimate(p *indexScan, tableRows float64) estimate {
+	rows := tableRows
 	switch {
 	case p.index.Unique && len(p.eq) == len(p.index.Columns):
 		rows = 1
@@ -394,7 +396,7 @@ func rowidPoints(src *source, cts []colTerm) *multiPoint {
 }
 
 // rowidRange returns a range scan of the rowid terms < <= > >= and its estimated rows, or nil.
-func rowidRange(src *source, cts []colTerm) (accessPath, float64) {
+func rowidRange(src *source, cts []colTerm, tableRows float64) (accessPath, float64) {
 	var lo, hi *colTerm
 	for j := range cts {
 		ct := &cts[j]
@@ -424,7 +426,7 @@ func rowidRange(src *source, cts []colTerm) (accessPath, float64) {
 		t := *hi
 		p.hi = func(e *env) ([]byte, bool, error) { return rowidBoundKey(e, t, false) }
 	}
-	return p, rangeRows(estTableRows, lo != nil, hi != nil)
+	return p, rangeRows(tableRows, lo != nil, hi != nil)
 }
 
 // rowidBoundKey returns the key where a rowid range starts (lower) or ends, exclusive; ok false

@@ -332,7 +332,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 			p.targets = append(p.targets, i)
 		}
 	}
-	pc := &planCtx{schema: x.schema, sess: x.sess}
+	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
 	if !st.DefaultValues && st.Select != nil {
 		plan, err := planSelect(pc, st.Select, &scope{})
 		if err != nil {
@@ -498,7 +498,7 @@ func (x *execCtx) targetRows(table, alias string, where exprAST, params []value.
 		}
 		return nil, nil, nil, fmt.Errorf("no such table: %s", table)
 	}
-	pc := &planCtx{schema: x.schema, sess: x.sess}
+	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
 	name := t.Name
 	if alias != "" {
 		name = alias
@@ -550,7 +550,7 @@ func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
 		col int
 		x   expr
 	}
-	pc := &planCtx{schema: x.schema, sess: x.sess}
+	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
 	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
 	var sets []set
 	for _, a := range st.Set {

@@ -335,7 +335,7 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		end()
 		return rows, err
 	}
-	plan, err := st.selectPlan(schema)
+	plan, err := st.selectPlan(cx)
 	if err != nil {
 		end()
 		return nil, err
@@ -357,8 +357,10 @@ type queryState struct {
 	rows Rows
 }
 
-// selectPlan returns the statement's plan for schema, planning it again after a schema change.
-func (st *Stmt) selectPlan(schema *Schema) (*selectPlan, error) {
+// selectPlan returns the statement's plan for cx's schema, planning it again (with the table
+// sizes of cx's transaction) after a schema change.
+func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
+	schema := cx.schema
 	if st.plan != nil && st.planSchema == schema {
 		return st.plan, nil
 	}
@@ -366,7 +368,7 @@ func (st *Stmt) selectPlan(schema *Schema) (*selectPlan, error) {
 	if !ok {
 		return nil, fmt.Errorf("not a query")
 	}
-	pc := &planCtx{schema: schema, sess: st.sess}
+	pc := &planCtx{schema: schema, sess: st.sess, cx: cx}
 	plan, err := planSelect(pc, sel, &scope{})
 	if err != nil {
 		return nil, err

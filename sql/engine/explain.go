@@ -18,7 +18,7 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 	if !ok {
 		return nil, fmt.Errorf("unsupported: EXPLAIN QUERY PLAN of a %T", ex.Stmt)
 	}
-	pc := &planCtx{schema: cx.schema, sess: st.sess}
+	pc := &planCtx{schema: cx.schema, sess: st.sess, cx: cx}
 	plan, err := planSelect(pc, sel, &scope{})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,38 @@ type planCtx struct {
 	sess      *Session
 	maxParam  int
 	viewDepth int
+	// cx, when set, is the execution whose transaction the planner reads table sizes from
+	// (tableRows); without it every table has estTableRows rows.
+	cx    *execCtx
+	sizes map[*Table]float64
+}
+
+// minTableRows is the fewest rows the planner assumes a table has: below it a table's size
+// decides no plan worth changing, and the plans of small and empty tables stay those of
+// SQLite's default estimates (every table alike).
+const minTableRows = 1000
+
+// tableRows estimates the rows of t: its bucket's EstimatedKeys in the planning transaction (read
+// once per plan), at least minTableRows; estTableRows without a transaction or on an error
+// (which the execution then meets itself).
+func (pc *planCtx) tableRows(t *Table) float64 {
+	if pc.cx == nil || pc.cx.tx == nil {
+		return estTableRows
+	}
+	if n, ok := pc.sizes[t]; ok {
+		return n
+	}
+	n := float64(estTableRows)
+	if b, err := pc.cx.bucket(t.bucket); err == nil {
+		if keys, err := b.EstimatedKeys(); err == nil {
+			n = max(float64(keys), minTableRows)
+		}
+	}
+	if pc.sizes == nil {
+		pc.sizes = map[*Table]float64{}
+	}
+	pc.sizes[t] = n
+	return n
 }
 
 func (pc *planCtx) noteParam(i int) { pc.maxParam = max(pc.maxParam, i) }
