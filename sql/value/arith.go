@@ -25,6 +25,11 @@ const (
 // on the operands' integer values, as CAST(x AS INTEGER) finds them, and gives a REAL; a NaN
 // result is NULL. The bitwise operators work on the operands' integer values.
 func Arith(op Op, a, b Value) Value {
+	if a.kind == Integer && b.kind == Integer && op < OpBitAnd {
+		if v, ok := intArith(op, int64(a.bits), int64(b.bits)); ok {
+			return v // the common case, without converting operands
+		}
+	}
 	if a.kind == Null || b.kind == Null {
 		return Value{}
 	}
