@@ -216,10 +216,36 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 		}
 		return nil, estimate{}, fmt.Errorf("no query solution")
 	}
+	keyed, keyedEst, point := keyedPath(src, cts, item.NotIndexed, tableRows)
+	if point {
+		return keyed, keyedEst, nil
+	}
+	if !item.NotIndexed {
+		if p := autoIndexPath(src, cts); p != nil {
+			return p, autoIndexEstimate(tableRows), nil
+		}
+	}
+	best, bestEst := accessPath(full), fullEst
+	if keyed != nil {
+		best, bestEst = keyed, keyedEst
+	}
+	if !item.NotIndexed {
+		if p, est := orUnionPath(pc, sc, i, terms, avail, tableRows); p != nil && est.cost < bestEst.cost {
+			best, bestEst = p, est
+		}
+	}
+	return best, bestEst, nil
+}
+
+// keyedPath returns the best path of src that reads by key: a rowid lookup, an index with
+// equalities on its first columns, rowid IN lists (point is true for these), else a rowid
+// range or an index range; nil if the terms allow none (a scan).
+func keyedPath(src *source, cts []colTerm, notIndexed bool, tableRows float64) (p accessPath, est estimate, point bool) {
+	t := src.table
 	if !t.WithoutRowid {
 		for _, ct := range cts {
 			if ct.col == -1 && ct.op == ast.Eq {
-				return &rowidLookup{table: t, name: src.name, key: ct.x}, estimate{cost: 1, rows: 1}, nil
+				return &rowidLookup{table: t, name: src.name, key: ct.x}, estimate{cost: 1, rows: 1}, true
 			}
 		}
 	}
@@ -229,7 +255,7 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 	if t.WithoutRowid {
 		candidates = append([]*Index{primaryIndex(t)}, candidates...)
 	}
-	if !item.NotIndexed {
+	if !notIndexed {
 		for _, ix := range candidates {
 			p := indexPath(src, ix, cts)
 			if p == nil {
@@ -244,27 +270,22 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 		if in := rowidPoints(src, cts); in != nil {
 			n := float64(len(in.list))
 			if best == nil || len(best.eq) == 0 || n <= bestEst.cost {
-				return in, estimate{cost: n, rows: n}, nil
+				return in, estimate{cost: n, rows: n}, true
 			}
 		}
 	}
 	if best != nil && len(best.eq) > 0 {
-		return withPoints(best), bestEst, nil
-	}
-	if !item.NotIndexed {
-		if p := autoIndexPath(src, cts); p != nil {
-			return p, autoIndexEstimate(tableRows), nil
-		}
+		return withPoints(best), bestEst, true
 	}
 	if !t.WithoutRowid {
 		if r, rows := rowidRange(src, cts, tableRows); r != nil {
-			return r, estimate{cost: rows, rows: rows}, nil
+			return r, estimate{cost: rows, rows: rows}, false
 		}
 	}
 	if best != nil {
-		return withPoints(best), bestEst, nil
+		return withPoints(best), bestEst, false
 	}
-	return full, fullEst, nil
+	return nil, estimate{}, false
 }
 
 // rangeRows estimates the rows a range keeps of rows: each bound it has keeps a quarter, as

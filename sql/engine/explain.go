@@ -45,6 +45,13 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 				if sq, ok := lv.access.(*subqueryScan); ok {
 					walk(sq.plan, add(at, "CO-ROUTINE "+sq.name))
 				}
+				if u, ok := lv.access.(*orUnion); ok { // SQLite's shape: a child per disjunct
+					or := add(at, u.explain())
+					for k, b := range u.branches {
+						add(add(or, fmt.Sprintf("INDEX %d", k+1)), b.explain())
+					}
+					continue
+				}
 				add(at, lv.access.explain())
 			}
 			if core.agg != nil && len(core.agg.groupBy) > 0 {

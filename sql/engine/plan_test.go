@@ -85,6 +85,12 @@ func TestPlans(t *testing.T) {
 		{"SELECT * FROM items WHERE order_id IN (1, 2) AND sku IN ('x', 'y')", []string{"SEARCH items USING PRIMARY KEY (order_id=? AND sku=?)"}},
 		{"SELECT * FROM customers WHERE city NOT IN ('Oslo')", []string{"SCAN customers"}},
 		{"SELECT * FROM b JOIN a ON a.x IN (b.y, b.z)", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
+		// OR of indexable terms is a union of their searches; one unindexable disjunct scans.
+		{"SELECT * FROM customers WHERE city = 'Oslo' OR id = 5", []string{"MULTI-INDEX OR",
+			"INDEX 1", "SEARCH customers USING INDEX customers_city (city=?)",
+			"INDEX 2", "SEARCH customers USING INTEGER PRIMARY KEY (rowid=?)"}},
+		{"SELECT * FROM customers WHERE city = 'Oslo' OR name = 'Ada'", []string{"SCAN customers"}},
+		{"SELECT * FROM customers NOT INDEXED WHERE city = 'Oslo' OR id = 5", []string{"SCAN customers"}},
 		{"SELECT city, count(*) FROM customers GROUP BY city ORDER BY 2",
 			[]string{"SCAN customers", "USE TEMP B-TREE FOR GROUP BY", "USE TEMP B-TREE FOR ORDER BY"}},
 	} {
