@@ -1,9 +1,9 @@
 package engine_test
 
-// Benchmarks of the storage layout decision (DESIGN.md, "SQL layer"; EXPERIMENTS.md,
-// `sql-tables-as-buckets`): a table or index in a bucket of its own costs every statement a
-// lookup in the bucket catalog (Tx.Bucket), where a layout of one key space with a table-id
-// prefix on every key would not; in exchange DROP TABLE is O(1). Run:
+// Benchmarks of the storage layout decision (SQL-DESIGN.md, "Why tables and indexes are
+// buckets"; EXPERIMENTS.md, `sql-tables-as-buckets`): a table or index in a bucket of its own
+// costs every statement a lookup in the bucket catalog (Tx.Bucket), where a layout of one key
+// space with a table-id prefix on every key would not; in exchange DROP TABLE is O(1). Run:
 //
 //	go test -run '^$' -bench 'StorageLayout|PointSelect' -count 6 ./sql/engine | tee layout.txt
 //	benchstat -col /layout layout.txt
