@@ -293,13 +293,16 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 // insertPlan is what an INSERT needs that depends on the schema alone: made once per Schema
 // and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
 type insertPlan struct {
-	schema   *Schema
-	t        *Table
-	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
-	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
-	defaults []expr      // each column's DEFAULT (nil: NULL), evaluated once per execution
-	checks   []expr      // t's CHECK constraints
-	uniques  []int       // uniqueOrder(t)
+	schema  *Schema
+	t       *Table
+	targets []int       // the target columns (len(t.Columns) for the rowid itself)
+	source  *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
+	// values are source's VALUES rows when the source is nothing else (no compound, ORDER BY or
+	// LIMIT): insertSource evaluates them without running the select.
+	values   [][]expr
+	defaults []expr // each column's DEFAULT (nil: NULL), evaluated once per execution
+	checks   []expr // t's CHECK constraints
+	uniques  []int  // uniqueOrder(t)
 }
 
 // planInsert plans st against x's schema.
@@ -345,6 +348,10 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
 		p.source = plan
+		if cp := plan.cores[0]; len(plan.cores) == 1 && cp.values != nil && len(plan.order) == 0 &&
+			plan.limit == nil && plan.offset == nil {
+			p.values = cp.values
+		}
 	}
 	p.defaults = make([]expr, len(t.Columns))
 	for i, c := range t.Columns {
@@ -484,8 +491,26 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 	if p.source == nil {
 		return [][]value.Value{make([]value.Value, len(p.targets))}, nil
 	}
-	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
-	return p.source.collect(run, nil)
+	run := &runState{cx: x, params: params}
+	if p.values == nil {
+		return p.source.collect(run, nil)
+	}
+	n := len(p.targets)
+	e := &env{params: params, run: run}
+	rows := make([][]value.Value, len(p.values))
+	flat := make([]value.Value, len(p.values)*n)
+	for r, exprs := range p.values {
+		row := flat[r*n : (r+1)*n : (r+1)*n]
+		for i, ex := range exprs {
+			v, err := ex.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v.Clone()
+		}
+		rows[r] = row
+	}
+	return rows, nil
 }
 
 // targetRows plans a single-table WHERE for UPDATE and DELETE and returns the matching rows
