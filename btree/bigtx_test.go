@@ -147,6 +147,7 @@ func TestEstimateLen(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 	for _, order := range []string{"random", "ascending"} {
+		pg := newPager(t, 4096) // each order from LSN 1 on a pager of its own
 		root, lsn := uint64(0), uint64(0)
 		ids := rand.New(rand.NewPCG(7, 8)).Perm(40_000)
 		if order == "ascending" {
