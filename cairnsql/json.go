@@ -48,7 +48,7 @@ func withConn(ctx context.Context, db *sql.DB, query string, args []any, fn func
 		if !ok {
 			return errors.New("cairnsql: not a cairn connection")
 		}
-		st, err := c.sess.Prepare(query)
+		st, err := c.preparedOne(query) // the connection's statement cache, as Query uses
 		if err != nil {
 			return err
 		}
