@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/cairndb/cairn/pager"
 )
 
 // TestLargeTransaction puts many keys, in random and in ascending order, into one writable tree
@@ -72,17 +70,7 @@ func TestLargeTransaction(t *testing.T) {
 			}
 			require.NoError(t, c.Err())
 			require.Equal(t, len(want), got)
-			leaves, used := 0, 0
-			require.NoError(t, checkTree(pg, root, func(id uint64, pages int) {
-				p, err := pg.Page(id)
-				require.NoError(t, err)
-				if pager.Type(p) == pager.PageLeaf {
-					leaves++
-					used += decodeNode(nil, id, p, 4096, nil).size()
-				}
-			}))
-			fill := float64(used) / float64(leaves*4096)
-			t.Logf("%d leaves, fill %.2f", leaves, fill)
+			fill := leafFill(t, pg, root)
 			minFill := 0.5
 			if order == "random-most-deleted" {
 				minFill = 0.25 // rebalance merges nodes under a quarter page, no fuller

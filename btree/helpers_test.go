@@ -31,3 +31,21 @@ func seedPages() (leaf, branch []byte) {
 	encode(branch, false, []inode{{key: []byte("a"), child: 3}, {key: []byte("m"), child: 4}}, 4096, 1)
 	return leaf, branch
 }
+
+// leafFill checks the tree at root (4 KiB pages) and returns the share of its leaf pages' bytes
+// that their elements use.
+func leafFill(t *testing.T, pg *pager.Pager, root uint64) float64 {
+	t.Helper()
+	leaves, used := 0, 0
+	require.NoError(t, checkTree(pg, root, func(id uint64, pages int) {
+		p, err := pg.Page(id)
+		require.NoError(t, err)
+		if pager.Type(p) == pager.PageLeaf {
+			leaves++
+			used += decodeNode(nil, id, p, 4096, nil).size()
+		}
+	}))
+	fill := float64(used) / float64(leaves*4096)
+	t.Logf("%d leaves, fill %.2f", leaves, fill)
+	return fill
+}

@@ -54,18 +54,7 @@ func TestRandomInsertsFillPages(t *testing.T) {
 		require.NoError(t, err)
 		pg.Reclaim(pager.Readers{Published: lsn})
 	}
-	leaves, used := 0, 0
-	require.NoError(t, checkTree(pg, root, func(id uint64, pages int) {
-		p, err := pg.Page(id)
-		require.NoError(t, err)
-		if pager.Type(p) == pager.PageLeaf {
-			leaves++
-			used += decodeNode(nil, id, p, 4096, nil).size()
-		}
-	}))
-	fill := float64(used) / float64(leaves*4096)
-	t.Logf("%d leaves, fill %.2f", leaves, fill)
-	require.Greater(t, fill, 0.6)
+	require.Greater(t, leafFill(t, pg, root), 0.6)
 }
 
 func TestValidateRejectsMalformedPages(t *testing.T) {

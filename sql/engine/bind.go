@@ -571,38 +571,12 @@ func isAggregateCore(core *ast.SelectCore, sc *scope) bool {
 // hasOwnAggregate reports whether exprs hold an aggregate call that belongs to sc's query.
 func hasOwnAggregate(exprs []exprAST, sc *scope) bool {
 	for _, e := range exprs {
-		var sub []exprAST
-		switch e := e.(type) {
-		case *ast.Call:
-			if isAggregate(e.Name, len(e.Args), e.Star) {
-				if _, outer := sc.outerAggregateDepth(e); !outer {
-					return true
-				}
+		if c, ok := e.(*ast.Call); ok && isAggregate(c.Name, len(c.Args), c.Star) {
+			if _, outer := sc.outerAggregateDepth(c); !outer {
+				return true
 			}
-			sub = e.Args
-		case *ast.Unary:
-			sub = []exprAST{e.X}
-		case *ast.Binary:
-			sub = []exprAST{e.X, e.Y}
-		case *ast.Like:
-			sub = []exprAST{e.X, e.Pattern, e.Escape}
-		case *ast.IsNull:
-			sub = []exprAST{e.X}
-		case *ast.Between:
-			sub = []exprAST{e.X, e.Lo, e.Hi}
-		case *ast.In:
-			sub = append([]exprAST{e.X}, e.List...)
-		case *ast.Case:
-			sub = []exprAST{e.Operand, e.Else}
-			for _, w := range e.Whens {
-				sub = append(sub, w.Cond, w.Result)
-			}
-		case *ast.Cast:
-			sub = []exprAST{e.X}
-		case *ast.Collate:
-			sub = []exprAST{e.X}
 		}
-		if hasOwnAggregate(sub, sc) {
+		if sub, _ := astChildren(e); hasOwnAggregate(sub, sc) {
 			return true
 		}
 	}
@@ -612,38 +586,19 @@ func hasOwnAggregate(exprs []exprAST, sc *scope) bool {
 // columnRefs appends the column references of exprs to out; ok is false if one holds a subquery.
 func columnRefs(exprs []exprAST, out []*ast.ColumnRef) ([]*ast.ColumnRef, bool) {
 	for _, e := range exprs {
-		var sub []exprAST
 		switch e := e.(type) {
 		case nil, *ast.Literal, *ast.Param:
+			continue
 		case *ast.ColumnRef:
 			out = append(out, e)
-		case *ast.Unary:
-			sub = []exprAST{e.X}
-		case *ast.Binary:
-			sub = []exprAST{e.X, e.Y}
-		case *ast.Like:
-			sub = []exprAST{e.X, e.Pattern, e.Escape}
-		case *ast.IsNull:
-			sub = []exprAST{e.X}
-		case *ast.Between:
-			sub = []exprAST{e.X, e.Lo, e.Hi}
+			continue
 		case *ast.In:
 			if e.Select != nil {
 				return out, false
 			}
-			sub = append([]exprAST{e.X}, e.List...)
-		case *ast.Case:
-			sub = []exprAST{e.Operand, e.Else}
-			for _, w := range e.Whens {
-				sub = append(sub, w.Cond, w.Result)
-			}
-		case *ast.Cast:
-			sub = []exprAST{e.X}
-		case *ast.Collate:
-			sub = []exprAST{e.X}
-		case *ast.Call:
-			sub = e.Args
-		default: // subqueries
+		}
+		sub, known := astChildren(e)
+		if !known { // subqueries
 			return out, false
 		}
 		var ok bool
@@ -652,6 +607,38 @@ func columnRefs(exprs []exprAST, out []*ast.ColumnRef) ([]*ast.ColumnRef, bool) 
 		}
 	}
 	return out, true
+}
+
+// astChildren returns the operands of an operator or function call e (an IN's operand and list,
+// not its subquery); known is false for leaves, subqueries and any other node.
+func astChildren(e exprAST) (parts []exprAST, known bool) {
+	switch e := e.(type) {
+	case *ast.In:
+		return append([]exprAST{e.X}, e.List...), true
+	case *ast.Call:
+		return e.Args, true
+	case *ast.Unary:
+		return []exprAST{e.X}, true
+	case *ast.Binary:
+		return []exprAST{e.X, e.Y}, true
+	case *ast.Like:
+		return []exprAST{e.X, e.Pattern, e.Escape}, true
+	case *ast.IsNull:
+		return []exprAST{e.X}, true
+	case *ast.Between:
+		return []exprAST{e.X, e.Lo, e.Hi}, true
+	case *ast.Case:
+		parts = []exprAST{e.Operand, e.Else}
+		for _, w := range e.Whens {
+			parts = append(parts, w.Cond, w.Result)
+		}
+		return parts, true
+	case *ast.Cast:
+		return []exprAST{e.X}, true
+	case *ast.Collate:
+		return []exprAST{e.X}, true
+	}
+	return nil, false
 }
 
 // conjuncts splits e into its AND terms.

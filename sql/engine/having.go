@@ -151,27 +151,11 @@ func (h *havingMover) constantOrGroupBy(e exprAST) bool {
 			return false
 		}
 		parts = e.Args
-	case *ast.Unary:
-		parts = []exprAST{e.X}
-	case *ast.Binary:
-		parts = []exprAST{e.X, e.Y}
-	case *ast.Like:
-		parts = []exprAST{e.X, e.Pattern, e.Escape}
-	case *ast.IsNull:
-		parts = []exprAST{e.X}
-	case *ast.Between:
-		parts = []exprAST{e.X, e.Lo, e.Hi}
-	case *ast.Case:
-		parts = []exprAST{e.Operand, e.Else}
-		for _, w := range e.Whens {
-			parts = append(parts, w.Cond, w.Result)
-		}
-	case *ast.Cast:
-		parts = []exprAST{e.X}
-	case *ast.Collate:
-		parts = []exprAST{e.X}
 	default:
-		return false
+		var ok bool
+		if parts, ok = astChildren(e); !ok {
+			return false
+		}
 	}
 	for _, p := range parts {
 		if !h.constantOrGroupBy(p) {
@@ -314,32 +298,7 @@ func walkAST(e exprAST, fn func(exprAST) bool) bool {
 	if !fn(e) {
 		return false
 	}
-	var parts []exprAST
-	switch e := e.(type) {
-	case *ast.In:
-		parts = append([]exprAST{e.X}, e.List...)
-	case *ast.Call:
-		parts = e.Args
-	case *ast.Unary:
-		parts = []exprAST{e.X}
-	case *ast.Binary:
-		parts = []exprAST{e.X, e.Y}
-	case *ast.Like:
-		parts = []exprAST{e.X, e.Pattern, e.Escape}
-	case *ast.IsNull:
-		parts = []exprAST{e.X}
-	case *ast.Between:
-		parts = []exprAST{e.X, e.Lo, e.Hi}
-	case *ast.Case:
-		parts = []exprAST{e.Operand, e.Else}
-		for _, w := range e.Whens {
-			parts = append(parts, w.Cond, w.Result)
-		}
-	case *ast.Cast:
-		parts = []exprAST{e.X}
-	case *ast.Collate:
-		parts = []exprAST{e.X}
-	}
+	parts, _ := astChildren(e)
 	for _, p := range parts {
 		if !walkAST(p, fn) {
 			return false
