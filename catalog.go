@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/internal/ondisk"
@@ -45,7 +46,9 @@ func (tx *Tx) openCatalog() *btree.Tree {
 
 // lookupBucket returns the root of bucket name as the catalog holds it.
 func (tx *Tx) lookupBucket(name []byte) (root uint64, found bool, err error) {
-	v, ok, err := tx.openCatalog().Get(bucketKey(name))
+	var buf [80]byte // most names: the key without an allocation (Get does not keep it)
+	key := append(append(buf[:0], ondisk.CatalogBucket), name...)
+	v, ok, err := tx.openCatalog().Get(key)
 	switch {
 	case err != nil:
 		return 0, false, fmt.Errorf("cairn: bucket catalog: %w", err)
@@ -110,7 +113,7 @@ func (tx *Tx) addHandle(b *Bucket) {
 	if tx.buckets == nil {
 		tx.buckets = make(map[string]*Bucket)
 	}
-	tx.buckets[string(b.name)] = b
+	tx.buckets[unsafe.String(unsafe.SliceData(b.name), len(b.name))] = b // b.name never changes
 }
 
 // CreateBucket creates an empty bucket called name (any bytes, 1 to MaxKeySize of them) and
