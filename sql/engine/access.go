@@ -24,6 +24,9 @@ type execCtx struct {
 	buckets []namedBucket // the buckets opened so far (a statement uses a few)
 	sess    *Session
 	steps   int // rows read, for context checks
+	// bucketBuf backs buckets for the usual statement (a table and an index), so that a query's
+	// execution state, which holds the execCtx, holds them too.
+	bucketBuf [2]namedBucket
 }
 
 // namedBucket is a bucket the statement opened, by name.
@@ -47,7 +50,7 @@ func (x *execCtx) bucket(name []byte) (*cairn.Bucket, error) {
 		return nil, err
 	}
 	if x.buckets == nil {
-		x.buckets = make([]namedBucket, 0, 4)
+		x.buckets = x.bucketBuf[:0]
 	}
 	x.buckets = append(x.buckets, namedBucket{name: name, b: b})
 	return b, nil
