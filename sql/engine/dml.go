@@ -513,15 +513,49 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 	return rows, nil
 }
 
-// targetRows plans a single-table WHERE for UPDATE and DELETE and returns the matching rows
-// (copied) in rowid or key order.
-func (x *execCtx) targetRows(table, alias string, where exprAST, params []value.Value) (*Table, [][]value.Value, *scope, error) {
+// targetPlan is what an UPDATE or DELETE needs that depends on the schema alone, kept on the
+// statement (Stmt.dml) as an INSERT keeps its insertPlan: the loop over the target table with
+// its WHERE, and for UPDATE the bound SET expressions, CHECK constraints and UNIQUE order.
+type targetPlan struct {
+	schema  *Schema
+	t       *Table
+	cp      *corePlan
+	sets    []setColumn
+	checks  []expr
+	uniques []int
+}
+
+// setColumn is one column = expression of an UPDATE (the column len(t.Columns): the rowid).
+type setColumn struct {
+	col int
+	x   expr
+}
+
+// cachedTarget returns stmt's targetPlan for x's schema, planning it with plan when there is
+// none (stmt nil: for this run only).
+func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*targetPlan, error) {
+	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema {
+		return stmt.dml, nil
+	}
+	p, err := plan()
+	if err != nil {
+		return nil, err
+	}
+	if stmt != nil {
+		stmt.dml = p
+	}
+	return p, nil
+}
+
+// planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
+// expressions bind in.
+func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *scope, error) {
 	t := x.schema.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
-			return nil, nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
+			return nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
 		}
-		return nil, nil, nil, fmt.Errorf("no such table: %s", table)
+		return nil, nil, fmt.Errorf("no such table: %s", table)
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
 	name := t.Name
@@ -532,28 +566,71 @@ func (x *execCtx) targetRows(table, alias string, where exprAST, params []value.
 	cp := &corePlan{sources: sc.sources}
 	core := &ast.SelectCore{From: []ast.FromItem{{Table: table, Alias: alias}}, Where: where}
 	if err := planJoin(pc, core, sc, cp); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
+	return &targetPlan{schema: x.schema, t: t, cp: cp}, sc, nil
+}
+
+// planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.
+func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
+	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where)
+	if err != nil {
+		return nil, err
+	}
+	t := p.t
+	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
+	for _, a := range st.Set {
+		col := t.columnIndex(a.Columns[0])
+		if col < 0 {
+			if isRowidName(a.Columns[0]) && !t.WithoutRowid {
+				col = len(t.Columns)
+			} else {
+				return nil, fmt.Errorf("no such column: %s", a.Columns[0])
+			}
+		}
+		ex, _, err := b.bind(a.Expr)
+		if err != nil {
+			return nil, err
+		}
+		p.sets = append(p.sets, setColumn{col, ex})
+	}
+	if p.checks, err = bindChecks(pc, t); err != nil {
+		return nil, err
+	}
+	p.uniques = uniqueOrder(t)
+	return p, nil
+}
+
+// targetRows returns the rows p's WHERE selects (copied), in rowid or key order, all of them
+// before the statement changes any.
+func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Value, error) {
+	run := &runState{cx: x, params: params}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
-	j := &joinIter{cp: cp, e: e}
+	j := &joinIter{cp: p.cp, e: e}
 	var rows [][]value.Value
 	for {
 		ok, err := j.next()
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		if !ok {
-			break
+			return rows, nil
 		}
 		rows = append(rows, cloneRow(e.rows[0]))
 	}
-	return t, rows, sc, nil
 }
 
-// delete runs a DELETE.
-func (x *execCtx) delete(st *ast.Delete, params []value.Value) (Result, error) {
-	t, rows, _, err := x.targetRows(st.Table, st.Alias, st.Where, params)
+func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Result, error) {
+	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) {
+		p, _, err := x.planTarget(st.Table, st.Alias, st.Where)
+		return p, err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	t := p.t
+	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
@@ -566,38 +643,18 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value) (Result, error) {
 }
 
 // update runs an UPDATE.
-func (x *execCtx) update(st *ast.Update, params []value.Value) (Result, error) {
-	t, rows, sc, err := x.targetRows(st.Table, st.Alias, st.Where, params)
+func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Result, error) {
+	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) { return x.planUpdate(st) })
 	if err != nil {
 		return Result{}, err
 	}
-	type set struct {
-		col int
-		x   expr
-	}
-	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
-	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
-	var sets []set
-	for _, a := range st.Set {
-		col := t.columnIndex(a.Columns[0])
-		if col < 0 {
-			if isRowidName(a.Columns[0]) && !t.WithoutRowid {
-				col = len(t.Columns)
-			} else {
-				return Result{}, fmt.Errorf("no such column: %s", a.Columns[0])
-			}
-		}
-		ex, _, err := b.bind(a.Expr)
-		if err != nil {
-			return Result{}, err
-		}
-		sets = append(sets, set{col, ex})
-	}
-	w, err := newRowWriter(x, t, st.Conflict, params)
+	t, sets := p.t, p.sets
+	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
-	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
+	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	run := &runState{cx: x, params: params}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
 	var res Result
 	for _, target := range rows {

@@ -181,8 +181,9 @@ type Stmt struct {
 	// plan is the select plan of a query, for the schema of cookie planCookie.
 	plan       *selectPlan
 	planSchema *Schema
-	// ins is the plan of an INSERT, for the schema it names (insertPlan).
+	// ins is the plan of an INSERT, dml of an UPDATE or DELETE, each for the schema it names.
 	ins *insertPlan
+	dml *targetPlan
 }
 
 // Prepare parses one statement.

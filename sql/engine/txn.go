@@ -60,9 +60,9 @@ func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
 	case *ast.Insert:
 		return x.insert(st, args, stmt)
 	case *ast.Update:
-		return x.update(st, args)
+		return x.update(st, args, stmt)
 	case *ast.Delete:
-		return x.delete(st, args)
+		return x.delete(st, args, stmt)
 	case *ast.CreateTable:
 		return Result{}, x.createTable(st, args)
 	case *ast.CreateIndex:
