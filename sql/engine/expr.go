@@ -158,7 +158,28 @@ func (c *cmpExpr) eval(e *env) (value.Value, error) {
 	if err != nil {
 		return y, err
 	}
+	if x.Kind() == value.Integer && y.Kind() == value.Integer && c.op <= cmpGe &&
+		c.affX != value.AffinityText && c.affY != value.AffinityText {
+		return compareInts(c.op, x.Int(), y.Int()), nil // the numeric affinities keep INTEGERs
+	}
 	return compareValues(c.op, c.affX.ApplyForCompare(x), c.affY.ApplyForCompare(y), c.coll), nil
+}
+
+// compareInts is compareValues for two INTEGERs (not IS or IS NOT).
+func compareInts(op cmpOp, x, y int64) value.Value {
+	switch op {
+	case cmpEq:
+		return value.Bool(x == y)
+	case cmpNe:
+		return value.Bool(x != y)
+	case cmpLt:
+		return value.Bool(x < y)
+	case cmpLe:
+		return value.Bool(x <= y)
+	case cmpGt:
+		return value.Bool(x > y)
+	}
+	return value.Bool(x >= y)
 }
 
 // compareValues applies a comparison operator to two values already converted by affinity.
