@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cairndb/cairn"
-	"github.com/cairndb/cairn/sql/engine"
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -15,19 +13,7 @@ import (
 //
 //	go test -run '^$' -bench InsertInTx -benchmem -count 6 ./sql/engine
 func BenchmarkInsertInTx(b *testing.B) {
-	db, err := cairn.Open("bench.db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	s := engine.New(db).NewSession()
-	defer s.Close()
-	ctx := context.Background()
-	run := func(q string) {
-		if _, err := s.Exec(ctx, q, nil); err != nil {
-			b.Fatal(err, q)
-		}
-	}
+	s, run := benchSession(b)
 	run("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT)")
 	run("CREATE INDEX t_a ON t(a)")
 	st, err := s.Prepare("INSERT INTO t(id, a, b) VALUES (?, ?, ?)")
@@ -36,6 +22,16 @@ func BenchmarkInsertInTx(b *testing.B) {
 	}
 	args := make([]value.Value, 3)
 	text := []byte("a row of the bulk load table")
+	inTransactions(b, run, func(i int) {
+		args[0], args[1], args[2] = value.Int(int64(i+1)), value.Int(int64(i*7919%1_000_003)), value.TextBytes(text)
+		if _, err := st.Exec(context.Background(), args); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// inTransactions times op(i) for i in [0, b.N) inside transactions of 10,000 calls.
+func inTransactions(b *testing.B, run func(q string, args ...value.Value), op func(i int)) {
 	run("BEGIN")
 	b.ResetTimer()
 	for i := range b.N {
@@ -43,10 +39,7 @@ func BenchmarkInsertInTx(b *testing.B) {
 			run("COMMIT")
 			run("BEGIN")
 		}
-		args[0], args[1], args[2] = value.Int(int64(i+1)), value.Int(int64(i*7919%1_000_003)), value.TextBytes(text)
-		if _, err := st.Exec(ctx, args); err != nil {
-			b.Fatal(err)
-		}
+		op(i)
 	}
 	b.StopTimer()
 	run("COMMIT")
@@ -58,19 +51,7 @@ func BenchmarkInsertInTx(b *testing.B) {
 //
 //	go test -run '^$' -bench UpdateInTx -benchmem -count 6 ./sql/engine
 func BenchmarkUpdateInTx(b *testing.B) {
-	db, err := cairn.Open("bench.db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	s := engine.New(db).NewSession()
-	defer s.Close()
-	ctx := context.Background()
-	run := func(q string, args ...value.Value) {
-		if _, err := s.Exec(ctx, q, args); err != nil {
-			b.Fatal(err, q)
-		}
-	}
+	s, run := benchSession(b)
 	const rows = 100_000
 	run("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT)")
 	run("CREATE INDEX t_a ON t(a)")
@@ -85,18 +66,10 @@ func BenchmarkUpdateInTx(b *testing.B) {
 	}
 	args := make([]value.Value, 2)
 	text := []byte("an updated row")
-	run("BEGIN")
-	b.ResetTimer()
-	for i := range b.N {
-		if i%10_000 == 9_999 {
-			run("COMMIT")
-			run("BEGIN")
-		}
+	inTransactions(b, run, func(i int) {
 		args[0], args[1] = value.TextBytes(text), value.Int(int64(i*7919%rows+1))
-		if _, err := st.Exec(ctx, args); err != nil {
+		if _, err := st.Exec(context.Background(), args); err != nil {
 			b.Fatal(err)
 		}
-	}
-	b.StopTimer()
-	run("COMMIT")
+	})
 }

@@ -12,6 +12,23 @@ import (
 // planRows is the size of the table BenchmarkAccessPaths reads.
 const planRows = 100_000
 
+// benchSession returns a session on a new in-memory database (SyncNone), closed when b ends, and
+// a function that runs statements that must succeed.
+func benchSession(b *testing.B) (*engine.Session, func(q string, args ...value.Value)) {
+	db, err := cairn.Open("bench.db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s := engine.New(db).NewSession()
+	b.Cleanup(s.Close)
+	return s, func(q string, args ...value.Value) {
+		if _, err := s.Exec(context.Background(), q, args); err != nil {
+			b.Fatal(err, q)
+		}
+	}
+}
+
 // BenchmarkAccessPaths measures planner paths against the plan they replace, on one in-memory
 // table of planRows rows with an index on a: path=planned is the query as written,
 // path=unplanned the same query in a shape no access path takes (a FROM subquery, which is
@@ -25,19 +42,8 @@ const planRows = 100_000
 //	go test -run '^$' -bench AccessPaths -benchmem -benchtime 20x -count 6 ./sql/engine | tee paths.txt
 //	benchstat -col /path paths.txt
 func BenchmarkAccessPaths(b *testing.B) {
-	db, err := cairn.Open("bench.db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	s := engine.New(db).NewSession()
-	defer s.Close()
+	s, exec := benchSession(b)
 	ctx := context.Background()
-	exec := func(q string, args ...value.Value) {
-		if _, err := s.Exec(ctx, q, args); err != nil {
-			b.Fatal(err, q)
-		}
-	}
 	exec("CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT)")
 	exec("CREATE INDEX t_a ON t(a)")
 	exec("BEGIN")
