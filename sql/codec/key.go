@@ -19,6 +19,7 @@ package codec
 // give back its values: the row (or an index entry's value) keeps them.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/fnv"
@@ -99,24 +100,32 @@ func AppendKeyBound(dst []byte, v value.Value, desc bool, c value.Collation) (ou
 }
 
 // sortKey returns the bytes whose byte order is collation c's order of the text b (a new slice
-// for NOCASE when b has upper-case letters, else a sub-slice of b).
+// for NOCASE when b has upper-case letters or a NUL byte, else a sub-slice of b). NOCASE, as
+// SQLite compares it, stops at a NUL byte and lets the lengths decide: its key is the text up
+// to and with its first NUL, in lower case, then the text's length (8 bytes, big-endian).
 func sortKey(b []byte, c value.Collation) []byte {
 	switch c {
 	case value.NoCase:
-		for i, ch := range b {
-			if ch >= 'A' && ch <= 'Z' {
-				k := make([]byte, len(b))
-				copy(k, b[:i])
-				for j := i; j < len(b); j++ {
-					ch := b[j]
-					if ch >= 'A' && ch <= 'Z' {
-						ch += 'a' - 'A'
-					}
-					k[j] = ch
-				}
-				return k
-			}
+		nul := bytes.IndexByte(b, 0)
+		if nul < 0 && !hasUpper(b) {
+			return b
 		}
+		end := len(b)
+		if nul >= 0 {
+			end = nul + 1
+		}
+		k := make([]byte, end, end+8)
+		for j := range k {
+			ch := b[j]
+			if ch >= 'A' && ch <= 'Z' {
+				ch += 'a' - 'A'
+			}
+			k[j] = ch
+		}
+		if nul >= 0 {
+			k = binary.BigEndian.AppendUint64(k, uint64(len(b)))
+		}
+		return k
 	case value.RTrim:
 		n := len(b)
 		for n > 0 && b[n-1] == ' ' {
@@ -125,6 +134,15 @@ func sortKey(b []byte, c value.Collation) []byte {
 		return b[:n]
 	}
 	return b
+}
+
+func hasUpper(b []byte) bool {
+	for _, ch := range b {
+		if ch >= 'A' && ch <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func appendEscaped(dst, b []byte) []byte {

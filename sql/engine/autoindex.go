@@ -156,12 +156,15 @@ func hashKey(dst []byte, v value.Value, coll value.Collation) ([]byte, bool) {
 		b := v.Bytes()
 		dst = append(dst, 't')
 		switch coll {
-		case value.NoCase:
+		case value.NoCase: // as NOCASE compares: up to a NUL, then the length
 			for _, c := range b {
 				if c >= 'A' && c <= 'Z' {
 					c += 'a' - 'A'
 				}
 				dst = append(dst, c)
+				if c == 0 {
+					return binary.BigEndian.AppendUint64(dst, uint64(len(b))), true
+				}
 			}
 			return dst, true
 		case value.RTrim:

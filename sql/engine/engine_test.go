@@ -843,3 +843,31 @@ func TestLimitZeroRunsNothing(t *testing.T) {
 		{sql: "SELECT sum(d) FROM t LIMIT 1", errText: "integer overflow"},
 	})
 }
+
+// TestNoCaseStopsAtNUL: SQLite's NOCASE (sqlite3StrNICmp) stops comparing at a NUL byte both
+// texts have at the same place and lets their lengths decide, so 'ab\0x' = 'AB\0y' under NOCASE
+// (SQLite 3.54.1). Comparisons, ORDER BY, a NOCASE index (lookup and UNIQUE) and an automatic
+// index follow it; BINARY and RTRIM do not stop.
+func TestNoCaseStopsAtNUL(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, `CREATE TABLE t(id INTEGER PRIMARY KEY, c TEXT COLLATE NOCASE);
+		CREATE INDEX t_c ON t(c);
+		INSERT INTO t VALUES (1, 'ab' || char(0) || 'x'), (2, 'AB' || char(0) || 'zz'), (3, 'ab'), (4, 'ab' || char(0));
+		CREATE TABLE o(k TEXT);
+		INSERT INTO o VALUES ('aB' || char(0) || 'q')`)
+	cases := []queryCase{
+		{sql: "SELECT 'ab' || char(0) || 'x' = 'AB' || char(0) || 'y' COLLATE NOCASE", want: []string{"1"}},
+		{sql: "SELECT 'ab' || char(0) || 'x' = 'ab' || char(0) || 'y'", want: []string{"0"}},
+		{sql: "SELECT 'ab' || char(0) || 'x' < 'AB' || char(0) || 'yy' COLLATE NOCASE", want: []string{"1"}},
+		{sql: "SELECT 'ab' || char(0) < 'abc' COLLATE NOCASE", want: []string{"1"}},
+		{sql: "SELECT id FROM t ORDER BY c, id", want: []string{"3", "4", "1", "2"}},
+		{sql: "SELECT id FROM t WHERE c = 'AB' || char(0) || 'q' ORDER BY id", want: []string{"1"}},
+		{sql: "SELECT id FROM t NOT INDEXED WHERE c = 'AB' || char(0) || 'q' ORDER BY id", want: []string{"1"}},
+		{sql: "SELECT t.id FROM o JOIN t NOT INDEXED ON t.c = o.k", want: []string{"1"}},
+		{sql: "SELECT t.id FROM o, t WHERE t.c = o.k", want: []string{"1"}},
+	}
+	runCases(t, s, cases)
+	exec(t, s, "CREATE TABLE u(c TEXT COLLATE NOCASE UNIQUE); INSERT INTO u VALUES ('x' || char(0) || 'a')")
+	_, err := s.Exec(context.Background(), "INSERT INTO u VALUES ('X' || char(0) || 'b')", nil)
+	require.ErrorContains(t, err, "UNIQUE constraint failed: u.c")
+}

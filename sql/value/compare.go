@@ -38,11 +38,16 @@ func CollationByName(name string) (Collation, bool) {
 func (c Collation) CompareText(a, b []byte) int {
 	switch c {
 	case NoCase:
+		// As SQLite's sqlite3StrNICmp: the comparison stops at a NUL byte both texts have at the
+		// same place, and the lengths decide (so "ab\x00x" equals "AB\x00y").
 		n := min(len(a), len(b))
 		for i := 0; i < n; i++ {
 			x, y := lowerASCII(a[i]), lowerASCII(b[i])
 			if x != y {
 				return int(x) - int(y)
+			}
+			if x == 0 {
+				break
 			}
 		}
 		return len(a) - len(b)
