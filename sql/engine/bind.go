@@ -378,6 +378,9 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
+		if e.Operand == nil {
+			shortCircuit(c) // a WHEN without an operand is a condition
+		}
 		r, ri, err := b.bind(w.Result)
 		if err != nil {
 			return nil, exprInfo{}, err
@@ -425,6 +428,9 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 		}
 		out.args = append(out.args, x)
 		infos = append(infos, info)
+	}
+	if f.lazy != nil && len(out.args) > 0 && strings.EqualFold(e.Name, "iif") {
+		shortCircuit(out.args[0]) // iif's condition, as CASE WHEN's
 	}
 	out.coll = callCollation(infos)
 	return out, collated(infos...), nil

@@ -80,6 +80,7 @@ func bindChecks(pc *planCtx, t *Table) ([]expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		shortCircuit(x) // a CHECK is a condition
 		out = append(out, x)
 	}
 	return out, nil

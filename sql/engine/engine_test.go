@@ -871,3 +871,26 @@ func TestNoCaseStopsAtNUL(t *testing.T) {
 	_, err := s.Exec(context.Background(), "INSERT INTO u VALUES ('X' || char(0) || 'b')", nil)
 	require.ErrorContains(t, err, "UNIQUE constraint failed: u.c")
 }
+
+// TestAndOrAsValuesEvaluateBoth: SQLite computes both operands of AND and OR where their result
+// is a value (a result column, an operand of another operator: OP_And, OP_Or), so an error of
+// the right one is the statement's even when the left one decides; where it jumps on a condition
+// (WHERE, ON, HAVING, CASE WHEN, iif, under NOT) it skips the right one (SQLite 3.54.1).
+func TestAndOrAsValuesEvaluateBoth(t *testing.T) {
+	s := newSession(t)
+	exec(t, s, "CREATE TABLE t(a, b); INSERT INTO t VALUES (-9223372036854775808, 1)")
+	runCases(t, s, []queryCase{
+		{sql: "SELECT (a < 0) OR abs(a) FROM t", errText: "integer overflow"},
+		{sql: "SELECT (a > 0) AND abs(a) FROM t", errText: "integer overflow"},
+		{sql: "SELECT b OR abs(a) FROM t", errText: "integer overflow"},
+		{sql: "SELECT ((a < 0) OR abs(a)) + 0 FROM t", errText: "integer overflow"},
+		{sql: "SELECT count(*) FROM t WHERE ((a < 0) OR abs(a)) = 1", errText: "integer overflow"},
+		{sql: "SELECT 1 FROM t WHERE (a < 0) OR abs(a)", want: []string{"1"}},
+		{sql: "SELECT 1 FROM t WHERE (a > 0) AND abs(a)", want: nil},
+		{sql: "SELECT 1 FROM t WHERE NOT ((a > 0) AND abs(a))", want: []string{"1"}},
+		{sql: "SELECT 1 FROM t JOIN t AS u ON (t.a < 0) OR abs(u.a)", want: []string{"1"}},
+		{sql: "SELECT CASE WHEN (a < 0) OR abs(a) THEN 1 END FROM t", want: []string{"1"}},
+		{sql: "SELECT iif((a < 0) OR abs(a), 1, 2) FROM t", want: []string{"1"}},
+		{sql: "SELECT count(*) FROM t GROUP BY b HAVING (b = 1) OR abs(a)", want: []string{"1"}},
+	})
+}

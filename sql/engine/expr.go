@@ -208,8 +208,36 @@ func compareValues(op cmpOp, x, y value.Value, coll value.Collation) value.Value
 }
 
 // andExpr and orExpr are the logical operators with three-valued logic.
-type andExpr struct{ x, y expr }
-type orExpr struct{ x, y expr }
+// Where SQLite jumps on a condition (WHERE, ON and HAVING terms, CASE WHEN, iif's condition,
+// CHECK: sqlite3ExprIfTrue and IfFalse), AND and OR skip their right operand when the left one
+// decides (jump, set by shortCircuit); as a value (a result column, an operand of another
+// operator) they compute both operands first, as SQLite's OP_And and OP_Or do, so that an error
+// of either is the statement's.
+type andExpr struct {
+	x, y expr
+	jump bool
+}
+type orExpr struct {
+	x, y expr
+	jump bool
+}
+
+// shortCircuit marks the AND and OR operators at the top of x (and under NOT) as evaluated in a
+// jump context.
+func shortCircuit(x expr) {
+	switch x := x.(type) {
+	case *andExpr:
+		x.jump = true
+		shortCircuit(x.x)
+		shortCircuit(x.y)
+	case *orExpr:
+		x.jump = true
+		shortCircuit(x.x)
+		shortCircuit(x.y)
+	case *notExpr:
+		shortCircuit(x.x)
+	}
+}
 
 func (a *andExpr) eval(e *env) (value.Value, error) {
 	x, err := a.x.eval(e)
@@ -217,12 +245,15 @@ func (a *andExpr) eval(e *env) (value.Value, error) {
 		return x, err
 	}
 	xt, xok := value.Truth(x)
-	if xok && !xt {
+	if xok && !xt && a.jump {
 		return value.Int(0), nil
 	}
 	y, err := a.y.eval(e)
 	if err != nil {
 		return y, err
+	}
+	if xok && !xt {
+		return value.Int(0), nil
 	}
 	yt, yok := value.Truth(y)
 	switch {
@@ -240,12 +271,15 @@ func (o *orExpr) eval(e *env) (value.Value, error) {
 		return x, err
 	}
 	xt, xok := value.Truth(x)
-	if xok && xt {
+	if xok && xt && o.jump {
 		return value.Int(1), nil
 	}
 	y, err := o.y.eval(e)
 	if err != nil {
 		return y, err
+	}
+	if xok && xt {
+		return value.Int(1), nil
 	}
 	yt, yok := value.Truth(y)
 	switch {

@@ -196,6 +196,7 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 	bindTerm := func(e exprAST) (boundTerm, error) {
 		sc.refs = 0
 		x, _, err := b.bind(e)
+		shortCircuit(x) // a term is a condition
 		return boundTerm{ast: e, x: x, refs: sc.refs}, err
 	}
 	n := len(sc.sources)

@@ -363,6 +363,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 		if err != nil {
 			return nil, info, err
 		}
+		shortCircuit(x)
 		cp.having = x
 	}
 	// ORDER BY of a single core: result column numbers, aliases, or expressions (extra columns);
