@@ -7,16 +7,13 @@ package engine
 // table serves the equality alone, which is all this path answers.
 //
 // Invariant: two values the comparison finds equal have the same hash key (hashKey), so every
-// matching row is among the candidates. The key may be coarser than the comparison (1 and a REAL
-// within a rounding of it share one): the term stays among the loop's WHERE (or ON) terms and
-// decides, as it does after any access path.
+// matching row is among the candidates. The key may be coarser than the comparison (a long
+// text's key is cut): the term stays among the loop's WHERE (or ON) terms and decides, as it
+// does after any access path.
 
 import (
-	"encoding/binary"
-	"math"
-	"strings"
-
 	"github.com/cairndb/cairn/sql/ast"
+	"github.com/cairndb/cairn/sql/codec"
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -107,9 +104,9 @@ func (p *autoIndex) open(e *env, src int) (candidates, error) {
 	}
 	key, ok := hashKey(nil, p.aff.ApplyForCompare(v), p.coll)
 	if !ok {
-		return &rowsCandidates{}, nil
+		return &rowsIter{e: e, src: src}, nil
 	}
-	return &rowsCandidates{e: e, src: src, rows: h.rows(key)}, nil
+	return &rowsIter{e: e, src: src, rows: h.rows(key)}, nil
 }
 
 // build reads the table into a hash table on the column.
@@ -141,40 +138,15 @@ func (p *autoIndex) build(e *env, src int) (*hashTable, error) {
 	return h, nil
 }
 
-// hashKey appends the key of v under collation coll to dst; false for NULL. Numbers (INTEGER and
-// REAL, which compare by value) share one space, keyed by their float64 value; TEXT is folded as
-// coll compares it; a BLOB is its bytes.
+// hashKey appends the key of v under collation coll to dst, false for NULL (which equals
+// nothing): its key component (codec.AppendKey), which is the same for values the comparison
+// finds equal (1 and 1.0, texts equal under coll) and may be shared by others (a long text's
+// cut key), as the invariant above allows.
 func hashKey(dst []byte, v value.Value, coll value.Collation) ([]byte, bool) {
-	switch v.Kind() {
-	case value.Integer, value.Real:
-		f := v.Float()
-		if f == 0 {
-			f = 0 // -0.0 = 0
-		}
-		return binary.BigEndian.AppendUint64(append(dst, 'n'), math.Float64bits(f)), true
-	case value.Text:
-		b := v.Bytes()
-		dst = append(dst, 't')
-		switch coll {
-		case value.NoCase: // as NOCASE compares: up to a NUL, then the length
-			for _, c := range b {
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				dst = append(dst, c)
-				if c == 0 {
-					return binary.BigEndian.AppendUint64(dst, uint64(len(b))), true
-				}
-			}
-			return dst, true
-		case value.RTrim:
-			return append(dst, strings.TrimRight(string(b), " ")...), true
-		}
-		return append(dst, b...), true
-	case value.Blob:
-		return append(append(dst, 'b'), v.Bytes()...), true
+	if v.IsNull() {
+		return dst, false
 	}
-	return dst, false
+	return codec.AppendKey(dst, v, false, coll), true
 }
 
 // rowArena copies rows into large shared blocks: building an automatic index allocates per block,
@@ -214,23 +186,4 @@ func (a *rowArena) clone(r []value.Value) []value.Value {
 		}
 	}
 	return out
-}
-
-// rowsCandidates yields stored rows as a source's candidates.
-type rowsCandidates struct {
-	e    *env
-	src  int
-	rows [][]value.Value
-}
-
-func (c *rowsCandidates) next() (bool, error) {
-	if len(c.rows) == 0 {
-		return false, nil
-	}
-	if err := c.e.run.cx.tick(); err != nil {
-		return false, err
-	}
-	c.e.rows[c.src] = c.rows[0]
-	c.rows = c.rows[1:]
-	return true, nil
 }

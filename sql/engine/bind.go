@@ -171,7 +171,8 @@ func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 	if b.agg != nil && r.depth == 0 {
 		b.agg.bare = true
 	}
-	info := exprInfo{hasAff: !r.c.noAffinity, aff: r.c.affinity, coll: r.c.collation, hasColl: !r.c.noCollation, column: &r}
+	info := r.info()
+	info.column = &r
 	return &colExpr{depth: r.depth, src: r.src, col: r.col}, info, nil
 }
 

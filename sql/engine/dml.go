@@ -294,16 +294,13 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 // insertPlan is what an INSERT needs that depends on the schema alone: made once per Schema
 // and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
 type insertPlan struct {
-	schema  *Schema
-	t       *Table
-	targets []int       // the target columns (len(t.Columns) for the rowid itself)
-	source  *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
-	// values are source's VALUES rows when the source is nothing else (no compound, ORDER BY or
-	// LIMIT): insertSource evaluates them without running the select.
-	values   [][]expr
-	defaults []expr // each column's DEFAULT (nil: NULL), evaluated once per execution
-	checks   []expr // t's CHECK constraints
-	uniques  []int  // uniqueOrder(t)
+	schema   *Schema
+	t        *Table
+	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
+	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
+	defaults []expr      // each column's DEFAULT (nil: NULL), evaluated once per execution
+	checks   []expr      // t's CHECK constraints
+	uniques  []int       // uniqueOrder(t)
 }
 
 // planInsert plans st against x's schema.
@@ -349,10 +346,6 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
 		p.source = plan
-		if cp := plan.cores[0]; len(plan.cores) == 1 && cp.values != nil && len(plan.order) == 0 &&
-			plan.limit == nil && plan.offset == nil {
-			p.values = cp.values
-		}
 	}
 	p.defaults = make([]expr, len(t.Columns))
 	for i, c := range t.Columns {
@@ -486,6 +479,15 @@ func (x *execCtx) defaults(p *insertPlan) ([]value.Value, error) {
 	return out, nil
 }
 
+// plainValues returns the rows of a select that is only VALUES (no compound, ORDER BY or
+// LIMIT), which INSERT evaluates without running the select; nil otherwise.
+func (p *selectPlan) plainValues() [][]expr {
+	if cp := p.cores[0]; len(p.cores) == 1 && len(p.order) == 0 && p.limit == nil && p.offset == nil {
+		return cp.values
+	}
+	return nil
+}
+
 // insertSource returns the rows p inserts (one value per target each), materialized first so
 // that an INSERT ... SELECT from the same table reads it as it was.
 func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.Value, error) {
@@ -493,14 +495,15 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 		return [][]value.Value{make([]value.Value, len(p.targets))}, nil
 	}
 	run := &runState{cx: x, params: params}
-	if p.values == nil {
+	values := p.source.plainValues()
+	if values == nil {
 		return p.source.collect(run, nil)
 	}
 	n := len(p.targets)
 	e := &env{params: params, run: run}
-	rows := make([][]value.Value, len(p.values))
-	flat := make([]value.Value, len(p.values)*n)
-	for r, exprs := range p.values {
+	rows := make([][]value.Value, len(values))
+	flat := make([]value.Value, len(values)*n)
+	for r, exprs := range values {
 		row := flat[r*n : (r+1)*n : (r+1)*n]
 		for i, ex := range exprs {
 			v, err := ex.eval(e)

