@@ -12,22 +12,10 @@ import (
 	"testing"
 
 	"github.com/cairndb/cairn/internal/invariants"
+	"github.com/cairndb/cairn/internal/invariants/invtest"
 	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/stretchr/testify/require"
 )
-
-// requireViolation runs fn and requires that it panics with a violation of invariant.
-func requireViolation(t *testing.T, invariant string, fn func()) {
-	t.Helper()
-	defer func() {
-		r := recover()
-		v, ok := r.(*invariants.Violation)
-		require.True(t, ok, "want a panic with a violation of %q, got %v", invariant, r)
-		require.Equal(t, invariant, v.Invariant, "%v", v)
-		t.Logf("panic: %v", v)
-	}()
-	fn()
-}
 
 // openInvariantsDB opens a new database on an in-memory file system with n keys committed one
 // transaction each; it is closed at the end of the test.
@@ -60,16 +48,16 @@ func TestInvariantVersionMarkers(t *testing.T) {
 
 	older := *latest
 	older.lsn--
-	requireViolation(t, invariants.VersionMarkers, func() { db.setLatest(&older) })
+	invtest.RequireViolation(t, invariants.VersionMarkers, func() { db.setLatest(&older) })
 	require.Same(t, latest, db.latest.Load(), "the check ran before the store")
 
 	published := db.published.Load()
 	db.published.Store(&version{lsn: latest.lsn + 1})
-	requireViolation(t, invariants.VersionMarkers, func() { db.assertMarkers("test") })
+	invtest.RequireViolation(t, invariants.VersionMarkers, func() { db.assertMarkers("test") })
 	db.published.Store(published)
 
 	db.headLSN.Store(latest.lsn - 1)
-	requireViolation(t, invariants.VersionMarkers, func() { db.assertMarkers("test") })
+	invtest.RequireViolation(t, invariants.VersionMarkers, func() { db.assertMarkers("test") })
 	db.headLSN.Store(latest.lsn)
 }
 
@@ -84,21 +72,21 @@ func TestInvariantHeldCommits(t *testing.T) {
 
 	// setLatest: nothing may be held after the new latest.
 	db.held.records, db.held.bytes = [][]byte{{1, 2, 3}}, 3
-	requireViolation(t, invariants.HeldCommits, func() { db.setLatest(&latest) })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.setLatest(&latest) })
 
 	// One record held but headLSN not moved past latest.
-	requireViolation(t, invariants.HeldCommits, func() { db.assertHeld("test") })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.assertHeld("test") })
 
 	// headLSN one past latest, but held.bytes off.
 	db.headLSN.Store(latest.lsn + 1)
 	db.assertHeld("test") // consistent again
 	db.held.bytes = 4
-	requireViolation(t, invariants.HeldCommits, func() { db.assertHeld("test") })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.assertHeld("test") })
 
 	// Two commits after latest, one record.
 	db.held.bytes = 3
 	db.headLSN.Store(latest.lsn + 2)
-	requireViolation(t, invariants.HeldCommits, func() { db.assertHeld("test") })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.assertHeld("test") })
 
 	db.clearHeld()
 	db.headLSN.Store(latest.lsn)
@@ -117,15 +105,15 @@ func TestInvariantHoldCommit(t *testing.T) {
 	db.stateMu.Lock()
 	defer db.stateMu.Unlock()
 	head := db.headLSN.Load()
-	requireViolation(t, invariants.HeldCommits, func() { db.holdCommit(tx, head+2) })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.holdCommit(tx, head+2) })
 
 	base := tx.base
 	tx.base = &version{lsn: base.lsn - 1}
-	requireViolation(t, invariants.HeldCommits, func() { db.holdCommit(tx, head+1) })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.holdCommit(tx, head+1) })
 	tx.base = base
 
 	tx.dropPending = true
-	requireViolation(t, invariants.HeldCommits, func() { db.holdCommit(tx, head+1) })
+	invtest.RequireViolation(t, invariants.HeldCommits, func() { db.holdCommit(tx, head+1) })
 	tx.dropPending = false
 	require.Empty(t, db.held.records, "no check let holdCommit go on")
 }
@@ -147,11 +135,11 @@ func TestInvariantPendingVersions(t *testing.T) {
 	db.headLSN.Store(pub + 2)
 	db.assertPending("test")
 	db.pending = []*version{{lsn: pub + 2}, {lsn: pub + 1}}
-	requireViolation(t, invariants.PendingVersions, func() { db.assertPending("test") })
+	invtest.RequireViolation(t, invariants.PendingVersions, func() { db.assertPending("test") })
 	db.pending = []*version{{lsn: pub}}
-	requireViolation(t, invariants.PendingVersions, func() { db.assertPending("test") })
+	invtest.RequireViolation(t, invariants.PendingVersions, func() { db.assertPending("test") })
 	db.pending = []*version{{lsn: pub + 3}}
-	requireViolation(t, invariants.PendingVersions, func() { db.assertPending("test") })
+	invtest.RequireViolation(t, invariants.PendingVersions, func() { db.assertPending("test") })
 	db.headLSN.Store(head)
 }
 
@@ -175,16 +163,16 @@ func TestInvariantPublication(t *testing.T) {
 	}
 
 	// A batch beyond latest: its last record is in no materialized version.
-	requireViolation(t, invariants.DurableMaterialized, func() { onDurable(latest.lsn + 1) })
+	invtest.RequireViolation(t, invariants.DurableMaterialized, func() { onDurable(latest.lsn + 1) })
 
 	// A pending version older than the published one.
 	db.pending = []*version{{lsn: latest.lsn - 1}}
-	requireViolation(t, invariants.VersionMarkers, func() { onDurable(latest.lsn) })
+	invtest.RequireViolation(t, invariants.VersionMarkers, func() { onDurable(latest.lsn) })
 	require.Same(t, latest, db.published.Load(), "the check ran before the store")
 	require.Empty(t, db.pending)
 
 	// Published past the durable LSN.
-	requireViolation(t, invariants.VersionMarkers, func() { db.assertDurable(latest.lsn - 1) })
+	invtest.RequireViolation(t, invariants.VersionMarkers, func() { db.assertDurable(latest.lsn - 1) })
 	db.assertDurable(latest.lsn)
 }
 
@@ -226,13 +214,13 @@ func TestInvariantCheckpointPages(t *testing.T) {
 	require.NotZero(t, latest.catalog)
 	db.assertCheckpointPages(latest)
 	// The reader's version reaches pages the delete freed: pending.
-	requireViolation(t, invariants.CheckpointPages, func() { db.assertCheckpointPages(r.base) })
+	invtest.RequireViolation(t, invariants.CheckpointPages, func() { db.assertCheckpointPages(r.base) })
 	// Without its catalog, the catalog's and the bucket's pages are in no structure: lost.
-	requireViolation(t, invariants.CheckpointPages, func() {
+	invtest.RequireViolation(t, invariants.CheckpointPages, func() {
 		db.assertCheckpointPages(&version{lsn: latest.lsn, root: latest.root})
 	})
 	// The catalog as the default key space too: its pages are reached twice.
-	requireViolation(t, invariants.CheckpointPages, func() {
+	invtest.RequireViolation(t, invariants.CheckpointPages, func() {
 		db.assertCheckpointPages(&version{lsn: latest.lsn, root: latest.catalog, catalog: latest.catalog})
 	})
 }

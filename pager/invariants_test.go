@@ -10,22 +10,10 @@ import (
 	"testing"
 
 	"github.com/cairndb/cairn/internal/invariants"
+	"github.com/cairndb/cairn/internal/invariants/invtest"
 	"github.com/cairndb/cairn/internal/vfs"
 	"github.com/stretchr/testify/require"
 )
-
-// requireViolation runs fn and requires that it panics with a violation of invariant.
-func requireViolation(t *testing.T, invariant string, fn func()) {
-	t.Helper()
-	defer func() {
-		r := recover()
-		v, ok := r.(*invariants.Violation)
-		require.True(t, ok, "want a panic with a violation of %q, got %v", invariant, r)
-		require.Equal(t, invariant, v.Invariant, "%v", v)
-		t.Logf("panic: %v", v)
-	}()
-	fn()
-}
 
 // invariantsPager returns a Pager that created its file on an in-memory file system: ids 2-21
 // allocated at LSN 1 (dirty), ids 22-31 allocated then and freed at LSN 2 (reusable).
@@ -56,11 +44,11 @@ func TestInvariantFreeOrder(t *testing.T) {
 	p := invariantsPager(t)
 	p.Free(2, 1, 5, 1)
 	p.Free(3, 1, 5, 1) // the same LSN is in order
-	requireViolation(t, invariants.FreeList, func() { p.Free(4, 1, 4, 1) })
+	invtest.RequireViolation(t, invariants.FreeList, func() { p.Free(4, 1, 4, 1) })
 
 	require.NoError(t, p.WriteCheckpoint(p.PrepareCheckpoint(0, 0, 5))) // 5-21 are in the file now
 	p.Free(5, 1, 7, 1)
-	requireViolation(t, invariants.FreeList, func() { p.Free(6, 1, 6, 1) })
+	invtest.RequireViolation(t, invariants.FreeList, func() { p.Free(6, 1, 6, 1) })
 }
 
 // TestInvariantFreeList: the checkpoint's check of the reusable ids, the queues and, with trusted
@@ -102,7 +90,7 @@ func TestInvariantFreeList(t *testing.T) {
 			prepare(invariantsPager(t)) // the state as made passes
 			p := invariantsPager(t)
 			tc.damage(p)
-			requireViolation(t, invariants.FreeList, func() { prepare(p) })
+			invtest.RequireViolation(t, invariants.FreeList, func() { prepare(p) })
 			if tc.trusted {
 				p = invariantsPager(t)
 				p.trusted.Store(false) // as after opening a file
