@@ -10,7 +10,6 @@ package cairn
 //	go test -run TestKillDashNine -kill.rounds=200 .
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -19,7 +18,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,6 +27,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairndb/cairn/internal/killtest"
 )
 
 var (
@@ -108,58 +108,17 @@ func TestKillDashNine(t *testing.T) {
 		*killRounds, early, len(l.acked), len(l.delAcked), unreported)
 }
 
-// runKillChild starts a child on path with ids from first, kills it at a random moment and
-// records its reports in l. It reports whether the kill was timed from the child's start rather
-// than from its first report.
+// runKillChild runs one child from firstID first and kills it: most kills land 0-400 ms after
+// the first acknowledgement, while commits flow, one in ten 0-150 ms after the start (during
+// Open and recovery, or the first commits). It reports whether the kill was an early one.
 func runKillChild(t *testing.T, path string, seed, first uint64, rng *rand.Rand, l *killLedger) bool {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillDashNineChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d", killChildEnv, path, seed, first))
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe() // the child exits when the parent goes away
-	require.NoError(t, err)
-	defer stdin.Close()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	lines := make(chan string, 1024)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	// Most kills land 0-400 ms after the first acknowledgement, while commits flow; one in ten
-	// 0-150 ms after the start (during Open and recovery, or the first commits).
-	var killAt <-chan time.Time
-	early := rng.IntN(10) == 0
-	if early {
-		killAt = time.After(time.Duration(rng.IntN(150)) * time.Millisecond)
-	}
-	deadline := time.After(30 * time.Second)
-wait:
-	for {
-		select {
-		case line, ok := <-lines:
-			require.True(t, ok, "child exited before the kill; stderr:\n%s", &stderr)
-			l.record(t, line)
-			if killAt == nil {
-				killAt = time.After(time.Duration(rng.IntN(400)) * time.Millisecond)
-			}
-		case <-killAt:
-			break wait
-		case <-deadline:
-			require.FailNow(t, "child made no progress", "stderr:\n%s", &stderr)
-		}
-	}
-	require.NoError(t, cmd.Process.Kill()) // SIGKILL
-	for line := range lines {              // reports already in the pipe count
-		l.record(t, line)
-	}
-	require.Error(t, cmd.Wait(), "the child must die of the kill; stderr:\n%s", &stderr)
-	return early
+	return killtest.Run(t, rng, killtest.Child{
+		Test:       "TestKillDashNineChild",
+		Env:        fmt.Sprintf("%s=%s %d %d", killChildEnv, path, seed, first),
+		EarlyOneIn: 10, EarlyMax: 150 * time.Millisecond, LateMax: 400 * time.Millisecond,
+		Deadline: 30 * time.Second,
+	}, func(line string) { l.record(t, line) })
 }
 
 // record parses one report line of the child.

@@ -16,29 +16,33 @@ import (
 // and wal -> internal; the SQL layer above the root: cairnsql -> sql/engine -> sql/parse,
 // sql/codec, sql/ast -> sql/value, and sql/engine -> root), that the library imports nothing
 // outside the standard library and golang.org/x/sys, and that only sql/parse imports the SQL
-// parser (github.com/sqlc-dev/meyer).
+// parser (github.com/sqlc-dev/meyer); the test-helper packages may import testify.
 func TestLayering(t *testing.T) {
 	const mod = "github.com/cairndb/cairn/"
 	// external lists the packages that may import modules outside the standard library and
 	// golang.org/x/sys.
-	external := map[string]string{"sql/parse": "github.com/sqlc-dev/meyer/"}
+	external := map[string]string{"sql/parse": "github.com/sqlc-dev/meyer/",
+		// test helpers, imported by tests only
+		"internal/killtest": "github.com/stretchr/testify/", "internal/invariants/invtest": "github.com/stretchr/testify/"}
 	allowed := map[string][]string{
-		"cairnsql":            {"", "sql/engine", "sql/value"},
-		"sql/engine":          {"", "sql/ast", "sql/parse", "sql/codec", "sql/value"},
-		"sql/parse":           {"sql/ast", "sql/value"},
-		"sql/ast":             {"sql/value"},
-		"sql/codec":           {"sql/value"},
-		"sql/value":           {},
-		".":                   {"txn", "btree", "pager", "wal", "internal/"},
-		"txn":                 {"btree", "pager", "internal/"},
-		"btree":               {"pager", "internal/"},
-		"pager":               {"internal/"},
-		"wal":                 {"internal/"},
-		"internal/vfs":        {"internal/errs"},
-		"internal/errs":       {},
-		"internal/ondisk":     {},
-		"internal/invariants": {},
-		"internal/slt":        {},
+		"cairnsql":                    {"", "sql/engine", "sql/value"},
+		"sql/engine":                  {"", "sql/ast", "sql/parse", "sql/codec", "sql/value"},
+		"sql/parse":                   {"sql/ast", "sql/value"},
+		"sql/ast":                     {"sql/value"},
+		"sql/codec":                   {"sql/value"},
+		"sql/value":                   {},
+		".":                           {"txn", "btree", "pager", "wal", "internal/"},
+		"txn":                         {"btree", "pager", "internal/"},
+		"btree":                       {"pager", "internal/"},
+		"pager":                       {"internal/"},
+		"wal":                         {"internal/"},
+		"internal/vfs":                {"internal/errs"},
+		"internal/errs":               {},
+		"internal/ondisk":             {},
+		"internal/invariants":         {},
+		"internal/slt":                {},
+		"internal/killtest":           {},
+		"internal/invariants/invtest": {"internal/invariants"},
 	}
 	for dir, ok := range allowed {
 		entries, err := os.ReadDir(dir)

@@ -12,8 +12,6 @@ package cairnsql_test
 //	go test -run TestSQLKillDashNine -sqlkill.rounds=100 ./cairnsql
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"flag"
@@ -21,7 +19,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +28,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cairndb/cairn/internal/killtest"
 
 	"github.com/cairndb/cairn/cairnsql"
 )
@@ -101,55 +100,17 @@ func TestSQLKillDashNine(t *testing.T) {
 		"%d unreported groups found: 0 acknowledged lost, 0 partial", rounds, l.acks, len(l.groups), l.updates, rows, unreported)
 }
 
-// runSQLKillChild starts a child on path with ids from first, kills it at a random moment and
-// records its reports in l.
+// runSQLKillChild runs one child and kills it 0-500 ms after its first acknowledgement, while
+// writes flow (one round in eight 0-100 ms after the start: during Open and recovery, or the
+// first writes).
 func runSQLKillChild(t *testing.T, path string, seed uint64, first int64, rng *rand.Rand, l *sqlKillLedger) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLKillDashNineChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d", sqlKillChildEnv, path, seed, first))
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe() // the child exits when the parent goes away
-	require.NoError(t, err)
-	defer stdin.Close()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	lines := make(chan string, 1024)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	// The kill lands 0-500 ms after the first acknowledgement, while writes flow (one round in
-	// eight 0-100 ms after the start: during Open and recovery, or the first writes).
-	var killAt <-chan time.Time
-	if rng.IntN(8) == 0 {
-		killAt = time.After(time.Duration(rng.IntN(100)) * time.Millisecond)
-	}
-	deadline := time.After(60 * time.Second)
-wait:
-	for {
-		select {
-		case line, ok := <-lines:
-			require.True(t, ok, "child exited before the kill; stderr:\n%s", &stderr)
-			l.record(t, line)
-			if killAt == nil {
-				killAt = time.After(time.Duration(rng.IntN(500)) * time.Millisecond)
-			}
-		case <-killAt:
-			break wait
-		case <-deadline:
-			require.FailNow(t, "child made no progress", "stderr:\n%s", &stderr)
-		}
-	}
-	require.NoError(t, cmd.Process.Kill()) // SIGKILL
-	for line := range lines {              // reports already in the pipe count
-		l.record(t, line)
-	}
-	require.Error(t, cmd.Wait(), "the child must die of the kill; stderr:\n%s", &stderr)
+	killtest.Run(t, rng, killtest.Child{
+		Test:       "TestSQLKillDashNineChild",
+		Env:        fmt.Sprintf("%s=%s %d %d", sqlKillChildEnv, path, seed, first),
+		EarlyOneIn: 8, EarlyMax: 100 * time.Millisecond, LateMax: 500 * time.Millisecond,
+		Deadline: 60 * time.Second,
+	}, func(line string) { l.record(t, line) })
 }
 
 // record parses one report of the child: "ack GRP N" (a group of N rows inserted), "try-upd GRP"
