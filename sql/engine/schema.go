@@ -43,7 +43,7 @@ func schemaVersionOf(v []byte) uint64 {
 
 // formatVersion is the version of the SQL layer's layout (schema entries, keys, records):
 // FORMAT.md, "SQL schema".
-const formatVersion = 1
+const formatVersion = 2
 
 func tableBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/t/%d", id) }
 func indexBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/i/%d", id) }

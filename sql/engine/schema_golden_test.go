@@ -1,6 +1,6 @@
 package engine_test
 
-// The golden file of the SQL layout (version 1, FORMAT.md "SQL schema"): a small database made
+// The golden file of the SQL layout (version 2, FORMAT.md "SQL schema"): a small database made
 // by the engine, every bucket's keys and values dumped as hex. TestGoldenSchemaLayout fails when
 // the engine writes other bytes (a format change: a new version in FORMAT.md, then go test
 // -update); TestGoldenSchemaLayoutReads loads the committed file into an empty database and
@@ -27,7 +27,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-const schemaGoldenPath = "testdata/schema_v1.txt"
+const schemaGoldenPath = "testdata/schema_v2.txt"
+
+// schemaV1Path is a database of layout version 1, frozen: this build refuses it.
+const schemaV1Path = "testdata/schema_v1.txt"
 
 // goldenSQL makes the golden database: a rowid table with an INTEGER PRIMARY KEY, a UNIQUE
 // column (an automatic index) and a descending index; a WITHOUT ROWID table with a NOCASE text
@@ -39,6 +42,7 @@ var goldenSQL = []string{
 	"CREATE TABLE tag(k TEXT COLLATE NOCASE PRIMARY KEY, n INTEGER) WITHOUT ROWID",
 	"CREATE INDEX tag_n ON tag(n)",
 	"INSERT INTO tag VALUES ('Ab', 300)",
+	"INSERT INTO tag VALUES ('x' || char(0) || 'Y', 1)", // version 2's NOCASE key: up to the NUL, then the length
 	"CREATE VIEW cheap AS SELECT name FROM fruit WHERE price < 3",
 }
 
@@ -55,7 +59,7 @@ func openMemory(t *testing.T) *cairn.DB {
 func dumpBuckets(t *testing.T, db *cairn.DB) string {
 	t.Helper()
 	var out strings.Builder
-	out.WriteString("# SQL layout version 1 (FORMAT.md, \"SQL schema\"): the buckets of the database that\n")
+	out.WriteString("# SQL layout version 2 (FORMAT.md, \"SQL schema\"): the buckets of the database that\n")
 	out.WriteString("# TestGoldenSchemaLayout makes. A line `bucket NAME` (a Go string), then one line per\n")
 	out.WriteString("# entry: the key in hex, a tab, the value in hex.\n")
 	err := db.View(func(tx *cairn.Tx) error {
@@ -209,19 +213,27 @@ func TestGoldenSchemaLayoutReads(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestGoldenSchemaVersionRefused checks that a schema bucket of another layout version is
-// refused with an error naming both versions, not read.
+// TestGoldenSchemaVersionRefused checks that a database of layout version 1 (NOCASE keys that
+// go on past a NUL byte), and one of a version to come, are refused with an error naming both
+// versions, not read.
 func TestGoldenSchemaVersionRefused(t *testing.T) {
 	db := openMemory(t)
-	loadDump(t, db, schemaGoldenPath)
+	loadDump(t, db, schemaV1Path)
+	requireVersionRefused(t, db, 1)
 	err := db.Update(func(tx *cairn.Tx) error {
 		b, err := tx.Bucket([]byte("\x00sql/schema"))
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 2})
+		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 3})
 	})
 	require.NoError(t, err)
+	requireVersionRefused(t, db, 3)
+}
+
+// requireVersionRefused requires that a query on db fails on its layout version.
+func requireVersionRefused(t *testing.T, db *cairn.DB, version int) {
+	t.Helper()
 	s := engine.New(db).NewSession()
 	defer s.Close()
 	st, err := s.Prepare("SELECT * FROM fruit")
@@ -229,6 +241,6 @@ func TestGoldenSchemaVersionRefused(t *testing.T) {
 	_, err = st.Query(context.Background(), nil)
 	require.Error(t, err)
 	require.ErrorIs(t, err, cairn.ErrCorrupt)
-	require.Contains(t, err.Error(), "sql: schema layout version 2 is not supported (this build reads version 1)")
+	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads version 2)", version))
 	require.False(t, bytes.Contains([]byte(err.Error()), []byte("no such table")))
 }
