@@ -207,3 +207,48 @@ func TestSavepointMisuse(t *testing.T) {
 	require.ErrorIs(t, tx2.RollbackTo(sp), ErrSavepointInvalid, "a savepoint of another transaction")
 	require.NoError(t, tx2.Rollback())
 }
+
+// TestLargeTransactionReadsItsWrites puts more keys into one bucket in one transaction than a
+// decoded node holds (the B+tree splits it in memory), in random and descending order, and
+// reads them back in the same transaction with Get, a cursor and Last, then after the commit.
+func TestLargeTransactionReadsItsWrites(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t, &Options{Sync: SyncNone})
+	for _, order := range []string{"random", "descending"} {
+		name := []byte(order)
+		const n = 6000
+		key := func(i int) []byte { return fmt.Appendf(nil, "k%06d", i) }
+		check := func(tx *Tx) {
+			b, err := tx.Bucket(name)
+			require.NoError(t, err)
+			for i := range n {
+				v, err := b.Get(key(i))
+				require.NoError(t, err, "%s", key(i))
+				require.Equal(t, key(i), v)
+			}
+			c := b.Cursor()
+			i := 0
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				require.Equal(t, key(i), k)
+				i++
+			}
+			require.Equal(t, n, i)
+			last, _ := c.Last()
+			require.Equal(t, key(n-1), last)
+		}
+		require.NoError(t, db.Update(func(tx *Tx) error {
+			b, err := tx.CreateBucket(name)
+			require.NoError(t, err)
+			for j := range n {
+				i := n - 1 - j
+				if order == "random" {
+					i = j * 4001 % n
+				}
+				require.NoError(t, b.Put(key(i), key(i)))
+			}
+			check(tx)
+			return nil
+		}), order)
+		require.NoError(t, db.View(func(tx *Tx) error { check(tx); return nil }), order)
+	}
+}

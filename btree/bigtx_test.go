@@ -3,6 +3,7 @@ package btree
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -49,27 +50,21 @@ func TestLargeTransaction(t *testing.T) {
 				deleted[string(key(i))] = true
 			}
 			requireNodesBounded(t, tr.rootNode)
-			root, err := tr.Commit(1)
-			require.NoError(t, err)
-
 			want := map[string]string{}
 			for i := range n {
 				if !deleted[string(key(i))] {
 					want[string(key(i))] = fmt.Sprintf("value %d", i)
 				}
 			}
-			rt := Open(pg, root, false)
-			c := rt.Cursor()
-			var prev []byte
-			got := 0
-			for k, v := c.First(); k != nil; k, v = c.Next() {
-				require.Equal(t, want[string(k)], string(v), "%s", k)
-				require.Negative(t, bytes.Compare(prev, k))
-				prev = append(prev[:0], k...)
-				got++
-			}
-			require.NoError(t, c.Err())
-			require.Equal(t, len(want), got)
+			// The transaction's own tree, split nodes and all, before it is written: a cursor
+			// walks it in order (nodes split off have no page id), Last and Get find keys.
+			requireTreeHolds(t, tr, want)
+			last, _ := tr.Cursor().Last()
+			require.Equal(t, slices.Max(slices.Collect(maps.Keys(want))), string(last))
+			root, err := tr.Commit(1)
+			require.NoError(t, err)
+
+			requireTreeHolds(t, Open(pg, root, false), want)
 			fill := leafFill(t, pg, root)
 			minFill := 0.5
 			if order == "random-most-deleted" {
@@ -77,6 +72,29 @@ func TestLargeTransaction(t *testing.T) {
 			}
 			require.Greater(t, fill, minFill)
 		})
+	}
+}
+
+// requireTreeHolds checks that a cursor walks exactly want's keys in order, with their values,
+// and that Get finds each.
+func requireTreeHolds(t *testing.T, tr *Tree, want map[string]string) {
+	t.Helper()
+	c := tr.Cursor()
+	var prev []byte
+	got := 0
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		require.Equal(t, want[string(k)], string(v), "%s", k)
+		require.Negative(t, bytes.Compare(prev, k))
+		prev = append(prev[:0], k...)
+		got++
+	}
+	require.NoError(t, c.Err())
+	require.Equal(t, len(want), got)
+	for k, v := range want {
+		got, ok, err := tr.Get([]byte(k))
+		require.NoError(t, err)
+		require.True(t, ok, k)
+		require.Equal(t, v, string(got))
 	}
 }
 

@@ -103,7 +103,7 @@ func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
 			return c.end()
 		}
 		c.stack = append(c.stack, f)
-		f, ok = c.childFrame(f.child(f.index))
+		f, ok = c.childOf(&f, f.index)
 	}
 	return c.end()
 }
@@ -217,7 +217,7 @@ func (c *Cursor) descendFrom(first bool) ([]byte, []byte) {
 	if top.leaf() {
 		return c.current()
 	}
-	if !c.push(c.childFrame(top.child(top.index))) {
+	if !c.push(c.childOf(&top, top.index)) {
 		return c.end()
 	}
 	return c.descend(first)
@@ -240,7 +240,7 @@ func (c *Cursor) descend(first bool) ([]byte, []byte) {
 			c.prefetchSiblingLeaf(first)
 			return c.current()
 		}
-		if !c.push(c.childFrame(top.child(top.index))) {
+		if !c.push(c.childOf(top, top.index)) {
 			return c.end()
 		}
 	}
@@ -311,6 +311,17 @@ func (c *Cursor) rootFrame() (frame, bool) {
 		return frame{}, false
 	}
 	return c.childFrame(c.t.root)
+}
+
+// childOf returns the frame of child i of branch frame f: the child's decoded node when f is a
+// decoded node that links one (a node Put split off has no page yet), else childFrame of its id.
+func (c *Cursor) childOf(f *frame, i int) (frame, bool) {
+	if f.node != nil {
+		if n := f.node.inodes[i].node; n != nil {
+			return frame{node: n}, true
+		}
+	}
+	return c.childFrame(f.child(i))
 }
 
 func (c *Cursor) childFrame(id uint64) (frame, bool) {

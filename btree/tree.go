@@ -113,9 +113,12 @@ func (t *Tree) getFromPage(id uint64, key []byte) ([]byte, bool, error) {
 func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 	for !n.leaf {
 		i, _ := n.search(key)
-		c, ok := t.nodes[n.inodes[i].child]
-		if !ok {
-			return t.getFromPage(n.inodes[i].child, key)
+		c := n.inodes[i].node // a node Put split off has no page id: only the link finds it
+		if c == nil {
+			var ok bool
+			if c, ok = t.nodes[n.inodes[i].child]; !ok {
+				return t.getFromPage(n.inodes[i].child, key)
+			}
 		}
 		n = c
 	}
@@ -323,6 +326,10 @@ func (t *Tree) split(n *node, appended bool) error {
 		p.inodes = t.grown(p.inodes)
 		copy(p.inodes[idx+2:], p.inodes[idx+1:])
 		p.inodes[idx+1] = inode{key: right.inodes[0].key, node: right}
+		// The first element's key may be above its child's keys (a key smaller than every
+		// key goes to child 0); the search needs the elements sorted, so the left half's
+		// element takes its first key, which is below the right half's.
+		p.inodes[idx].key = n.inodes[0].key
 		p.src = nil
 		n, appended = p, idx+1 == len(p.inodes)-1
 	}
