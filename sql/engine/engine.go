@@ -229,6 +229,19 @@ func (st *Stmt) ReadOnly() bool {
 	return false
 }
 
+// returns reports whether the statement has a RETURNING clause.
+func (st *Stmt) returns() bool {
+	switch s := st.parsed.Stmt.(type) {
+	case *ast.Insert:
+		return len(s.Returning) > 0
+	case *ast.Update:
+		return len(s.Returning) > 0
+	case *ast.Delete:
+		return len(s.Returning) > 0
+	}
+	return false
+}
+
 // Text returns the statement's SQL text.
 func (st *Stmt) Text() string { return st.parsed.Text }
 
@@ -249,7 +262,7 @@ func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
 		}
 		err = rows.Err()
 		rows.Close()
-		return Result{LastInsertID: st.sess.lastInsertID}, err
+		return st.sess.unchanged(), err
 	}
 	return st.sess.exec(ctx, st, args)
 }
@@ -312,6 +325,14 @@ func (r *Rows) Close() error {
 // Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 	if !st.ReadOnly() {
+		if st.returns() {
+			// RETURNING: the statement runs to its end, then its rows are read.
+			sink := &returnSink{}
+			if _, err := st.sess.execTo(ctx, st, args, sink); err != nil {
+				return nil, err
+			}
+			return &Rows{it: &sliceIter{rows: sink.rows}, names: sink.names, decl: sink.decl}, nil
+		}
 		res, err := st.Exec(ctx, args)
 		_ = res
 		if err != nil {
