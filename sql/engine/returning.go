@@ -10,6 +10,8 @@ package engine
 // A statement without RETURNING has no returningPlan: its per-row cost is one nil check.
 
 import (
+	"errors"
+
 	"github.com/cairndb/cairn/sql/ast"
 	"github.com/cairndb/cairn/sql/value"
 )
@@ -32,6 +34,11 @@ type returnSink struct {
 func planReturning(pc *planCtx, t *Table, cols []ast.ResultColumn) (*returningPlan, error) {
 	if len(cols) == 0 {
 		return nil, nil
+	}
+	for _, c := range cols {
+		if c.Star && c.Table != "" {
+			return nil, errors.New(`RETURNING may not use "TABLE.*" wildcards`)
+		}
 	}
 	sc := &scope{sources: []*source{tableSource(t, t.Name)}}
 	items, err := expandStars(cols, sc)

@@ -125,13 +125,10 @@ func (c *converter) upsert(u *m.Upsert) (ast.Upsert, error) {
 	return out, nil
 }
 
-// returning converts a RETURNING list (nil for none). SQLite refuses TABLE.* there.
+// returning converts a RETURNING list (nil for none).
 func (c *converter) returning(cols []*m.ResultColumn) ([]ast.ResultColumn, error) {
 	var out []ast.ResultColumn
 	for _, rc := range cols {
-		if star, ok := rc.Expr.(*m.Star); ok && star.Table != nil {
-			return nil, c.errorf(rc, `RETURNING may not use "TABLE.*" wildcards`)
-		}
 		col, err := c.resultColumn(rc)
 		if err != nil {
 			return nil, err
