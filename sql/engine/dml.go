@@ -414,6 +414,12 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 	if p.up != nil {
 		ups = x.newUpserter(p.up, t, params, ret)
 	}
+	var seq *seqState
+	if t.AutoInc {
+		if seq, err = x.loadSeq(t); err != nil {
+			return Result{}, err
+		}
+	}
 	var res Result
 	for _, src := range rows {
 		vals := make([]value.Value, len(t.Columns)+1)
@@ -425,7 +431,7 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 				explicitRowid = !src[i].IsNull()
 			}
 		}
-		rowid, err := x.rowidFor(t, vals, explicitRowid)
+		rowid, err := x.rowidFor(t, vals, explicitRowid, seq)
 		if err != nil {
 			return res, err
 		}
@@ -456,6 +462,11 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 			}
 		}
 	}
+	if seq != nil {
+		if err := seq.store(x); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
@@ -478,8 +489,9 @@ func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error
 	return x.writeRow(t, vals, rowid)
 }
 
-// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next.
-func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, error) {
+// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next
+// (seq: the sqlite_sequence entry of an AUTOINCREMENT table, else nil).
+func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool, seq *seqState) (int64, error) {
 	if t.WithoutRowid {
 		return 0, nil
 	}
@@ -492,7 +504,13 @@ func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, 
 		if !ok {
 			return 0, errors.New("datatype mismatch")
 		}
+		if seq != nil {
+			seq.saw(id)
+		}
 		return id, nil
+	}
+	if seq != nil {
+		return seq.next(x)
 	}
 	return x.nextRowid(t)
 }
