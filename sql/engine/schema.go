@@ -80,7 +80,7 @@ type Table struct {
 	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
 	// AutoInc is set for an INTEGER PRIMARY KEY declared AUTOINCREMENT (autoinc.go).
 	AutoInc bool
-	bucket     []byte
+	bucket  []byte
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
 	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
 	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
