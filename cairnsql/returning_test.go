@@ -24,6 +24,12 @@ func TestReturningThroughDatabaseSQL(t *testing.T) {
 	require.NoError(t, db.QueryRow("INSERT INTO todo(title, due) VALUES (?, ?) RETURNING id", "write", "2024-05-01 12:00:00").Scan(&id))
 	require.Equal(t, int64(1), id)
 
+	// Parameters in RETURNING too.
+	var tag string
+	require.NoError(t, db.QueryRow("INSERT INTO todo(title) VALUES (?) RETURNING id, ?", "p", "tag").Scan(&id, &tag))
+	require.Equal(t, "tag", tag)
+	mustExec(t, db, "DELETE FROM todo WHERE title = 'p'")
+
 	// Several rows, names as SQLite gives them, declared types for time.Time.
 	rows, err := db.Query("INSERT INTO todo(title, due) VALUES ('a', '2024-05-02 08:00:00'), ('b', NULL) RETURNING id, title AS name, due, done * 10")
 	require.NoError(t, err)
@@ -46,7 +52,7 @@ func TestReturningThroughDatabaseSQL(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.NoError(t, rows.Close())
-	require.Equal(t, []int64{2, 3}, got)
+	require.Equal(t, []int64{2, 3}, got) // no AUTOINCREMENT: the deleted rowid 2 is free again
 	require.True(t, due[0].Valid)
 	require.Equal(t, time.Date(2024, 5, 2, 8, 0, 0, 0, time.UTC), due[0].Time)
 	require.False(t, due[1].Valid)

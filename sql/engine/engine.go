@@ -229,8 +229,9 @@ func (st *Stmt) ReadOnly() bool {
 	return false
 }
 
-// returns reports whether the statement has a RETURNING clause.
-func (st *Stmt) returns() bool {
+// Returns reports whether the statement is an INSERT, UPDATE or DELETE with a RETURNING clause:
+// Query runs it to its end and returns its rows; Exec runs it and drops them.
+func (st *Stmt) Returns() bool {
 	switch s := st.parsed.Stmt.(type) {
 	case *ast.Insert:
 		return len(s.Returning) > 0
@@ -325,7 +326,7 @@ func (r *Rows) Close() error {
 // Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 	if !st.ReadOnly() {
-		if st.returns() {
+		if st.Returns() {
 			// RETURNING: the statement runs to its end, then its rows are read.
 			sink := &returnSink{}
 			if _, err := st.sess.execTo(ctx, st, args, sink); err != nil {
