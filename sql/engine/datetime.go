@@ -15,6 +15,7 @@ package engine
 // and every call in it, sees the same time, as in SQLite.
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -25,20 +26,28 @@ import (
 
 func init() {
 	for _, f := range []*scalarFunc{
-		{name: "date", minArgs: 0, maxArgs: -1, lazy: dateLazy(outDate)},
-		{name: "time", minArgs: 0, maxArgs: -1, lazy: dateLazy(outTime)},
-		{name: "datetime", minArgs: 0, maxArgs: -1, lazy: dateLazy(outDatetime)},
-		{name: "julianday", minArgs: 0, maxArgs: -1, lazy: dateLazy(outJulianday)},
-		{name: "unixepoch", minArgs: 0, maxArgs: -1, lazy: dateLazy(outUnixepoch)},
-		{name: "strftime", minArgs: 1, maxArgs: -1, lazy: lazyStrftime},
-		{name: "timediff", minArgs: 2, maxArgs: 2, lazy: lazyTimediff},
-		{name: "current_date", minArgs: 0, maxArgs: 0, lazy: dateLazy(outDate)},
-		{name: "current_time", minArgs: 0, maxArgs: 0, lazy: dateLazy(outTime)},
-		{name: "current_timestamp", minArgs: 0, maxArgs: 0, lazy: dateLazy(outDatetime)},
+		dateFunc("date", 0, -1, dateLazy(outDate)),
+		dateFunc("time", 0, -1, dateLazy(outTime)),
+		dateFunc("datetime", 0, -1, dateLazy(outDatetime)),
+		dateFunc("julianday", 0, -1, dateLazy(outJulianday)),
+		dateFunc("unixepoch", 0, -1, dateLazy(outUnixepoch)),
+		dateFunc("strftime", 0, -1, lazyStrftime),
+		dateFunc("timediff", 2, 2, lazyTimediff),
+		// The CURRENT_* keywords: allowed in CHECK constraints, as in SQLite.
+		{name: "current_date", minArgs: 0, maxArgs: 0, lazy: dateLazy(outDate)(nil)},
+		{name: "current_time", minArgs: 0, maxArgs: 0, lazy: dateLazy(outTime)(nil)},
+		{name: "current_timestamp", minArgs: 0, maxArgs: 0, lazy: dateLazy(outDatetime)(nil)},
 	} {
 		scalarFuncs[f.name] = f
 	}
 }
+
+// clock and localZone are the current time and the zone of 'localtime' and 'utc' (tests
+// replace them).
+var (
+	clock     = time.Now
+	localZone = func() *time.Location { return time.Local }
+)
 
 const (
 	msPerDay = 86400000
@@ -63,23 +72,48 @@ type dtime struct {
 	bad                         bool
 	subsec                      bool // output with milliseconds
 	utc, local                  bool // known to be UTC / local time ('utc' and 'localtime' do nothing then)
+	impure                      bool // the clock or the zone was needed where the call must be pure
+	now                         nowSource
 }
 
-// nowSource returns the statement's current time as a julian day in milliseconds.
-type nowSource func() int64
+// dateImpl makes a date function's evaluation; a non-nil impure is where the call must be
+// pure (a CHECK constraint), and the call fails if it reads the clock or the time zone.
+type dateImpl func(impure *impureUse) func([]expr, *env) (value.Value, error)
+
+// impureUse says where a call must be pure, for the error when it is not.
+type impureUse struct{ name, where string }
+
+func (u *impureUse) err() error {
+	return fmt.Errorf("non-deterministic use of %s() in %s", u.name, u.where)
+}
+
+func dateFunc(name string, minArgs, maxArgs int, impl dateImpl) *scalarFunc {
+	return &scalarFunc{name: name, minArgs: minArgs, maxArgs: maxArgs, lazy: impl(nil),
+		pureVariant: func(where string) *scalarFunc {
+			return &scalarFunc{name: name, minArgs: minArgs, maxArgs: maxArgs,
+				lazy: impl(&impureUse{name: name, where: where})}
+		}}
+}
+
+// nowSource returns the statement's current time as a julian day in milliseconds, and false
+// where the call must be pure.
+type nowSource func() (int64, bool)
 
 // stmtNow returns the time of e's statement: read at its first use and kept for the rest of
-// the execution.
-func stmtNow(e *env) nowSource {
-	return func() int64 {
+// the execution. With impure set, it refuses.
+func stmtNow(e *env, impure *impureUse) nowSource {
+	return func() (int64, bool) {
+		if impure != nil {
+			return 0, false
+		}
 		if e == nil || e.run == nil || e.run.cx == nil {
-			return time.Now().UnixMilli() + unixEpochJD
+			return clock().UnixMilli() + unixEpochJD, true
 		}
 		cx := e.run.cx
 		if cx.now == 0 {
-			cx.now = time.Now().UnixMilli() + unixEpochJD
+			cx.now = clock().UnixMilli() + unixEpochJD
 		}
-		return cx.now
+		return cx.now, true
 	}
 }
 
@@ -98,18 +132,29 @@ func evalArgs(args []expr, e *env) ([]value.Value, error) {
 
 // dateLazy makes a date function from its output step: the arguments are a time value and
 // modifiers (none: 'now').
-func dateLazy(out func(*dtime) value.Value) func([]expr, *env) (value.Value, error) {
-	return func(args []expr, e *env) (value.Value, error) {
-		vals, err := evalArgs(args, e)
-		if err != nil {
-			return value.Value{}, err
+func dateLazy(out func(*dtime) value.Value) dateImpl {
+	return func(impure *impureUse) func([]expr, *env) (value.Value, error) {
+		return func(args []expr, e *env) (value.Value, error) {
+			vals, err := evalArgs(args, e)
+			if err != nil {
+				return value.Value{}, err
+			}
+			var d dtime
+			if !d.fromArgs(vals, stmtNow(e, impure)) {
+				return value.Value{}, d.failure(impure)
+			}
+			return out(&d), nil
 		}
-		var d dtime
-		if !d.fromArgs(vals, stmtNow(e)) {
-			return value.Value{}, nil
-		}
-		return out(&d), nil
 	}
+}
+
+// failure is the error of a call that fromArgs refused: none (the result is NULL) unless the
+// call read the clock or the zone where it must not.
+func (d *dtime) failure(impure *impureUse) error {
+	if d.impure {
+		return impure.err()
+	}
+	return nil
 }
 
 // dtText is a value's text as a C string (up to its first NUL), and whether it has one.
@@ -122,14 +167,16 @@ func dtText(v value.Value) (string, bool) {
 
 // fromArgs sets d from a time value and modifiers, and reports whether the result is valid.
 func (d *dtime) fromArgs(args []value.Value, now nowSource) bool {
-	*d = dtime{}
+	*d = dtime{now: now}
 	if len(args) == 0 {
-		d.setNow(now)
+		if !d.setNow() {
+			return false
+		}
 	} else if k := args[0].Kind(); k == value.Integer || k == value.Real {
 		d.setNumber(value.ToFloat(args[0]))
 	} else {
 		s, ok := dtText(args[0])
-		if !ok || !d.parse(s, now) {
+		if !ok || !d.parse(s) {
 			return false
 		}
 	}
@@ -149,8 +196,24 @@ func (d *dtime) fromArgs(args []value.Value, now nowSource) bool {
 	return true
 }
 
-func (d *dtime) setNow(now nowSource) {
-	*d = dtime{jd: now(), validJD: true, utc: true, subsec: d.subsec}
+// setNow sets d to the statement's time; false where the call must be pure.
+func (d *dtime) setNow() bool {
+	jd, ok := d.now()
+	if !ok {
+		d.impure = true
+		return false
+	}
+	*d = dtime{jd: jd, validJD: true, utc: true, subsec: d.subsec, now: d.now}
+	return true
+}
+
+// pure reports whether the call may read the zone; if not, it marks d.
+func (d *dtime) pure() bool {
+	if _, ok := d.now(); !ok {
+		d.impure = true
+		return false
+	}
+	return true
 }
 
 // setNumber takes a number: a julian day if it can be one, to be reinterpreted by 'unixepoch'
@@ -199,7 +262,7 @@ func twoFields(s string, sep byte, hiA, hiB int) (a, b int, ok bool) {
 
 // parse reads a time value in text: YYYY-MM-DD [HH:MM[:SS[.SSS]]][zone], HH:MM[:SS[.SSS]][zone],
 // 'now', a number, or 'subsec'/'subsecond' (now, with milliseconds).
-func (d *dtime) parse(s string, now nowSource) bool {
+func (d *dtime) parse(s string) bool {
 	if d.parseYMD(s) {
 		return true
 	}
@@ -210,8 +273,7 @@ func (d *dtime) parse(s string, now nowSource) bool {
 		return true
 	}
 	if strings.EqualFold(s, "now") {
-		d.setNow(now)
-		return true
+		return d.setNow()
 	}
 	if v, ok := value.ParseNumericText([]byte(s), false); ok {
 		d.setNumber(value.ToFloat(v))
@@ -219,8 +281,7 @@ func (d *dtime) parse(s string, now nowSource) bool {
 	}
 	if strings.EqualFold(s, "subsec") || strings.EqualFold(s, "subsecond") {
 		d.subsec = true
-		d.setNow(now)
-		return true
+		return d.setNow()
 	}
 	return false
 }
@@ -487,7 +548,7 @@ func (d *dtime) toLocal() {
 	} else {
 		secs = d.jd/1000 - unixEpochJD/1000
 	}
-	t := time.Unix(secs, 0).In(time.Local)
+	t := time.Unix(secs, 0).In(localZone())
 	d.y = t.Year() - yearDiff
 	d.mo, d.d = int(t.Month()), t.Day()
 	d.h, d.mi = t.Hour(), t.Minute()
@@ -511,7 +572,7 @@ func (d *dtime) toUTC() {
 			break
 		}
 	}
-	*d = dtime{jd: guess, validJD: true, utc: true}
+	*d = dtime{jd: guess, validJD: true, utc: true, now: d.now}
 }
 
 // unit is a modifier's unit: "NNN days" adds NNN × ms milliseconds (months and years add
@@ -591,6 +652,9 @@ func (d *dtime) modify(s string, idx int) bool {
 		d.rawS = false
 		return true
 	case lower == "localtime":
+		if !d.pure() {
+			return false
+		}
 		if !d.local {
 			d.toLocal()
 		}
@@ -608,12 +672,21 @@ func (d *dtime) modify(s string, idx int) bool {
 		d.jd, d.validJD, d.rawS = int64(r+0.5), true, false
 		return true
 	case lower == "utc":
+		if !d.pure() {
+			return false
+		}
 		if !d.utc {
 			d.toUTC()
 		}
 		return true
 	case strings.HasPrefix(lower, "weekday "):
+		// weekday N: the next day (or this one) whose weekday is N (0 Sunday to 6);
+		// weekday -N: the previous one (or this one).
 		r, ok := numberPrefix(s[8:])
+		back := strings.HasPrefix(strings.TrimLeft(s[8:], " \t\n\v\f\r"), "-")
+		if back {
+			r = -r
+		}
 		if !ok || !(r >= 0 && r < 7) || r != math.Trunc(r) {
 			return false
 		}
@@ -622,10 +695,17 @@ func (d *dtime) modify(s string, idx int) bool {
 		d.tz, d.validJD = 0, false
 		d.computeJD()
 		z := ((d.jd + 129600000) / msPerDay) % 7
-		if z > n {
-			z -= 7
+		if back {
+			if z < n {
+				z += 7
+			}
+			d.jd -= (z - n) * msPerDay
+		} else {
+			if z > n {
+				z -= 7
+			}
+			d.jd += (n - z) * msPerDay
 		}
-		d.jd += (n - z) * msPerDay
 		d.clearFields()
 		return true
 	case lower == "subsec" || lower == "subsecond":
@@ -876,18 +956,25 @@ func cInt(b []byte, n int64, width int) []byte {
 	return pad(b, n, width, '0')
 }
 
-func lazyStrftime(args []expr, e *env) (value.Value, error) {
+func lazyStrftime(impure *impureUse) func([]expr, *env) (value.Value, error) {
+	return func(args []expr, e *env) (value.Value, error) { return strftime(args, e, impure) }
+}
+
+func strftime(args []expr, e *env, impure *impureUse) (value.Value, error) {
 	vals, err := evalArgs(args, e)
 	if err != nil {
 		return value.Value{}, err
+	}
+	if len(vals) == 0 {
+		return value.Value{}, nil // strftime() is NULL in SQLite
 	}
 	format, ok := dtText(vals[0])
 	if !ok {
 		return value.Value{}, nil
 	}
 	var d dtime
-	if !d.fromArgs(vals[1:], stmtNow(e)) {
-		return value.Value{}, nil
+	if !d.fromArgs(vals[1:], stmtNow(e, impure)) {
+		return value.Value{}, d.failure(impure)
 	}
 	d.computeJD()
 	d.computeAll()
@@ -1001,15 +1088,22 @@ func lazyStrftime(args []expr, e *env) (value.Value, error) {
 
 // lazyTimediff is timediff(A, B): the time to add to B to reach A, as
 // "(+|-)YYYY-MM-DD HH:MM:SS.SSS" in calendar years, months and days.
-func lazyTimediff(args []expr, e *env) (value.Value, error) {
+func lazyTimediff(impure *impureUse) func([]expr, *env) (value.Value, error) {
+	return func(args []expr, e *env) (value.Value, error) { return timediff(args, e, impure) }
+}
+
+func timediff(args []expr, e *env, impure *impureUse) (value.Value, error) {
 	vals, err := evalArgs(args, e)
 	if err != nil {
 		return value.Value{}, err
 	}
-	now := stmtNow(e)
+	now := stmtNow(e, impure)
 	var a, b dtime
-	if !a.fromArgs(vals[:1], now) || !b.fromArgs(vals[1:], now) {
-		return value.Value{}, nil
+	if !a.fromArgs(vals[:1], now) {
+		return value.Value{}, a.failure(impure)
+	}
+	if !b.fromArgs(vals[1:], now) {
+		return value.Value{}, b.failure(impure)
 	}
 	a.computeAll()
 	b.computeAll()
