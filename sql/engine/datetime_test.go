@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -147,4 +148,28 @@ func TestDateCheckPure(t *testing.T) {
 	require.EqualError(t, err, "non-deterministic use of julianday() in a CHECK constraint")
 	// Outside CHECK the same calls run.
 	require.Len(t, query(t, s, `SELECT datetime('now'), julianday('2000-01-01', 'utc')`), 1)
+}
+
+// TestDatePlanAndReopen: a date range on an indexed column is searched through the index, and a
+// DEFAULT CURRENT_TIMESTAMP is kept in the schema, so an engine that loads the schema again
+// (another process) fills it in.
+func TestDatePlanAndReopen(t *testing.T) {
+	db, err := cairn.Open(t.Name()+".db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	fakeClock(t, time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC), time.Hour)
+	s := New(db).NewSession()
+	mustExec(t, s, `CREATE TABLE ev(id INTEGER PRIMARY KEY, note TEXT, at TEXT DEFAULT CURRENT_TIMESTAMP,
+		d TEXT DEFAULT CURRENT_DATE); CREATE INDEX ev_at ON ev(at)`)
+	require.Equal(t, []string{"SEARCH ev USING INDEX ev_at (at>?)"},
+		explainPlan(t, s, `SELECT note FROM ev WHERE at >= datetime('now', '-1 day')`))
+	require.Equal(t, []string{"SEARCH ev USING INDEX ev_at (at>? AND at<?)"},
+		explainPlan(t, s, `SELECT note FROM ev WHERE at BETWEEN date('2024-06-01') AND date('2024-06-01', '+1 month')`))
+	s.Close()
+
+	s2 := New(db).NewSession()
+	defer s2.Close()
+	mustExec(t, s2, `INSERT INTO ev(note) VALUES ('a')`)
+	require.Equal(t, []string{"a", "2024-07-01 12:00:00", "2024-07-01"},
+		texts(query(t, s2, `SELECT note, at, d FROM ev WHERE at >= datetime('now', '-1 day')`)))
 }

@@ -133,6 +133,12 @@ INSERT INTO ck4 VALUES ('1990-01-01')
 
 INSERT INTO ck5 VALUES ('2000-01-01')
 
+CREATE INDEX ev_at ON ev(at)
+
+SELECT count(*) FROM ev WHERE at >= datetime('now', '-1 day')
+
+SELECT count(*) FROM ev WHERE at >= datetime('now', '+1 day')
+
 SELECT date('2024-01-01', '+' || n || ' months') FROM (SELECT 1 AS n UNION ALL SELECT 11 UNION ALL SELECT 13) ORDER BY 1
 
 SELECT count(*) FROM ev WHERE strftime('%Y', at) = strftime('%Y', 'now')
