@@ -225,6 +225,12 @@ func (d *dtime) setNumber(r float64) {
 	}
 }
 
+// fail marks d invalid and clears it, as SQLite does: later modifiers go on from a zero value
+// (so 'utc', which starts afresh, can make a valid result of it again, as in SQLite).
+func (d *dtime) fail() {
+	*d = dtime{bad: true, now: d.now}
+}
+
 func (d *dtime) clearFields() {
 	d.validYMD, d.validHMS, d.tz = false, false, 0
 }
@@ -479,7 +485,7 @@ func (d *dtime) computeJD() {
 		y, m, day = d.y, d.mo, d.d
 	}
 	if y < -4713 || y > 9999 || d.rawS {
-		d.bad = true
+		d.fail()
 		return
 	}
 	d.jd = daysFromCivil(int64(y), int64(m), int64(day))*msPerDay + unixEpochJD
@@ -503,7 +509,7 @@ func (d *dtime) computeYMD() {
 	case !d.validJD:
 		d.y, d.mo, d.d = 2000, 1, 1
 	case d.jd < 0 || d.jd > maxJD:
-		d.bad = true
+		d.fail()
 		return
 	default:
 		y, m, day := civilFromDays(floorDiv(d.jd+msPerDay/2, msPerDay) - 2440588)
