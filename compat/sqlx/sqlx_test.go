@@ -28,11 +28,11 @@ const schema = `CREATE TABLE people (
 	note TEXT
 )`
 
-// open returns a cairn database through sqlx, in a file of the test's directory. sqlx knows
-// the driver name "sqlite3" but not "cairn": BindDriver tells it cairn takes ? placeholders.
+// open returns a cairn database through sqlx, in a file of the test's directory. Nothing tells
+// sqlx about the driver name "cairn": for a name it does not know it keeps ? placeholders, as
+// for "sqlite3".
 func open(t *testing.T) *sqlx.DB {
 	t.Helper()
-	sqlx.BindDriver("cairn", sqlx.QUESTION)
 	db, err := sqlx.Open("cairn", filepath.Join(t.TempDir(), "people.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, db.Close()) })
