@@ -69,7 +69,7 @@ type dtime struct {
 
 	validJD, validYMD, validHMS bool
 	rawS                        bool // the value is a number whose meaning a modifier may still choose
-	bad                         bool
+	bad                         bool // a computation failed (fail): NULL unless 'utc' starts afresh
 	subsec                      bool // output with milliseconds
 	utc, local                  bool // known to be UTC / local time ('utc' and 'localtime' do nothing then)
 	impure                      bool // the clock or the zone was needed where the call must be pure

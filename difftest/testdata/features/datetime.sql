@@ -149,4 +149,6 @@ SELECT date('2024-01-01', 'start of')
 
 SELECT strftime()
 
+SELECT "current_date"() IS NOT NULL, length(`current_time`()), typeof(current_timestamp)
+
 SELECT timediff('2024-01-01')
