@@ -4,7 +4,8 @@ package engine
 // update (upsert included) or delete, computed from the row as written (for DELETE, as it was).
 // The statement makes all its changes before the caller sees the first row: the rows are
 // collected in a returnSink while the statement runs and handed over when it has finished
-// (Stmt.Query). Names resolve against the target table by its own name only (an alias of the
+// (Stmt.Query). A subquery of the list is evaluated for each row, seeing the table as the
+// statement has changed it so far (SQLite computes the rows as it goes, too). Names resolve against the target table by its own name only (an alias of the
 // statement does not count there, as in SQLite), and excluded.* is not visible.
 //
 // A statement without RETURNING has no returningPlan: its per-row cost is one nil check.
@@ -77,13 +78,16 @@ func (x *execCtx) newReturner(p *returningPlan, params []value.Value) *returner 
 	if sink != nil {
 		sink.names, sink.decl = p.names, p.decl
 	}
-	run := &runState{cx: x, params: params, subqCache: map[*subquery]*subqResult{}}
+	run := &runState{cx: x, params: params}
 	return &returner{p: p, e: &env{rows: make([][]value.Value, 1), params: params, run: run}, sink: sink}
 }
 
 // add evaluates the RETURNING list over row (a full row of the table, rowid last).
 func (r *returner) add(row []value.Value) error {
 	r.e.rows[0] = row
+	// Each row's subqueries see the table as the statement has left it so far, as SQLite's do:
+	// none is kept from the row before.
+	clear(r.e.run.subqCache)
 	out := make([]value.Value, len(r.p.exprs))
 	for i, x := range r.p.exprs {
 		v, err := x.eval(r.e)

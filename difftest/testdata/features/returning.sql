@@ -100,3 +100,13 @@ INSERT INTO w VALUES ('c', 3) RETURNING rowid
 UPDATE w SET n = n * 10 RETURNING *
 
 DELETE FROM w WHERE k > 'a' RETURNING *
+
+-- a subquery of RETURNING runs for each row and sees the changes so far
+
+CREATE TABLE s(a)
+
+INSERT INTO s VALUES (1), (2), (3) RETURNING a, (SELECT count(*) FROM s)
+
+UPDATE s SET a = a + 10 RETURNING a, (SELECT max(a) FROM s)
+
+DELETE FROM s RETURNING a, (SELECT count(*) FROM s)
