@@ -252,7 +252,8 @@ type Result struct {
 	RowsAffected int64
 }
 
-// Exec runs a statement that returns no rows (a query's rows are read and dropped).
+// Exec runs a statement that returns no rows (a query's rows, and those of RETURNING, are read
+// and dropped).
 func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
 	if st.ReadOnly() {
 		rows, err := st.Query(ctx, args)
@@ -321,7 +322,9 @@ func (r *Rows) Close() error {
 	return nil
 }
 
-// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
+// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them. An INSERT,
+// UPDATE or DELETE with RETURNING runs to its end first and its rows follow; another statement
+// runs and returns no rows.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 	if !st.ReadOnly() {
 		if st.Returns() {
