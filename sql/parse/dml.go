@@ -73,10 +73,33 @@ func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 	return out, nil
 }
 
-// setList converts the assignments of UPDATE ... SET or DO UPDATE SET.
+// setList converts the assignments of UPDATE ... SET or DO UPDATE SET. A row value (a, b) =
+// (x, y) becomes a = x, b = y (each evaluated over the row before the update, as every SET
+// expression is); (a, b) = (SELECT ...) is unsupported.
 func (c *converter) setList(sets []*m.SetPair) ([]ast.Assignment, error) {
 	var out []ast.Assignment
 	for _, set := range sets {
+		if len(set.Columns) > 1 {
+			vec, ok := unparen(set.Value).(*m.VectorExpr)
+			if _, sub := unparen(set.Value).(*m.SubqueryExpr); sub {
+				return nil, c.unsupported(set, "row values in SET from a subquery")
+			}
+			n := 1
+			if ok {
+				n = len(vec.List)
+			}
+			if n != len(set.Columns) {
+				return nil, c.errorf(set, "%d columns assigned %d values", len(set.Columns), n)
+			}
+			for i, col := range set.Columns {
+				x, err := c.expr(vec.List[i])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, ast.Assignment{Columns: []string{col.Name}, Expr: x})
+			}
+			continue
+		}
 		x, err := c.expr(set.Value)
 		if err != nil {
 			return nil, err
@@ -84,9 +107,6 @@ func (c *converter) setList(sets []*m.SetPair) ([]ast.Assignment, error) {
 		a := ast.Assignment{Expr: x}
 		for _, col := range set.Columns {
 			a.Columns = append(a.Columns, col.Name)
-		}
-		if len(a.Columns) > 1 {
-			return nil, c.unsupported(set, "row values in SET")
 		}
 		out = append(out, a)
 	}

@@ -55,3 +55,21 @@ func TestUpsertSyntaxErrors(t *testing.T) {
 	require.EqualError(t, err, "1:38: unsupported: an expression as ON CONFLICT target")
 	require.ErrorIs(t, err, ErrUnsupported)
 }
+
+func TestRowValuesInSet(t *testing.T) {
+	up := one(t, "UPDATE t SET (a, b) = (b, a + 1), c = 2").Stmt.(*ast.Update)
+	require.Len(t, up.Set, 3)
+	require.Equal(t, []string{"a"}, up.Set[0].Columns)
+	require.Equal(t, []string{"b"}, up.Set[1].Columns)
+	require.Equal(t, "b", up.Set[0].Expr.(*ast.ColumnRef).Column)
+	for sql, msg := range map[string]string{
+		"UPDATE t SET (a, b) = (1, 2, 3)": "1:14: 2 columns assigned 3 values",
+		"UPDATE t SET (a, b) = 5":         "1:14: 2 columns assigned 1 values",
+	} {
+		_, err := Parse(sql)
+		require.EqualError(t, err, msg, sql)
+	}
+	_, err := Parse("UPDATE t SET (a, b) = (SELECT 1, 2)")
+	require.EqualError(t, err, "1:14: unsupported: row values in SET from a subquery")
+	require.ErrorIs(t, err, ErrUnsupported)
+}

@@ -110,3 +110,17 @@ INSERT INTO s VALUES (1), (2), (3) RETURNING a, (SELECT count(*) FROM s)
 UPDATE s SET a = a + 10 RETURNING a, (SELECT max(a) FROM s)
 
 DELETE FROM s RETURNING a, (SELECT count(*) FROM s)
+
+-- row values in SET, in UPDATE and DO UPDATE
+
+CREATE TABLE rv(a, b, c UNIQUE)
+
+INSERT INTO rv VALUES (1, 2, 3)
+
+UPDATE rv SET (a, b) = (b, a) RETURNING *
+
+UPDATE rv SET (a, b) = ((b), a + 10), c = 4 RETURNING *
+
+UPDATE rv SET (a, zz) = (1, 2)
+
+INSERT INTO rv VALUES (0, 0, 4) ON CONFLICT(c) DO UPDATE SET (a, b) = (excluded.a - 1, b * 2) RETURNING *
