@@ -225,10 +225,10 @@ func TestGoldenSchemaVersionRefused(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 3})
+		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 4})
 	})
 	require.NoError(t, err)
-	requireVersionRefused(t, db, 3)
+	requireVersionRefused(t, db, 4)
 }
 
 // requireVersionRefused requires that a query on db fails on its layout version.
@@ -241,6 +241,6 @@ func requireVersionRefused(t *testing.T, db *cairn.DB, version int) {
 	_, err = st.Query(context.Background(), nil)
 	require.Error(t, err)
 	require.ErrorIs(t, err, cairn.ErrCorrupt)
-	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads version 2)", version))
+	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads versions 2 and 3)", version))
 	require.False(t, bytes.Contains([]byte(err.Error()), []byte("no such table")))
 }

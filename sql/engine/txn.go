@@ -119,6 +119,10 @@ func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
 		return Result{}, x.drop(st)
 	case *ast.Reindex:
 		return Result{}, x.reindex(st)
+	case *ast.CreateTrigger:
+		return Result{}, x.createTrigger(st)
+	case *ast.DropTrigger:
+		return Result{}, x.dropTrigger(st)
 	}
 	return Result{}, fmt.Errorf("unsupported statement %T", stmt.parsed.Stmt)
 }

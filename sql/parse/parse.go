@@ -169,7 +169,7 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 		}
 		return &ast.Explain{At: pos(s), QueryPlan: s.QueryPlan, Stmt: inner}, nil
 	case *m.CreateTriggerStmt:
-		return nil, c.unsupported(s, "CREATE TRIGGER")
+		return c.createTrigger(s)
 	case *m.CreateVirtualTableStmt:
 		return nil, c.unsupported(s, "CREATE VIRTUAL TABLE")
 	case *m.AlterTableStmt:
@@ -185,7 +185,8 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 	case *m.AnalyzeStmt:
 		return nil, c.unsupported(s, "ANALYZE")
 	case *m.DropTriggerStmt:
-		return nil, c.unsupported(s, "DROP TRIGGER")
+		name, err := c.name(s.Name)
+		return &ast.DropTrigger{At: pos(s), Name: name, IfExists: s.IfExists}, err
 	}
 	return nil, c.unsupported(s, fmt.Sprintf("statement %T", s))
 }

@@ -1,0 +1,391 @@
+-- Triggers (lang_createtrigger.html): BEFORE, AFTER and INSTEAD OF, on INSERT, UPDATE [OF]
+-- and DELETE, WHEN, NEW and OLD, RAISE, nested firing, DROP TRIGGER.
+
+CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT UNIQUE, qty INTEGER DEFAULT 0, updated_at TEXT)
+
+CREATE TABLE audit(seq INTEGER PRIMARY KEY, what TEXT, item INTEGER, detail TEXT)
+
+-- an audit log: one row per change
+
+CREATE TRIGGER item_ins AFTER INSERT ON item BEGIN
+  INSERT INTO audit(what, item, detail) VALUES ('insert', NEW.id, NEW.name || ' x' || NEW.qty);
+END
+
+CREATE TRIGGER item_upd AFTER UPDATE ON item BEGIN
+  INSERT INTO audit(what, item, detail) VALUES ('update', NEW.id, OLD.qty || '->' || NEW.qty);
+END
+
+CREATE TRIGGER item_del AFTER DELETE ON item BEGIN
+  INSERT INTO audit(what, item, detail) VALUES ('delete', OLD.id, OLD.name);
+END
+
+-- exec
+INSERT INTO item(name, qty) VALUES ('apple', 3), ('pear', 5)
+
+-- exec
+UPDATE item SET qty = qty + 1
+
+-- exec
+DELETE FROM item WHERE name = 'pear'
+
+SELECT what, item, detail FROM audit ORDER BY seq
+
+SELECT * FROM item ORDER BY id
+
+-- updated_at maintenance: an AFTER UPDATE trigger that updates its own row does not fire itself
+
+CREATE TRIGGER item_touch AFTER UPDATE OF qty ON item BEGIN
+  UPDATE item SET updated_at = 'touched ' || NEW.qty WHERE id = NEW.id;
+END
+
+-- exec
+UPDATE item SET qty = 10 WHERE name = 'apple'
+
+SELECT * FROM item ORDER BY id
+
+-- UPDATE OF qty does not fire for an UPDATE of name only
+
+-- exec
+UPDATE item SET name = 'green apple'
+
+SELECT * FROM item ORDER BY id
+
+SELECT what, item, detail FROM audit ORDER BY seq
+
+-- several triggers on one event fire newest first
+
+CREATE TABLE ev(n INTEGER)
+
+CREATE TABLE seen(seq INTEGER PRIMARY KEY, tag TEXT)
+
+CREATE TRIGGER ev_a BEFORE INSERT ON ev BEGIN INSERT INTO seen(tag) VALUES ('a ' || NEW.n); END
+
+CREATE TRIGGER ev_b BEFORE INSERT ON ev BEGIN INSERT INTO seen(tag) VALUES ('b ' || NEW.n); END
+
+CREATE TRIGGER ev_c AFTER INSERT ON ev BEGIN INSERT INTO seen(tag) VALUES ('c ' || NEW.n); END
+
+CREATE TRIGGER ev_d AFTER INSERT ON ev BEGIN INSERT INTO seen(tag) VALUES ('d ' || NEW.n); END
+
+-- exec
+INSERT INTO ev VALUES (1), (2)
+
+SELECT tag FROM seen ORDER BY seq
+
+-- NEW in a BEFORE INSERT trigger: defaults and affinities applied, rowid -1 until it is chosen
+
+CREATE TABLE nb(id INTEGER PRIMARY KEY, a INTEGER, b TEXT DEFAULT 'dflt')
+
+CREATE TRIGGER nb_before BEFORE INSERT ON nb BEGIN
+  INSERT INTO seen(tag) VALUES ('nb ' || typeof(NEW.a) || ' ' || NEW.b || ' ' || NEW.id || ' ' || NEW.rowid);
+END
+
+CREATE TRIGGER nb_bu BEFORE UPDATE ON nb BEGIN
+  INSERT INTO seen(tag) VALUES ('nbu ' || typeof(NEW.a) || ' ' || NEW.id || ' ' || OLD.id || ' ' || OLD.rowid);
+END
+
+-- exec
+INSERT INTO nb(a) VALUES ('5')
+
+-- exec
+INSERT INTO nb(id, a) VALUES ('9', '6')
+
+-- exec
+UPDATE nb SET a = '7', id = id + 10 WHERE id = 1
+
+SELECT tag FROM seen WHERE tag LIKE 'nb%' ORDER BY seq
+
+SELECT * FROM nb ORDER BY id
+
+-- WHEN conditions
+
+CREATE TABLE acct(id INTEGER PRIMARY KEY, balance INTEGER)
+
+CREATE TABLE alert(msg TEXT)
+
+CREATE TRIGGER low AFTER UPDATE OF balance ON acct WHEN NEW.balance < 0 AND OLD.balance >= 0 BEGIN
+  INSERT INTO alert VALUES ('account ' || NEW.id || ' overdrawn: ' || NEW.balance);
+END
+
+INSERT INTO acct VALUES (1, 10), (2, 20)
+
+-- exec
+UPDATE acct SET balance = balance - 15
+
+-- exec
+UPDATE acct SET balance = balance - 1
+
+SELECT msg FROM alert
+
+-- RAISE: the message is the error
+
+CREATE TRIGGER no_neg BEFORE INSERT ON acct WHEN NEW.balance < 0 BEGIN
+  SELECT RAISE(ABORT, 'negative opening balance');
+END
+
+INSERT INTO acct VALUES (3, -5)
+
+INSERT INTO acct VALUES (4, 5), (5, -5)
+
+SELECT * FROM acct ORDER BY id
+
+CREATE TRIGGER no_big BEFORE INSERT ON acct BEGIN
+  SELECT RAISE(FAIL, 'too big: ' || NEW.balance) WHERE NEW.balance > 1000;
+END
+
+-- FAIL keeps the rows written before the failing one
+
+INSERT INTO acct VALUES (6, 1), (7, 2000), (8, 3)
+
+SELECT * FROM acct ORDER BY id
+
+CREATE TRIGGER skip_zero BEFORE INSERT ON acct BEGIN
+  SELECT RAISE(IGNORE) WHERE NEW.balance = 0;
+END
+
+-- exec
+INSERT INTO acct VALUES (9, 0), (10, 7), (11, 0)
+
+SELECT * FROM acct ORDER BY id
+
+CREATE TRIGGER no_del BEFORE DELETE ON acct WHEN OLD.balance > 5 BEGIN
+  SELECT RAISE(ABORT, 'account ' || OLD.id || ' is not empty');
+END
+
+DELETE FROM acct
+
+-- exec
+DELETE FROM acct WHERE balance <= 5
+
+SELECT * FROM acct ORDER BY id
+
+-- RAISE(IGNORE) in a BEFORE UPDATE trigger skips the row
+
+CREATE TRIGGER frozen BEFORE UPDATE ON acct WHEN OLD.id = 2 BEGIN SELECT RAISE(IGNORE); END
+
+-- exec
+UPDATE acct SET balance = balance * 2
+
+SELECT * FROM acct ORDER BY id
+
+-- RAISE with a number or NULL
+
+CREATE TABLE r(n)
+
+CREATE TRIGGER r98 BEFORE INSERT ON r WHEN NEW.n = 98 BEGIN SELECT RAISE(ABORT, 98); END
+
+CREATE TRIGGER r97 BEFORE INSERT ON r WHEN NEW.n = 97 BEGIN SELECT RAISE(ABORT, NULL); END
+
+INSERT INTO r VALUES (98)
+
+INSERT INTO r VALUES (97)
+
+-- RAISE(ROLLBACK) ends the transaction
+
+BEGIN
+
+INSERT INTO r VALUES (10)
+
+CREATE TRIGGER r99 BEFORE INSERT ON r WHEN NEW.n = 99 BEGIN SELECT RAISE(ROLLBACK, 'rolled back'); END
+
+INSERT INTO r VALUES (99)
+
+COMMIT
+
+SELECT count(*) FROM r
+
+SELECT RAISE(ABORT, 'outside')
+
+-- cascades: a trigger's statements fire other triggers; a trigger does not fire itself
+
+CREATE TABLE c(n INTEGER)
+
+CREATE TRIGGER c_rec AFTER INSERT ON c WHEN NEW.n < 5 BEGIN INSERT INTO c VALUES (NEW.n + 1); END
+
+-- exec
+INSERT INTO c VALUES (1)
+
+SELECT n FROM c ORDER BY n
+
+CREATE TABLE parent(id INTEGER PRIMARY KEY, name TEXT)
+
+CREATE TABLE child(id INTEGER PRIMARY KEY, parent INTEGER, name TEXT)
+
+CREATE TABLE grandchild(id INTEGER PRIMARY KEY, child INTEGER)
+
+CREATE TRIGGER parent_del AFTER DELETE ON parent BEGIN DELETE FROM child WHERE parent = OLD.id; END
+
+CREATE TRIGGER child_del AFTER DELETE ON child BEGIN
+  DELETE FROM grandchild WHERE child = OLD.id;
+  INSERT INTO seen(tag) VALUES ('child ' || OLD.name || ' gone');
+END
+
+INSERT INTO parent VALUES (1, 'p1'), (2, 'p2')
+
+INSERT INTO child VALUES (10, 1, 'c10'), (11, 1, 'c11'), (20, 2, 'c20')
+
+INSERT INTO grandchild VALUES (100, 10), (101, 11), (200, 20)
+
+-- exec
+DELETE FROM parent WHERE id = 1
+
+SELECT * FROM child ORDER BY id
+
+SELECT * FROM grandchild ORDER BY id
+
+SELECT tag FROM seen WHERE tag LIKE 'child%' ORDER BY seq
+
+-- UPSERT fires the INSERT triggers, or for DO UPDATE the UPDATE triggers
+
+CREATE TABLE kv(k TEXT PRIMARY KEY, v INTEGER)
+
+CREATE TABLE kvlog(seq INTEGER PRIMARY KEY, e TEXT)
+
+CREATE TRIGGER kv_bi BEFORE INSERT ON kv BEGIN INSERT INTO kvlog(e) VALUES ('bi ' || NEW.k || '=' || NEW.v); END
+
+CREATE TRIGGER kv_ai AFTER INSERT ON kv BEGIN INSERT INTO kvlog(e) VALUES ('ai ' || NEW.k || '=' || NEW.v); END
+
+CREATE TRIGGER kv_bu BEFORE UPDATE ON kv BEGIN INSERT INTO kvlog(e) VALUES ('bu ' || OLD.v || '->' || NEW.v); END
+
+CREATE TRIGGER kv_au AFTER UPDATE OF v ON kv BEGIN INSERT INTO kvlog(e) VALUES ('au ' || OLD.v || '->' || NEW.v); END
+
+-- exec
+INSERT INTO kv VALUES ('a', 1) ON CONFLICT(k) DO UPDATE SET v = v + excluded.v
+
+-- exec
+INSERT INTO kv VALUES ('a', 5) ON CONFLICT(k) DO UPDATE SET v = v + excluded.v
+
+-- exec
+INSERT INTO kv VALUES ('a', 7) ON CONFLICT(k) DO NOTHING
+
+-- exec
+INSERT OR REPLACE INTO kv VALUES ('a', 9)
+
+SELECT e FROM kvlog ORDER BY seq
+
+SELECT * FROM kv
+
+-- INSTEAD OF triggers make a view writable
+
+CREATE VIEW item_view AS SELECT id, name, qty FROM item
+
+INSERT INTO item_view VALUES (50, 'plum', 1)
+
+CREATE TRIGGER iv_ins INSTEAD OF INSERT ON item_view BEGIN
+  INSERT INTO item(id, name, qty) VALUES (NEW.id, upper(NEW.name), NEW.qty);
+END
+
+CREATE TRIGGER iv_upd INSTEAD OF UPDATE ON item_view BEGIN
+  UPDATE item SET qty = NEW.qty WHERE id = OLD.id;
+END
+
+CREATE TRIGGER iv_del INSTEAD OF DELETE ON item_view FOR EACH ROW BEGIN
+  DELETE FROM item WHERE id = OLD.id;
+END
+
+-- exec
+INSERT INTO item_view VALUES (50, 'plum', 1), (51, 'fig', 2)
+
+-- exec
+INSERT INTO item_view(id, name) VALUES (52, 'kiwi')
+
+-- exec
+UPDATE item_view SET qty = qty * 10 WHERE id >= 51
+
+SELECT * FROM item_view ORDER BY id
+
+-- exec
+DELETE FROM item_view WHERE name = 'FIG'
+
+SELECT id, name, qty FROM item ORDER BY id
+
+INSERT INTO item_view VALUES (60, 'x', 1) ON CONFLICT DO NOTHING
+
+DROP TRIGGER iv_upd
+
+UPDATE item_view SET qty = 0
+
+-- errors SQLite gives
+
+CREATE TRIGGER item_ins AFTER INSERT ON item BEGIN SELECT 1; END
+
+CREATE TRIGGER IF NOT EXISTS item_ins AFTER INSERT ON item BEGIN SELECT 1; END
+
+CREATE TRIGGER t1 AFTER INSERT ON nosuch BEGIN SELECT 1; END
+
+CREATE TRIGGER t1 BEFORE INSERT ON item_view BEGIN SELECT 1; END
+
+CREATE TRIGGER t1 AFTER DELETE ON item_view BEGIN SELECT 1; END
+
+CREATE TRIGGER t1 INSTEAD OF INSERT ON item BEGIN SELECT 1; END
+
+CREATE TRIGGER t1 AFTER INSERT ON item BEGIN INSERT INTO main.audit(what) VALUES ('x'); END
+
+CREATE TRIGGER t1 AFTER INSERT ON item BEGIN DELETE FROM main.audit; END
+
+CREATE TRIGGER t1 AFTER INSERT ON item BEGIN INSERT INTO audit(what) VALUES (?); END
+
+CREATE TRIGGER t1 AFTER INSERT ON item BEGIN INSERT INTO audit(what) VALUES ('x') RETURNING seq; END
+
+CREATE TRIGGER sqlite_t AFTER INSERT ON item BEGIN SELECT 1; END
+
+-- a trigger may share its name with a table
+
+CREATE TRIGGER item AFTER INSERT ON r BEGIN SELECT 1; END
+
+DROP TRIGGER item
+
+DROP TRIGGER nosuch
+
+DROP TRIGGER IF EXISTS nosuch
+
+-- a body naming what does not exist fails when the trigger is used
+
+CREATE TABLE bad(n)
+
+CREATE TRIGGER bad_old AFTER INSERT ON bad BEGIN SELECT OLD.n; END
+
+INSERT INTO bad VALUES (1)
+
+DROP TRIGGER bad_old
+
+CREATE TRIGGER bad_new AFTER DELETE ON bad BEGIN SELECT NEW.n; END
+
+DELETE FROM bad
+
+DROP TRIGGER bad_new
+
+CREATE TRIGGER bad_col AFTER INSERT ON bad BEGIN SELECT NEW.zz; END
+
+INSERT INTO bad VALUES (1)
+
+DROP TRIGGER bad_col
+
+CREATE TRIGGER bad_tab AFTER INSERT ON bad BEGIN INSERT INTO nosuch VALUES (1); END
+
+INSERT INTO bad VALUES (1)
+
+SELECT count(*) FROM bad
+
+-- dropping a table drops its triggers
+
+DROP TABLE bad
+
+CREATE TRIGGER bad_tab AFTER INSERT ON r BEGIN SELECT 1; END
+
+DROP TRIGGER bad_tab
+
+-- a WITHOUT ROWID table
+
+CREATE TABLE wr(k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID
+
+CREATE TRIGGER wr_ai AFTER INSERT ON wr BEGIN INSERT INTO seen(tag) VALUES ('wr ' || NEW.k || ' ' || NEW.v); END
+
+CREATE TRIGGER wr_au AFTER UPDATE ON wr BEGIN INSERT INTO seen(tag) VALUES ('wru ' || OLD.v || ' ' || NEW.v); END
+
+-- exec
+INSERT INTO wr VALUES ('x', '1')
+
+-- exec
+UPDATE wr SET v = v + 1
+
+SELECT tag FROM seen WHERE tag LIKE 'wr%' ORDER BY seq
