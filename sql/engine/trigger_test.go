@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/cairndb/cairn"
+	"github.com/cairndb/cairn/sql/value"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTriggersSurviveReopen: triggers are schema entries, so a database closed and opened
+// again (another process) fires them, in the same order (newest first), and lists them.
+func TestTriggersSurviveReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trig.db")
+	db, err := cairn.Open(path, &cairn.Options{Sync: cairn.SyncNone})
+	require.NoError(t, err)
+	s := New(db).NewSession()
+	mustExec(t, s, `CREATE TABLE t(id INTEGER PRIMARY KEY, a);
+		CREATE TABLE log(seq INTEGER PRIMARY KEY, x);
+		CREATE TRIGGER first AFTER INSERT ON t BEGIN INSERT INTO log(x) VALUES ('first ' || NEW.a); END;
+		CREATE TRIGGER t AFTER INSERT ON t BEGIN INSERT INTO log(x) VALUES ('second ' || NEW.a); END;
+		CREATE VIEW v AS SELECT id, a FROM t;
+		CREATE TRIGGER v_ins INSTEAD OF INSERT ON v BEGIN INSERT INTO t VALUES (NEW.id, NEW.a || '!'); END`)
+	// The layout version says the database holds triggers.
+	require.NoError(t, db.View(func(tx *cairn.Tx) error {
+		b, err := tx.Bucket(schemaBucket)
+		require.NoError(t, err)
+		v, err := b.Get(versionKey)
+		require.NoError(t, err)
+		require.Equal(t, uint64(triggerFormatVersion), schemaVersionOf(v))
+		return nil
+	}))
+	s.Close()
+	require.NoError(t, db.Close())
+
+	db, err = cairn.Open(path, &cairn.Options{Sync: cairn.SyncNone})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	s = New(db).NewSession()
+	defer s.Close()
+	mustExec(t, s, `INSERT INTO v VALUES (1, 'x')`)
+	require.Equal(t, []string{"second x!", "first x!"}, texts(query(t, s, `SELECT x FROM log ORDER BY seq`)))
+	objs, err := s.Objects()
+	require.NoError(t, err)
+	var triggers []Object
+	for _, o := range objs {
+		if o.Type == "trigger" {
+			triggers = append(triggers, o)
+		}
+	}
+	require.Equal(t, []Object{
+		{Type: "trigger", Name: "first", Table: "t", SQL: "CREATE TRIGGER first AFTER INSERT ON t BEGIN INSERT INTO log(x) VALUES ('first ' || NEW.a); END"},
+		{Type: "trigger", Name: "t", Table: "t", SQL: "CREATE TRIGGER t AFTER INSERT ON t BEGIN INSERT INTO log(x) VALUES ('second ' || NEW.a); END"},
+		{Type: "trigger", Name: "v_ins", Table: "v", SQL: "CREATE TRIGGER v_ins INSTEAD OF INSERT ON v BEGIN INSERT INTO t VALUES (NEW.id, NEW.a || '!'); END"},
+	}, triggers)
+	// DROP TABLE drops the table's triggers, also from the stored schema.
+	mustExec(t, s, `DROP TABLE t`)
+	s2 := New(db).NewSession()
+	defer s2.Close()
+	_, err = s2.Exec(context.Background(), `DROP TRIGGER first`, nil)
+	require.EqualError(t, err, "no such trigger: first")
+}
+
+// TestTriggerPreparedStatements: a prepared INSERT, UPDATE or DELETE plans again after CREATE
+// and DROP TRIGGER, so it fires the triggers the schema has when it runs.
+func TestTriggerPreparedStatements(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `CREATE TABLE t(id INTEGER PRIMARY KEY, a); CREATE TABLE log(x);
+		INSERT INTO log VALUES ('start'), ('start')`)
+	ins, err := s.Prepare(`INSERT INTO t(a) VALUES (?)`)
+	require.NoError(t, err)
+	upd, err := s.Prepare(`UPDATE t SET a = a + 1 WHERE id = ?`)
+	require.NoError(t, err)
+	del, err := s.Prepare(`DELETE FROM t WHERE id = ?`)
+	require.NoError(t, err)
+	ctx := context.Background()
+	exec := func(st *Stmt, v int64) Result {
+		res, err := st.Exec(ctx, []value.Value{value.Int(v)})
+		require.NoError(t, err)
+		return res
+	}
+	exec(ins, 1)
+	exec(upd, 1)
+	exec(del, 1)
+	mustExec(t, s, `CREATE TRIGGER ti AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('i' || NEW.a); END;
+		CREATE TRIGGER tu AFTER UPDATE ON t BEGIN INSERT INTO log VALUES ('u' || NEW.a); END;
+		CREATE TRIGGER td AFTER DELETE ON t BEGIN INSERT INTO log VALUES ('d' || OLD.a); END`)
+	res := exec(ins, 10)
+	require.Equal(t, Result{LastInsertID: 1, RowsAffected: 1}, res, "the trigger's row (rowid 3 of log) counts neither")
+	require.Equal(t, int64(1), exec(upd, 1).RowsAffected)
+	require.Equal(t, int64(1), exec(del, 1).RowsAffected)
+	require.Equal(t, []string{"i10", "u11", "d11"}, texts(query(t, s, `SELECT x FROM log WHERE rowid > 2`)))
+	mustExec(t, s, `DROP TRIGGER ti; DROP TRIGGER tu; DROP TRIGGER td`)
+	exec(ins, 20)
+	exec(upd, 1)
+	exec(del, 1)
+	require.Len(t, query(t, s, `SELECT x FROM log`), 5)
+}
+
+// TestTriggerDDLInTransaction: CREATE and DROP TRIGGER are transactional like other DDL.
+func TestTriggerDDLInTransaction(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `CREATE TABLE t(a); CREATE TABLE log(x)`)
+	mustExec(t, s, `BEGIN; CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END;
+		INSERT INTO t VALUES (1); ROLLBACK`)
+	mustExec(t, s, `INSERT INTO t VALUES (2)`)
+	require.Empty(t, query(t, s, `SELECT x FROM log`))
+	mustExec(t, s, `CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END;
+		BEGIN; DROP TRIGGER tr; INSERT INTO t VALUES (3); ROLLBACK; INSERT INTO t VALUES (4)`)
+	require.Equal(t, [][]value.Value{{value.Int(4)}}, query(t, s, `SELECT x FROM log`))
+}
