@@ -722,8 +722,11 @@ func (x *execCtx) insertView(st *ast.Insert, v *View, params []value.Value) (Res
 		}
 	}
 	ts, err := x.triggersFor(v.Name, ast.TriggerInsert, cols, -1, nil)
-	if err != nil || ts == nil {
+	if err != nil {
 		return Result{}, err
+	}
+	if ts == nil || len(ts.instead) == 0 {
+		return Result{}, fmt.Errorf("cannot modify %s because it is a view", v.Name)
 	}
 	x.ran = true
 	for _, src := range rows {
@@ -752,18 +755,22 @@ func (x *execCtx) updateView(st *ast.Update, v *View, params []value.Value) (Res
 	if err != nil {
 		return Result{}, err
 	}
+	// Only the triggers whose UPDATE OF names a column the statement sets count; without one
+	// the view cannot be updated so.
+	ts, err := x.triggersFor(v.Name, ast.TriggerUpdate, cols, -1, func(name string) bool {
+		return slices.ContainsFunc(st.Set, func(a ast.Assignment) bool { return strings.EqualFold(a.Columns[0], name) })
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if ts == nil || len(ts.instead) == 0 {
+		return Result{}, fmt.Errorf("cannot modify %s because it is a view", v.Name)
+	}
 	setCols := make([]int, len(st.Set))
 	for i, a := range st.Set {
 		if setCols[i] = viewColumn(cols, a.Columns[0]); setCols[i] < 0 {
 			return Result{}, fmt.Errorf("no such column: %s", a.Columns[0])
 		}
-	}
-	ts, err := x.triggersFor(v.Name, ast.TriggerUpdate, cols, -1, func(name string) bool {
-		i := viewColumn(cols, name)
-		return i >= 0 && slices.Contains(setCols, i)
-	})
-	if err != nil || ts == nil {
-		return Result{}, err
 	}
 	x.ran = true
 	rows, err := plan.collect(&runState{cx: x, params: params}, nil)
@@ -795,8 +802,11 @@ func (x *execCtx) deleteView(st *ast.Delete, v *View, params []value.Value) (Res
 		return Result{}, err
 	}
 	ts, err := x.triggersFor(v.Name, ast.TriggerDelete, cols, -1, nil)
-	if err != nil || ts == nil {
+	if err != nil {
 		return Result{}, err
+	}
+	if ts == nil || len(ts.instead) == 0 {
+		return Result{}, fmt.Errorf("cannot modify %s because it is a view", v.Name)
 	}
 	x.ran = true
 	rows, err := plan.collect(&runState{cx: x, params: params}, nil)

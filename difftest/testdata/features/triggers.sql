@@ -389,3 +389,167 @@ INSERT INTO wr VALUES ('x', '1')
 UPDATE wr SET v = v + 1
 
 SELECT tag FROM seen WHERE tag LIKE 'wr%' ORDER BY seq
+
+-- NEW and OLD in subqueries, joins and expressions of the trigger's statements
+
+CREATE TABLE prod(id INTEGER PRIMARY KEY, name TEXT, price REAL)
+
+CREATE TABLE ord(id INTEGER PRIMARY KEY, prod INTEGER, n INTEGER, total REAL)
+
+CREATE TRIGGER ord_total AFTER INSERT ON ord BEGIN
+  UPDATE ord SET total = NEW.n * (SELECT price FROM prod WHERE id = NEW.prod) WHERE id = NEW.id;
+END
+
+CREATE TRIGGER ord_check BEFORE INSERT ON ord WHEN NOT EXISTS (SELECT 1 FROM prod WHERE id = NEW.prod) BEGIN
+  SELECT RAISE(ABORT, 'no such product');
+END
+
+INSERT INTO prod VALUES (1, 'pen', 1.5), (2, 'ink', 4.0)
+
+-- exec
+INSERT INTO ord(prod, n) VALUES (1, 4), (2, 3)
+
+INSERT INTO ord(prod, n) VALUES (9, 1)
+
+SELECT * FROM ord ORDER BY id
+
+CREATE TRIGGER ord_upd AFTER UPDATE OF n ON ord BEGIN
+  INSERT INTO seen(tag) SELECT 'ord ' || o.id || ' ' || p.name || ' ' || OLD.n || '->' || NEW.n
+    FROM ord AS o JOIN prod AS p ON p.id = o.prod WHERE o.id = NEW.id;
+END
+
+-- exec
+UPDATE ord SET n = n + 1
+
+SELECT tag FROM seen WHERE tag LIKE 'ord%' ORDER BY seq
+
+SELECT * FROM ord ORDER BY id
+
+-- RAISE(IGNORE) in an AFTER trigger keeps the row but stops the triggers after it
+
+CREATE TABLE ig(n INTEGER)
+
+CREATE TRIGGER ig_a AFTER INSERT ON ig BEGIN INSERT INTO seen(tag) VALUES ('ig a ' || NEW.n); END
+
+CREATE TRIGGER ig_b AFTER INSERT ON ig BEGIN SELECT RAISE(IGNORE) WHERE NEW.n = 2; INSERT INTO seen(tag) VALUES ('ig b ' || NEW.n); END
+
+-- exec
+INSERT INTO ig VALUES (1), (2), (3)
+
+SELECT n FROM ig ORDER BY n
+
+SELECT tag FROM seen WHERE tag LIKE 'ig%' ORDER BY seq
+
+-- a RAISE in a nested trigger fails the outer statement, which is undone
+
+CREATE TABLE outer_t(n INTEGER)
+
+CREATE TABLE inner_t(n INTEGER)
+
+CREATE TRIGGER outer_ai AFTER INSERT ON outer_t BEGIN INSERT INTO inner_t VALUES (NEW.n * 10); END
+
+CREATE TRIGGER inner_bi BEFORE INSERT ON inner_t WHEN NEW.n > 100 BEGIN SELECT RAISE(ABORT, 'inner too big: ' || NEW.n); END
+
+INSERT INTO outer_t VALUES (1), (20)
+
+SELECT count(*) FROM outer_t
+
+SELECT count(*) FROM inner_t
+
+-- exec
+INSERT INTO outer_t VALUES (2), (3)
+
+SELECT n FROM inner_t ORDER BY n
+
+-- RAISE(IGNORE) in a nested trigger skips the nested row only
+
+CREATE TRIGGER inner_ig BEFORE INSERT ON inner_t WHEN NEW.n = 40 BEGIN SELECT RAISE(IGNORE); END
+
+-- exec
+INSERT INTO outer_t VALUES (4), (5)
+
+SELECT n FROM outer_t ORDER BY n
+
+SELECT n FROM inner_t ORDER BY n
+
+-- a BEFORE DELETE trigger that deletes other rows the statement selected
+
+CREATE TABLE dd(id INTEGER PRIMARY KEY, grp INTEGER)
+
+INSERT INTO dd VALUES (1, 1), (2, 1), (3, 2), (4, 2)
+
+CREATE TRIGGER dd_grp BEFORE DELETE ON dd BEGIN DELETE FROM dd WHERE grp = OLD.grp AND id != OLD.id; END
+
+-- exec
+DELETE FROM dd WHERE id IN (1, 2, 3)
+
+SELECT * FROM dd ORDER BY id
+
+-- a BEFORE UPDATE trigger that changes a column the UPDATE does not set
+
+CREATE TABLE bu(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER)
+
+INSERT INTO bu VALUES (1, 1, 1), (2, 2, 2)
+
+CREATE TRIGGER bu_b BEFORE UPDATE OF a ON bu BEGIN UPDATE bu SET b = b + 100 WHERE id = OLD.id; END
+
+-- exec
+UPDATE bu SET a = a * 10
+
+SELECT * FROM bu ORDER BY id
+
+-- UPDATE through a view, with a WHERE on the view's columns and an alias
+
+CREATE TABLE emp(id INTEGER PRIMARY KEY, name TEXT, dept TEXT, salary INTEGER)
+
+INSERT INTO emp VALUES (1, 'ann', 'eng', 100), (2, 'bob', 'ops', 80), (3, 'cy', 'eng', 90)
+
+CREATE VIEW eng AS SELECT id, name, salary * 12 AS yearly FROM emp WHERE dept = 'eng'
+
+CREATE TRIGGER eng_upd INSTEAD OF UPDATE OF yearly ON eng BEGIN
+  UPDATE emp SET salary = NEW.yearly / 12 WHERE id = OLD.id;
+END
+
+-- exec
+UPDATE eng SET yearly = eng.yearly + 120 WHERE eng.name != 'cy'
+
+-- exec
+UPDATE eng SET name = 'x'
+
+SELECT * FROM emp ORDER BY id
+
+SELECT * FROM eng ORDER BY id
+
+UPDATE eng SET nosuch = 1
+
+INSERT INTO eng(nosuch) VALUES (1)
+
+INSERT INTO eng VALUES (1)
+
+DELETE FROM eng
+
+-- a trigger reading NEW.rowid and OLD.oid
+
+CREATE TABLE rw(a)
+
+CREATE TRIGGER rw_u AFTER UPDATE ON rw BEGIN INSERT INTO seen(tag) VALUES ('rw ' || OLD.oid || ' ' || NEW._rowid_ || ' ' || NEW.rowid); END
+
+INSERT INTO rw VALUES ('x')
+
+-- exec
+UPDATE rw SET rowid = 7
+
+SELECT tag FROM seen WHERE tag LIKE 'rw%'
+
+-- the triggers of the table a REPLACE conflict deletes from do not fire
+
+CREATE TABLE rp(k INTEGER PRIMARY KEY, v TEXT)
+
+CREATE TRIGGER rp_d AFTER DELETE ON rp BEGIN INSERT INTO seen(tag) VALUES ('rp deleted ' || OLD.k); END
+
+INSERT INTO rp VALUES (1, 'a')
+
+-- exec
+REPLACE INTO rp VALUES (1, 'b')
+
+SELECT count(*) FROM seen WHERE tag LIKE 'rp%'
