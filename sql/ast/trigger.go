@@ -41,9 +41,10 @@ type CreateTrigger struct {
 	SQL         string // the statement's text, kept in the schema
 }
 
-// DropTrigger is DROP TRIGGER [IF EXISTS] name.
+// DropTrigger is DROP TRIGGER [IF EXISTS] [schema.]name.
 type DropTrigger struct {
 	At       Pos
+	Schema   string // "main", "temp", or "" (a TEMP trigger of that name first, else main's)
 	Name     string
 	IfExists bool
 }

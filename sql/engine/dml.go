@@ -403,7 +403,7 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 	}
 	t := p.t
 	var ts *trigSet
-	if len(x.schema.triggers) > 0 {
+	if x.hasTriggers() {
 		var err error
 		cols, rowidSlot := tableTriggerCols(t)
 		if ts, err = x.triggersFor(t.Name, ast.TriggerInsert, cols, rowidSlot, nil); err != nil {
@@ -738,7 +738,7 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 	}
 	t := p.t
 	var ts *trigSet
-	if len(x.schema.triggers) > 0 {
+	if x.hasTriggers() {
 		cols, rowidSlot := tableTriggerCols(t)
 		if ts, err = x.triggersFor(t.Name, ast.TriggerDelete, cols, rowidSlot, nil); err != nil {
 			return Result{}, err
@@ -793,7 +793,7 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 	}
 	t, sets := p.t, p.sets
 	var ts *trigSet
-	if len(x.schema.triggers) > 0 {
+	if x.hasTriggers() {
 		cols, rowidSlot := tableTriggerCols(t)
 		if ts, err = x.triggersFor(t.Name, ast.TriggerUpdate, cols, rowidSlot, updateOfFunc(t, sets)); err != nil {
 			return Result{}, err

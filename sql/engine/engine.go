@@ -126,6 +126,9 @@ type Session struct {
 	schema     *Schema
 	savepoints []namedSavepoint
 	tempViews  map[string]*View
+	// tempTriggers holds the session's TEMP triggers in its trigger maps (trigger.go), nil
+	// before the first.
+	tempTriggers *Schema
 
 	lastInsertID int64
 	changes      int64

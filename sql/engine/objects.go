@@ -15,7 +15,7 @@ type Object struct {
 	// SQL is the CREATE statement's text as it was given, without the final semicolon; empty for
 	// the automatic index of a UNIQUE or PRIMARY KEY constraint.
 	SQL string
-	// Temp is set for a TEMP view, which only its session sees.
+	// Temp is set for a TEMP view or trigger, which only its session sees.
 	Temp bool
 	// Unique is set for an index that enforces uniqueness.
 	Unique bool
@@ -76,6 +76,16 @@ func (s *Session) Objects() ([]Object, error) {
 			table = v.Name
 		}
 		out = append(out, Object{Type: "trigger", Name: tr.Name, Table: table, SQL: tr.SQL})
+	}
+	if s.tempTriggers != nil {
+		triggers = triggers[:0]
+		for _, tr := range s.tempTriggers.triggers {
+			triggers = append(triggers, tr)
+		}
+		slices.SortFunc(triggers, func(a, b *Trigger) int { return cmp.Compare(b.ID, a.ID) }) // creation order
+		for _, tr := range triggers {
+			out = append(out, Object{Type: "trigger", Name: tr.Name, Table: tr.Table, SQL: tr.SQL, Temp: true})
+		}
 	}
 	return out, nil
 }

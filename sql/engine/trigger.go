@@ -103,17 +103,33 @@ func (s *Schema) cloneTriggers(c *Schema) {
 	}
 }
 
-// createTrigger runs CREATE TRIGGER.
+// hasTriggers reports whether the statement may fire any trigger: the schema or the session
+// has one. Statements check it once, so that tables without triggers pay nothing per row.
+func (x *execCtx) hasTriggers() bool {
+	return len(x.schema.triggers) > 0 || x.sess.tempTriggers != nil && len(x.sess.tempTriggers.triggers) > 0
+}
+
+// createTrigger runs CREATE TRIGGER. A TEMP trigger, and any trigger on a TEMP view, belongs to
+// the session (Session.tempTriggers): it fires for the session's statements only, before the
+// database's triggers, and goes with the session.
 func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
 		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
 	}
 	t := x.schema.table(st.Table)
 	v := x.schema.view(st.Table)
+	temp := st.Temp
+	if tv := x.sess.tempViews[fold(st.Table)]; tv != nil { // TEMP objects come first
+		t, v, temp = nil, tv, true
+	}
+	exists := x.schema.trigger(st.Name) != nil
+	if temp {
+		exists = x.sess.tempTriggers != nil && x.sess.tempTriggers.trigger(st.Name) != nil
+	}
 	switch {
 	case t == nil && v == nil:
 		return fmt.Errorf("no such table: main.%s", st.Table)
-	case x.schema.trigger(st.Name) != nil:
+	case exists:
 		if st.IfNotExists {
 			return nil
 		}
@@ -128,6 +144,22 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 		return fmt.Errorf("cannot create %s trigger on view: %s", what, st.Table)
 	case t != nil && st.Time == ast.TriggerInsteadOf:
 		return fmt.Errorf("cannot create INSTEAD OF trigger on table: %s", st.Table)
+	}
+	if temp {
+		if x.sess.tempTriggers == nil {
+			x.sess.tempTriggers = emptySchema()
+		}
+		tt := x.sess.tempTriggers
+		// TEMP triggers fire in creation order: their ids count down (cookie counts them).
+		tt.cookie++
+		tr := newTrigger(st, -tt.cookie)
+		if t != nil {
+			tr.Table = t.Name
+		} else {
+			tr.Table = v.Name
+		}
+		tt.addTrigger(tr)
+		return nil
 	}
 	b, err := x.schemaStore()
 	if err != nil {
@@ -157,12 +189,25 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	return x.changed(b, s)
 }
 
-// dropTrigger runs DROP TRIGGER.
+// dropTrigger runs DROP TRIGGER: of the TEMP trigger of that name if there is one (or
+// temp.name), else of the database's.
 func (x *execCtx) dropTrigger(st *ast.DropTrigger) error {
-	tr := x.schema.trigger(st.Name)
+	if tt := x.sess.tempTriggers; tt != nil && st.Schema != "main" {
+		if tr := tt.trigger(st.Name); tr != nil {
+			tt.removeTrigger(tr)
+			return nil
+		}
+	}
+	var tr *Trigger
+	if st.Schema != "temp" {
+		tr = x.schema.trigger(st.Name)
+	}
 	if tr == nil {
 		if st.IfExists {
 			return nil
+		}
+		if st.Schema != "" {
+			return fmt.Errorf("no such trigger: %s.%s", st.Schema, st.Name)
 		}
 		return fmt.Errorf("no such trigger: %s", st.Name)
 	}
@@ -181,6 +226,11 @@ func (x *execCtx) dropTrigger(st *ast.DropTrigger) error {
 // dropTriggersOn deletes the schema entries of the triggers on the table or view name and
 // removes them from s (DROP TABLE, DROP VIEW).
 func (x *execCtx) dropTriggersOn(s *Schema, name string) error {
+	if tt := x.sess.tempTriggers; tt != nil {
+		for _, tr := range tt.tableTriggers[fold(name)] {
+			tt.removeTrigger(tr)
+		}
+	}
 	list := s.tableTriggers[fold(name)]
 	if len(list) == 0 {
 		return nil
@@ -316,10 +366,13 @@ type trigSet struct {
 // once per statement: an error in a program is the statement's before it changes anything.
 func (x *execCtx) triggersFor(name string, event ast.TriggerEvent, cols []srcColumn, rowidSlot int,
 	updateOf func(col string) bool) (*trigSet, error) {
-	if len(x.schema.triggers) == 0 {
+	if !x.hasTriggers() {
 		return nil, nil
 	}
 	list := x.schema.tableTriggers[fold(name)]
+	if tt := x.sess.tempTriggers; tt != nil && len(tt.tableTriggers[fold(name)]) > 0 {
+		list = append(slices.Clone(tt.tableTriggers[fold(name)]), list...) // TEMP ones first
+	}
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -615,7 +668,7 @@ func (x *execCtx) triggerDeleteBefore(t *Table, ts *trigSet, row []value.Value) 
 
 // upsertTriggers returns the UPDATE triggers a DO UPDATE setting sets fires on t.
 func (x *execCtx) upsertTriggers(t *Table, sets []setColumn) (*trigSet, error) {
-	if len(x.schema.triggers) == 0 {
+	if !x.hasTriggers() {
 		return nil, nil
 	}
 	cols, rowidSlot := tableTriggerCols(t)
@@ -626,14 +679,29 @@ func (x *execCtx) upsertTriggers(t *Table, sets []setColumn) (*trigSet, error) {
 // OF triggers for event: nil when name is not a view or the view has no such trigger (the
 // statement then fails as on any view).
 func (x *execCtx) viewTarget(name string, event ast.TriggerEvent) *View {
-	if len(x.schema.triggers) == 0 || x.schema.table(name) != nil {
+	if !x.hasTriggers() {
 		return nil
 	}
-	v := x.schema.view(name)
+	v := x.sess.tempViews[fold(name)]
+	list := x.schema.tableTriggers[fold(name)]
+	switch {
+	case v != nil:
+		list = nil
+		if tt := x.sess.tempTriggers; tt != nil {
+			list = tt.tableTriggers[fold(name)]
+		}
+	case x.schema.table(name) != nil:
+		return nil
+	default:
+		v = x.schema.view(name)
+		if tt := x.sess.tempTriggers; tt != nil {
+			list = append(slices.Clone(tt.tableTriggers[fold(name)]), list...)
+		}
+	}
 	if v == nil {
 		return nil
 	}
-	for _, tr := range x.schema.tableTriggers[fold(v.Name)] {
+	for _, tr := range list {
 		if tr.Event == event && tr.Time == ast.TriggerInsteadOf {
 			return v
 		}

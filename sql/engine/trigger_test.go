@@ -111,3 +111,30 @@ func TestTriggerDDLInTransaction(t *testing.T) {
 		BEGIN; DROP TRIGGER tr; INSERT INTO t VALUES (3); ROLLBACK; INSERT INTO t VALUES (4)`)
 	require.Equal(t, [][]value.Value{{value.Int(4)}}, query(t, s, `SELECT x FROM log`))
 }
+
+// TestTempTriggersArePerSession: a TEMP trigger fires for its own session's statements only,
+// and goes with the session.
+func TestTempTriggersArePerSession(t *testing.T) {
+	db, err := cairn.Open(t.Name()+".db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	eng := New(db)
+	s1, s2 := eng.NewSession(), eng.NewSession()
+	defer s2.Close()
+	mustExec(t, s1, `CREATE TABLE t(a); CREATE TABLE log(x);
+		CREATE TEMP TRIGGER tt AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('s1 ' || NEW.a); END`)
+	mustExec(t, s2, `INSERT INTO t VALUES (2)`)
+	mustExec(t, s1, `INSERT INTO t VALUES (1)`)
+	require.Equal(t, []string{"s1 1"}, texts(query(t, s2, `SELECT x FROM log`)))
+	objs, err := s1.Objects()
+	require.NoError(t, err)
+	require.Contains(t, objs, Object{Type: "trigger", Name: "tt", Table: "t", Temp: true,
+		SQL: "CREATE TEMP TRIGGER tt AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('s1 ' || NEW.a); END"})
+	s1.Close()
+	s3 := eng.NewSession()
+	defer s3.Close()
+	mustExec(t, s3, `INSERT INTO t VALUES (3)`)
+	require.Len(t, query(t, s3, `SELECT x FROM log`), 1)
+	_, err = s3.Exec(context.Background(), `DROP TRIGGER tt`, nil)
+	require.EqualError(t, err, "no such trigger: tt")
+}

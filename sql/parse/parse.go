@@ -185,8 +185,7 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 	case *m.AnalyzeStmt:
 		return nil, c.unsupported(s, "ANALYZE")
 	case *m.DropTriggerStmt:
-		name, err := c.name(s.Name)
-		return &ast.DropTrigger{At: pos(s), Name: name, IfExists: s.IfExists}, err
+		return c.dropTrigger(s)
 	}
 	return nil, c.unsupported(s, fmt.Sprintf("statement %T", s))
 }

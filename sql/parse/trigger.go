@@ -12,19 +12,23 @@ import (
 )
 
 func (c *converter) createTrigger(s *m.CreateTriggerStmt) (ast.Stmt, error) {
-	if s.Temp {
-		return nil, c.unsupported(s, "CREATE TEMP TRIGGER")
-	}
-	name, err := c.name(s.Name)
-	if err != nil {
-		return nil, err
+	temp := s.Temp
+	if q := s.Name.Schema; q != nil {
+		switch {
+		case strings.EqualFold(q.Name, "temp") || strings.EqualFold(q.Name, "temporary"):
+			temp = true
+		case !strings.EqualFold(q.Name, "main"):
+			return nil, c.unsupported(q, "database "+q.Name+" (only main and temp)")
+		case s.Temp:
+			return nil, c.semantic("temporary trigger may not have qualified name")
+		}
 	}
 	table, err := c.name(s.Table)
 	if err != nil {
 		return nil, err
 	}
-	out := &ast.CreateTrigger{At: pos(s), IfNotExists: s.IfNotExists, Name: name, Table: table,
-		SQL: c.stmtText(s)}
+	out := &ast.CreateTrigger{At: pos(s), Temp: temp, IfNotExists: s.IfNotExists, Name: s.Name.Name.Name,
+		Table: table, SQL: c.stmtText(s)}
 	switch s.Time {
 	case m.TriggerAfter:
 		out.Time = ast.TriggerAfter
@@ -107,4 +111,19 @@ func (c *converter) raise(e *m.RaiseExpr) (ast.Expr, error) {
 // has no position.
 func (c *converter) semantic(msg string) error {
 	return &Error{Msg: msg, Offset: -1, SQL: c.sql}
+}
+
+func (c *converter) dropTrigger(s *m.DropTriggerStmt) (ast.Stmt, error) {
+	out := &ast.DropTrigger{At: pos(s), Name: s.Name.Name.Name, IfExists: s.IfExists}
+	if q := s.Name.Schema; q != nil {
+		switch {
+		case strings.EqualFold(q.Name, "main"):
+			out.Schema = "main"
+		case strings.EqualFold(q.Name, "temp") || strings.EqualFold(q.Name, "temporary"):
+			out.Schema = "temp"
+		default:
+			return nil, c.unsupported(q, "database "+q.Name+" (only main and temp)")
+		}
+	}
+	return out, nil
 }

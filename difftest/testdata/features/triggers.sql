@@ -553,3 +553,72 @@ INSERT INTO rp VALUES (1, 'a')
 REPLACE INTO rp VALUES (1, 'b')
 
 SELECT count(*) FROM seen WHERE tag LIKE 'rp%'
+
+-- TEMP triggers: the connection's own, fired before the database's
+
+CREATE TABLE tp(a INTEGER)
+
+CREATE TABLE tplog(seq INTEGER PRIMARY KEY, x TEXT)
+
+CREATE TRIGGER tp_main1 AFTER INSERT ON tp BEGIN INSERT INTO tplog(x) VALUES ('main1 ' || NEW.a); END
+
+CREATE TEMP TRIGGER tp_temp AFTER INSERT ON tp BEGIN INSERT INTO tplog(x) VALUES ('temp ' || NEW.a); END
+
+CREATE TRIGGER tp_main2 AFTER INSERT ON tp BEGIN INSERT INTO tplog(x) VALUES ('main2 ' || NEW.a); END
+
+CREATE TEMPORARY TRIGGER tp_tb BEFORE INSERT ON tp BEGIN INSERT INTO tplog(x) VALUES ('temp before ' || NEW.a); END
+
+-- exec
+INSERT INTO tp VALUES (1)
+
+SELECT x FROM tplog ORDER BY seq
+
+-- TEMP and main triggers have name spaces of their own
+
+CREATE TEMP TRIGGER tp_main1 AFTER DELETE ON tp BEGIN INSERT INTO tplog(x) VALUES ('temp delete ' || OLD.a); END
+
+CREATE TRIGGER temp.tp_q AFTER UPDATE ON tp BEGIN INSERT INTO tplog(x) VALUES ('temp update ' || NEW.a); END
+
+CREATE TEMP TRIGGER main.tp_bad AFTER INSERT ON tp BEGIN SELECT 1; END
+
+CREATE TEMP TRIGGER tp_temp AFTER INSERT ON tp BEGIN SELECT 1; END
+
+-- exec
+UPDATE tp SET a = 2
+
+-- exec
+DELETE FROM tp
+
+SELECT x FROM tplog ORDER BY seq
+
+DROP TRIGGER main.tp_temp
+
+DROP TRIGGER temp.tp_main2
+
+DROP TRIGGER tp_main1
+
+DROP TRIGGER tp_main1
+
+DROP TRIGGER temp.tp_temp
+
+-- exec
+INSERT INTO tp VALUES (3)
+
+SELECT x FROM tplog WHERE seq > 6 ORDER BY seq
+
+-- a trigger on a TEMP view is a TEMP trigger
+
+CREATE TEMP VIEW tpv AS SELECT a FROM tp
+
+CREATE TRIGGER tpv_ins INSTEAD OF INSERT ON tpv BEGIN INSERT INTO tp VALUES (NEW.a * 100); END
+
+-- exec
+INSERT INTO tpv VALUES (4)
+
+SELECT a FROM tp ORDER BY a
+
+-- dropping the table drops its TEMP triggers too
+
+DROP TABLE tp
+
+DROP TRIGGER tp_tb
