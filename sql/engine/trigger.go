@@ -439,6 +439,9 @@ func (x *execCtx) program(tr *Trigger, cols []srcColumn, rowidSlot int) (*trigPr
 		switch st := st.(type) {
 		case *ast.Select:
 			step.sel, err = planSelect(pc, st, &scope{})
+			if msg, ok := strings.CutPrefix(fmt.Sprint(err), "no such table: "); ok && !strings.Contains(msg, ".") {
+				err = fmt.Errorf("no such table: main.%s", msg) // SQLite names the database in triggers
+			}
 		case *ast.Insert:
 			if x.schema.table(st.Table) != nil {
 				step.cache.ins, err = x.planInsert(st)

@@ -622,3 +622,33 @@ SELECT a FROM tp ORDER BY a
 DROP TABLE tp
 
 DROP TRIGGER tp_tb
+
+-- more errors
+
+CREATE TABLE ai(id INTEGER PRIMARY KEY AUTOINCREMENT, v)
+
+CREATE TRIGGER on_seq AFTER INSERT ON sqlite_sequence BEGIN SELECT 1; END
+
+CREATE TABLE sel(n)
+
+CREATE TRIGGER sel_missing AFTER INSERT ON sel BEGIN SELECT * FROM nosuch; END
+
+INSERT INTO sel VALUES (1)
+
+DROP TRIGGER sel_missing
+
+CREATE TRIGGER sel_agg AFTER INSERT ON sel BEGIN SELECT count(*) FROM sel WHERE n = NEW.n HAVING RAISE(ABORT, 'dup ' || NEW.n); END
+
+-- exec
+INSERT INTO sel VALUES (1)
+
+-- an AUTOINCREMENT table written by its own trigger
+
+CREATE TRIGGER ai_copy AFTER INSERT ON ai WHEN NEW.v < 3 BEGIN INSERT INTO ai(v) VALUES (NEW.v + 10); END
+
+-- exec
+INSERT INTO ai(v) VALUES (1), (2), (3)
+
+SELECT * FROM ai ORDER BY id
+
+SELECT * FROM sqlite_sequence
