@@ -201,6 +201,9 @@ func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.Fro
 	if src.sub != nil {
 		return &subqueryScan{plan: src.sub, name: src.name}, estimate{cost: estSubqueryRows, rows: estSubqueryRows}, nil
 	}
+	if src.virt != nil {
+		return &virtualScan{name: src.name, rows: src.virt}, estimate{cost: estSubqueryRows, rows: estSubqueryRows}, nil
+	}
 	t := src.table
 	full := &tableRange{table: t, desc: "SCAN " + src.name}
 	tableRows := pc.tableRows(t)

@@ -190,6 +190,9 @@ func (x *execCtx) createIndex(st *ast.CreateIndex) error {
 	}
 	t := x.schema.table(st.Table)
 	if t == nil {
+		if err := masterWriteError(st.Table, "indexed"); err != nil {
+			return err
+		}
 		return fmt.Errorf("no such table: main.%s", st.Table)
 	}
 	b, err := x.schemaStore()
@@ -316,6 +319,9 @@ func (x *execCtx) drop(st *ast.Drop) error {
 func (x *execCtx) dropTable(st *ast.Drop) error {
 	t := x.schema.table(st.Name)
 	if t == nil {
+		if err := masterWriteError(st.Name, "dropped"); err != nil {
+			return err
+		}
 		if st.IfExists {
 			return nil
 		}

@@ -310,6 +310,9 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		if x.schema.view(st.Table) != nil {
 			return nil, fmt.Errorf("cannot modify %s because it is a view", st.Table)
 		}
+		if err := masterWriteError(st.Table, "modified"); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("no such table: %s", st.Table)
 	}
 	p := &insertPlan{schema: x.schema, t: t, uniques: uniqueOrder(t)}
@@ -558,6 +561,9 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 	if t == nil {
 		if x.schema.view(table) != nil {
 			return nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
+		}
+		if err := masterWriteError(table, "modified"); err != nil {
+			return nil, nil, err
 		}
 		return nil, nil, fmt.Errorf("no such table: %s", table)
 	}

@@ -89,6 +89,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 		}
 		return src, nil
 	}
+	if src := masterSource(item.Table, item.Alias); src != nil {
+		return src, nil
+	}
 	return nil, fmt.Errorf("no such table: %s", item.Table)
 }
 

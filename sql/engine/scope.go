@@ -41,6 +41,8 @@ type source struct {
 	// rowidSlot is the index in the row of the rowid (len(cols)), or -1 for sources without one.
 	rowidSlot int
 	sub       *selectPlan // a subquery or view, materialized when the query runs
+	// virt makes the rows of a virtual table (sqlite_schema: master.go) when its loop opens.
+	virt func(cx *execCtx) [][]value.Value
 	// left is set for the right side of a LEFT JOIN.
 	left bool
 	// notIndexed is set by NOT INDEXED: no index serves the source, not even for ORDER BY.
