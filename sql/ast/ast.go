@@ -112,6 +112,8 @@ type ColumnDef struct {
 	Unique      bool
 	UniqueConf  Conflict
 	Default     Expr // nil: NULL
+	// DefaultText is the DEFAULT expression's text as written, outer parentheses removed.
+	DefaultText string
 	Checks      []Check
 	Collation   string
 }
@@ -172,7 +174,9 @@ type CreateTable struct {
 	Columns      []ColumnDef
 	Constraints  []TableConstraint
 	WithoutRowid bool
-	AsSelect     *Select
+	// ForeignKeys are the REFERENCES and FOREIGN KEY clauses, in the order written.
+	ForeignKeys []ForeignKey
+	AsSelect    *Select
 	SQL          string // the statement's text, kept in the schema
 }
 

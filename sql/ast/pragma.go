@@ -16,8 +16,9 @@ type Pragma struct {
 
 // Vacuum is VACUUM [schema] [INTO expr].
 type Vacuum struct {
-	At   Pos
-	Into Expr // nil without INTO
+	At     Pos
+	Schema string // "" when not named
+	Into   Expr   // nil without INTO
 }
 
 // Analyze is ANALYZE [name]: name is a table or index (or "main"), "" for all.

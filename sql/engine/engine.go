@@ -133,6 +133,12 @@ type Session struct {
 
 	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
 	busyTimeout time.Duration
+
+	// PRAGMA values of the connection (pragma.go): foreign_keys (not enforced yet), cache_size
+	// as set (nil: cairn's cache), temp_store.
+	foreignKeys bool
+	cacheSize   *int64
+	tempStore   int64
 }
 
 // SetBusyTimeout bounds how long a write of the session waits for the writer slot, held by a
@@ -222,9 +228,11 @@ func (st *Stmt) ParamIndex(name string) int { return st.parsed.Names[name] }
 
 // ReadOnly reports whether the statement only reads (a SELECT or EXPLAIN).
 func (st *Stmt) ReadOnly() bool {
-	switch st.parsed.Stmt.(type) {
+	switch p := st.parsed.Stmt.(type) {
 	case *ast.Select, *ast.Explain:
 		return true
+	case *ast.Pragma:
+		return !pragmaWrites(p)
 	}
 	return false
 }
@@ -240,7 +248,7 @@ type Result struct {
 
 // Exec runs a statement that returns no rows (a query's rows are read and dropped).
 func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
-	if st.ReadOnly() {
+	if _, ok := st.parsed.Stmt.(*ast.Pragma); ok || st.ReadOnly() {
 		rows, err := st.Query(ctx, args)
 		if err != nil {
 			return Result{}, err
@@ -311,6 +319,9 @@ func (r *Rows) Close() error {
 
 // Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
+	if p, ok := st.parsed.Stmt.(*ast.Pragma); ok {
+		return st.runPragma(ctx, p)
+	}
 	if !st.ReadOnly() {
 		res, err := st.Exec(ctx, args)
 		_ = res

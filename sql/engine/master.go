@@ -208,7 +208,7 @@ func (sc *sqlScanner) word() string {
 	return sc.s[start:sc.i]
 }
 
-// name skips a name: a bare word or one quoted with "", [], `` or ''.
+// name skips a name: a bare word or one quoted with "", [], “ or ”.
 func (sc *sqlScanner) name() bool {
 	if sc.i >= len(sc.s) {
 		return false

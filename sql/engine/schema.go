@@ -58,6 +58,7 @@ type Column struct {
 	// NotNullConflict is the ON CONFLICT clause of NOT NULL.
 	NotNullConflict ast.Conflict
 	Default         ast.Expr // nil: NULL
+	DefaultText     string   // the DEFAULT expression as written (PRAGMA table_info)
 	// PK is the column's position in the primary key plus one (0: not in it).
 	PK int
 }
@@ -77,8 +78,10 @@ type Table struct {
 	// PRIMARY KEY).
 	PKConflict ast.Conflict
 	Checks     []ast.Check
-	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
-	bucket     []byte
+	// ForeignKeys are the table's foreign keys as declared (PRAGMA foreign_key_list).
+	ForeignKeys []ast.ForeignKey
+	Indexes     []*Index // every index of the table, the automatic ones of UNIQUE included
+	bucket      []byte
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
 	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
 	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
@@ -331,7 +334,7 @@ func (s *Schema) replaceTable(t *Table) {
 // newTable builds a table from its CREATE TABLE statement.
 func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	t := &Table{Name: st.Name, ID: id, SQL: st.SQL, RowidColumn: -1, WithoutRowid: st.WithoutRowid,
-		bucket: tableBucket(id)}
+		bucket: tableBucket(id), ForeignKeys: st.ForeignKeys}
 	seen := map[string]bool{}
 	var pk []IndexColumn
 	pkSeen := false
@@ -344,7 +347,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		}
 		seen[fold(cd.Name)] = true
 		col := Column{Name: cd.Name, Type: cd.Type, Affinity: value.AffinityOf(cd.Type), NotNull: cd.NotNull,
-			NotNullConflict: cd.NotNullConf, Default: cd.Default}
+			NotNullConflict: cd.NotNullConf, Default: cd.Default, DefaultText: cd.DefaultText}
 		if cd.Collation != "" {
 			c, ok := value.CollationByName(cd.Collation)
 			if !ok {

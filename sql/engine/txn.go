@@ -44,6 +44,8 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 		return Result{}, s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
 		return Result{}, s.release(stmt.Name)
+	case *ast.Vacuum:
+		return Result{}, s.vacuum(ctx, stmt, args)
 	}
 	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	if err == nil {
@@ -73,6 +75,8 @@ func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
 		return Result{}, x.drop(st)
 	case *ast.Reindex:
 		return Result{}, x.reindex(st)
+	case *ast.Analyze:
+		return Result{}, x.analyze(st)
 	}
 	return Result{}, fmt.Errorf("unsupported statement %T", stmt.parsed.Stmt)
 }

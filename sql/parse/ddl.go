@@ -44,6 +44,7 @@ func (c *converter) createTable(s *m.CreateTableStmt) (ast.Stmt, error) {
 		}
 		out.Constraints = append(out.Constraints, con)
 	}
+	out.ForeignKeys = foreignKeys(s)
 	return out, nil
 }
 
@@ -116,7 +117,7 @@ func (c *converter) columnDef(col *m.ColumnDef) (ast.ColumnDef, error) {
 			if err != nil {
 				return def, err
 			}
-			def.Default = x
+			def.Default, def.DefaultText = x, c.text(unparen(k.Expr))
 		case m.ColumnCollate:
 			def.Collation = k.Collation.Name
 		case m.ColumnReferences, m.ColumnDeferrable:

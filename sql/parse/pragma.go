@@ -37,10 +37,10 @@ func dequote(v string) string {
 
 // vacuum converts VACUUM [schema] [INTO expr].
 func (c *converter) vacuum(s *m.VacuumStmt) (ast.Stmt, error) {
-	if s.Schema != nil && !strings.EqualFold(s.Schema.Name, "main") {
-		return nil, c.unsupported(s.Schema, "database "+s.Schema.Name+" (only main)")
-	}
 	v := &ast.Vacuum{At: pos(s)}
+	if s.Schema != nil {
+		v.Schema = s.Schema.Name
+	}
 	if s.Into != nil {
 		x, err := c.expr(s.Into)
 		if err != nil {

@@ -88,3 +88,185 @@ SELECT name FROM sqlite_temp_schema
 SELECT count(*) FROM sqlite_master WHERE name = 'tv'
 
 DROP VIEW tv
+
+-- PRAGMA: the schema's description.
+
+PRAGMA table_info(t)
+
+PRAGMA table_info('Pairs')
+
+PRAGMA main.table_xinfo("Pairs")
+
+PRAGMA TABLE_INFO = t
+
+PRAGMA table_info(v)
+
+PRAGMA table_info(sqlite_master)
+
+PRAGMA table_info(nosuch)
+
+PRAGMA table_info
+
+CREATE TABLE x(a UNIQUE, b int PRIMARY KEY, c Integer, d Numeric, e blob, f any, g Int8, h text COLLATE NOCASE, UNIQUE(c), UNIQUE(h COLLATE RTRIM, a DESC))
+
+CREATE INDEX xi ON x(h, a)
+
+CREATE INDEX xj ON x(d)
+
+PRAGMA table_info(x)
+
+PRAGMA index_list(x)
+
+PRAGMA index_list(t)
+
+PRAGMA index_list(Pairs)
+
+PRAGMA index_list(nosuch)
+
+PRAGMA index_info(xi)
+
+PRAGMA index_info(sqlite_autoindex_x_4)
+
+PRAGMA index_xinfo(sqlite_autoindex_x_4)
+
+PRAGMA index_xinfo(ti)
+
+CREATE INDEX tn ON t(u COLLATE NOCASE DESC, name)
+
+PRAGMA index_xinfo(tn)
+
+PRAGMA index_info(x)
+
+CREATE VIEW xv AS SELECT a, b, c, d, e, a+1, CAST(a AS INT), CAST(a AS TEXT), b AS bb, 'lit', (SELECT 1) FROM x
+
+PRAGMA table_info(xv)
+
+CREATE TABLE p(id INTEGER PRIMARY KEY, a, b, UNIQUE(a, b))
+
+CREATE TABLE c(x REFERENCES p ON DELETE CASCADE, y, z, w REFERENCES p(id) ON UPDATE SET NULL MATCH FULL DEFERRABLE INITIALLY DEFERRED, FOREIGN KEY (y, z) REFERENCES p(a, b) ON DELETE RESTRICT ON UPDATE SET DEFAULT)
+
+PRAGMA foreign_key_list(c)
+
+PRAGMA foreign_key_list(p)
+
+-- unordered
+PRAGMA table_list
+
+PRAGMA table_list(x)
+
+PRAGMA table_list('v')
+
+-- PRAGMA: values kept in the database and in the connection.
+
+PRAGMA user_version
+
+PRAGMA user_version = 7
+
+PRAGMA user_version
+
+PRAGMA main.user_version = '12'
+
+PRAGMA user_version
+
+PRAGMA user_version = 'abc'
+
+PRAGMA user_version
+
+PRAGMA user_version(1.9)
+
+PRAGMA user_version
+
+PRAGMA user_version = -3
+
+PRAGMA user_version
+
+BEGIN
+
+PRAGMA user_version = 99
+
+PRAGMA user_version
+
+ROLLBACK
+
+PRAGMA user_version
+
+BEGIN
+
+PRAGMA user_version = 42
+
+COMMIT
+
+PRAGMA user_version
+
+PRAGMA application_id
+
+PRAGMA application_id = 1234567
+
+PRAGMA application_id
+
+PRAGMA foreign_keys
+
+PRAGMA foreign_keys = ON
+
+PRAGMA foreign_keys
+
+PRAGMA foreign_keys = 'no'
+
+PRAGMA foreign_keys
+
+PRAGMA foreign_keys = yes
+
+PRAGMA foreign_keys
+
+PRAGMA foreign_keys = 0
+
+PRAGMA busy_timeout
+
+PRAGMA busy_timeout = 2500
+
+PRAGMA busy_timeout
+
+PRAGMA busy_timeout = 0
+
+PRAGMA cache_size = 100
+
+PRAGMA cache_size
+
+PRAGMA temp_store = memory
+
+PRAGMA temp_store
+
+PRAGMA temp_store = 0
+
+PRAGMA encoding
+
+PRAGMA nosuchpragma
+
+PRAGMA nosuchpragma = 3
+
+PRAGMA nosuchdb.user_version
+
+PRAGMA integrity_check
+
+PRAGMA quick_check
+
+PRAGMA integrity_check(x)
+
+PRAGMA integrity_check(3)
+
+SELECT count(*) FROM sqlite_master WHERE type = 'table'
+
+VACUUM nosuch
+
+VACUUM INTO 123
+
+BEGIN
+
+VACUUM
+
+ROLLBACK
+
+ANALYZE nosuch
+
+-- SQLite's ANALYZE makes sqlite_stat1 (cairn keeps no statistics table): last in the script.
+ANALYZE
