@@ -177,7 +177,7 @@ type CreateTable struct {
 	// ForeignKeys are the REFERENCES and FOREIGN KEY clauses, in the order written.
 	ForeignKeys []ForeignKey
 	AsSelect    *Select
-	SQL          string // the statement's text, kept in the schema
+	SQL         string // the statement's text, kept in the schema
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX.
