@@ -83,7 +83,7 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 			key = applicationIDKey
 		}
 		if p.HasValue {
-			v := int64(int32(pragmaInt(p.Value)))
+			v := pragmaInt(p.Value)
 			_, err := s.write(ctx, func(cx *execCtx) (Result, error) {
 				b, err := cx.schemaStore()
 				if err != nil {
@@ -250,25 +250,39 @@ func readHeaderValue(tx *cairn.Tx, key []byte) (int64, error) {
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
-// pragmaInt reads a PRAGMA's integer argument as SQLite's sqlite3Atoi does: an optional sign
-// and the leading digits ("1.9" is 1, "abc" 0), saturating at the int64 range.
+// pragmaInt reads a PRAGMA's integer argument as SQLite's sqlite3Atoi does: an optional sign,
+// then hexadecimal (0x...) or decimal digits, ignoring what follows ("1.9" is 1); text that does
+// not start so, or a value outside the 32-bit range, is 0.
 func pragmaInt(s string) int64 {
-	s = strings.TrimSpace(s)
 	neg := false
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-'
 		s = s[1:]
+	}
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		end := 2
+		for end < len(s) && strings.IndexByte("0123456789abcdefABCDEF", s[end]) >= 0 {
+			end++
+		}
+		u, err := strconv.ParseUint(s[2:end], 16, 32)
+		if err != nil {
+			return 0
+		}
+		return int64(int32(uint32(u)))
 	}
 	end := 0
 	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
 		end++
 	}
 	v, err := strconv.ParseInt(s[:end], 10, 64)
-	if err != nil && end > 0 {
-		v = 1<<63 - 1
+	if err != nil || end > 11 {
+		return 0
 	}
 	if neg {
 		v = -v
+	}
+	if v < -1<<31 || v > 1<<31-1 {
+		return 0
 	}
 	return v
 }

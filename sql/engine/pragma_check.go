@@ -8,9 +8,11 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/cairndb/cairn"
@@ -50,7 +52,12 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 		}
 	}
 	err := s.reading(ctx, func(cx *execCtx) error {
+		tables := make([]*Table, 0, len(cx.schema.tables))
 		for _, t := range cx.schema.tables {
+			tables = append(tables, t)
+		}
+		slices.SortFunc(tables, func(a, b *Table) int { return cmp.Compare(a.ID, b.ID) })
+		for _, t := range tables {
 			if table != "" && fold(table) != fold(t.Name) {
 				continue
 			}

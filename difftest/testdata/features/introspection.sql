@@ -204,6 +204,22 @@ PRAGMA application_id = 1234567
 
 PRAGMA application_id
 
+PRAGMA application_id = 0x10
+
+PRAGMA application_id
+
+PRAGMA application_id = 4294967298
+
+PRAGMA application_id
+
+PRAGMA application_id = ' 12'
+
+PRAGMA application_id
+
+PRAGMA application_id = +2147483647
+
+PRAGMA application_id
+
 PRAGMA foreign_keys
 
 PRAGMA foreign_keys = ON
@@ -225,6 +241,8 @@ PRAGMA busy_timeout
 PRAGMA busy_timeout = 2500
 
 PRAGMA busy_timeout
+
+PRAGMA busy_timeout = -5
 
 PRAGMA busy_timeout = 0
 
