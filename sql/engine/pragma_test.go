@@ -82,7 +82,7 @@ func TestPragmaStateOfCairn(t *testing.T) {
 	require.Equal(t, "wal", string(one("PRAGMA journal_mode").Bytes()))
 	require.Equal(t, "wal", string(one("PRAGMA journal_mode = DELETE").Bytes()))
 	require.Equal(t, int64(0), one("PRAGMA synchronous").Int()) // SyncNone is OFF
-	mustExec(t, s, "PRAGMA synchronous = FULL")                    // accepted, changes nothing
+	mustExec(t, s, "PRAGMA synchronous = FULL")                 // accepted, changes nothing
 	require.Equal(t, int64(0), one("PRAGMA synchronous").Int())
 	require.Equal(t, int64(s.eng.DB().Stats().PageSize), one("PRAGMA page_size").Int())
 	require.Equal(t, int64(-256<<10), one("PRAGMA cache_size").Int()) // 256 MiB, in KiB
