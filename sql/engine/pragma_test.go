@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -156,7 +155,7 @@ func TestVacuum(t *testing.T) {
 	s := New(db).NewSession()
 	mustExec(t, s, "CREATE TABLE t(id INTEGER PRIMARY KEY, pad BLOB); CREATE TABLE keep(a)")
 	for i := 0; i < 20; i++ {
-		mustExec(t, s, fmt.Sprintf("INSERT INTO t(pad) VALUES (zeroblob(100000))"))
+		mustExec(t, s, "INSERT INTO t(pad) VALUES (zeroblob(100000))")
 	}
 	mustExec(t, s, "INSERT INTO keep VALUES ('kept')")
 	mustExec(t, s, "DROP TABLE t")
