@@ -160,6 +160,8 @@ PRAGMA table_list('v')
 
 PRAGMA user_version
 
+PRAGMA schema_version
+
 PRAGMA user_version = 7
 
 PRAGMA user_version
@@ -219,6 +221,8 @@ PRAGMA application_id
 PRAGMA application_id = +2147483647
 
 PRAGMA application_id
+
+PRAGMA schema_version
 
 PRAGMA foreign_keys
 
