@@ -13,10 +13,12 @@ package engine
 //     schema version.
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -203,6 +205,8 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 			rows: [][]value.Value{{value.Int(0), value.TextString("main"), value.TextString(s.dbFile())}}}, nil
 	case "compile_options":
 		return pragmaResult{names: []string{"compile_options"}}, nil
+	case "function_list":
+		return functionList(), nil
 	}
 	return pragmaResult{}, nil // unknown pragmas are ignored, as in SQLite
 }
@@ -315,4 +319,36 @@ func nullText(s string) value.Value {
 		return value.NullValue()
 	}
 	return value.TextString(s)
+}
+
+// functionList is PRAGMA function_list: name, builtin (1), type ('s' scalar, 'a' aggregate),
+// enc ('utf8'), narg (one row per count of arguments a function takes, -1 for any number) and
+// flags (SQLite's values for a built-in function: 0x200800, innocuous and deterministic, or
+// 0x200000 for a function that is not deterministic and for aggregates), by name.
+func functionList() pragmaResult {
+	res := pragmaResult{names: []string{"name", "builtin", "type", "enc", "narg", "flags"}}
+	add := func(name, typ string, minArgs, maxArgs int, flags int64) {
+		if maxArgs < 0 {
+			minArgs, maxArgs = -1, -1
+		}
+		for n := minArgs; n <= maxArgs; n++ {
+			res.rows = append(res.rows, []value.Value{value.TextString(name), value.Int(1), value.TextString(typ),
+				value.TextString("utf8"), value.Int(int64(n)), value.Int(flags)})
+		}
+	}
+	for _, f := range scalarFuncs {
+		flags := int64(0x200800)
+		if f.nondeterministic {
+			flags = 0x200000
+		}
+		add(f.name, "s", f.minArgs, f.maxArgs, flags)
+	}
+	for name, d := range aggDefs {
+		add(name, "a", d.minArgs, d.maxArgs, 0x200000)
+	}
+	slices.SortFunc(res.rows, func(a, b []value.Value) int {
+		return cmp.Or(strings.Compare(string(a[0].Bytes()), string(b[0].Bytes())), cmp.Compare(a[2].Bytes()[0], b[2].Bytes()[0]),
+			cmp.Compare(a[4].Int(), b[4].Int()))
+	})
+	return res
 }

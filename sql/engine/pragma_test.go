@@ -234,3 +234,31 @@ func TestSchemaTablePreparedSeesChanges(t *testing.T) {
 	rows := query(t, s, "EXPLAIN QUERY PLAN SELECT * FROM sqlite_master")
 	require.Equal(t, "SCAN sqlite_master", string(rows[0][3].Bytes()))
 }
+
+// TestFunctionList: every scalar function and aggregate is listed, with its argument counts.
+func TestFunctionList(t *testing.T) {
+	s := newTestSession(t)
+	rows := query(t, s, "PRAGMA function_list")
+	has := func(name, typ string, narg int64) bool {
+		for _, r := range rows {
+			if string(r[0].Bytes()) == name && string(r[2].Bytes()) == typ && r[4].Int() == narg {
+				return true
+			}
+		}
+		return false
+	}
+	require.True(t, has("substr", "s", 2))
+	require.True(t, has("substr", "s", 3))
+	require.False(t, has("substr", "s", 4))
+	require.True(t, has("coalesce", "s", -1))
+	require.True(t, has("count", "a", 0))
+	require.True(t, has("max", "a", 1))
+	require.True(t, has("max", "s", -1))
+	for name := range scalarFuncs {
+		found := false
+		for _, r := range rows {
+			found = found || string(r[0].Bytes()) == name
+		}
+		require.True(t, found, name)
+	}
+}
