@@ -221,16 +221,16 @@ func (s *Session) dbFile() string {
 
 // reading runs fn in the transaction a query of the session reads in, with its schema.
 func (s *Session) reading(ctx context.Context, fn func(cx *execCtx) error) error {
-	tx, end, err := s.readTx()
+	read, err := s.readTx()
 	if err != nil {
 		return err
 	}
-	defer end()
-	schema, err := s.schemaOf(tx)
+	defer read.end()
+	schema, err := s.schemaOf(read.tx)
 	if err != nil {
 		return err
 	}
-	return fn(&execCtx{ctx: ctx, tx: tx, schema: schema, sess: s})
+	return fn(&execCtx{ctx: ctx, tx: read.tx, schema: schema, sess: s})
 }
 
 // readHeaderValue reads user_version or application_id (0 when never set).
