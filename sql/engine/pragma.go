@@ -78,6 +78,11 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 		return pragmaResult{}, err
 	}
 	name := strings.ToLower(p.Name)
+	if strings.EqualFold(p.Schema, "temp") {
+		if res, ok := s.tempPragma(ctx, name, p); ok {
+			return res, nil
+		}
+	}
 	switch name {
 	case "user_version", "application_id":
 		key := userVersionKey
@@ -209,6 +214,30 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 		return functionList(), nil
 	}
 	return pragmaResult{}, nil // unknown pragmas are ignored, as in SQLite
+}
+
+// tempPragma runs the pragmas whose answer for the TEMP database differs from main's (ok false
+// for the others): TEMP holds only the session's views, and its header values are 0.
+func (s *Session) tempPragma(ctx context.Context, name string, p *ast.Pragma) (pragmaResult, bool) {
+	switch name {
+	case "user_version", "application_id":
+		if p.HasValue {
+			return pragmaResult{}, true // the TEMP database's header is not kept
+		}
+		return one(name, value.Int(0)), true
+	case "schema_version":
+		return one(name, value.Int(0)), true
+	case "table_info", "table_xinfo":
+		if p.HasValue && s.tempViews[fold(p.Value)] != nil {
+			return pragmaResult{}, false // main's code finds the TEMP view first
+		}
+		res, _ := schemaPragma(&execCtx{ctx: ctx, schema: emptySchema(), sess: s}, name, &ast.Pragma{Name: p.Name})
+		return res, true
+	case "index_list", "index_info", "index_xinfo", "foreign_key_list":
+		res, _ := schemaPragma(&execCtx{ctx: ctx, schema: emptySchema(), sess: s}, name, &ast.Pragma{Name: p.Name})
+		return res, true
+	}
+	return pragmaResult{}, false
 }
 
 // dbFile is the database's file as PRAGMA database_list names it ("" in memory).

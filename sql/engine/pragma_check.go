@@ -33,6 +33,15 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 			table = p.Value
 		}
 	}
+	if table != "" {
+		exists := false
+		if err := s.reading(ctx, func(cx *execCtx) error { exists = cx.schema.table(table) != nil; return nil }); err != nil {
+			return pragmaResult{}, err
+		}
+		if !exists {
+			return pragmaResult{}, fmt.Errorf("no such table: %s", table)
+		}
+	}
 	var problems []string
 	// cairn's check takes the writer slot: a session that holds it (its own write transaction)
 	// checks the SQL layer only.

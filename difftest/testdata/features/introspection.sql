@@ -276,6 +276,26 @@ PRAGMA integrity_check(x)
 
 PRAGMA integrity_check(3)
 
+PRAGMA integrity_check(nosuch)
+
+PRAGMA main.integrity_check
+
+PRAGMA integrity_check(0)
+
+PRAGMA temp.table_info(t)
+
+PRAGMA temp.index_list(t)
+
+PRAGMA temp.user_version
+
+PRAGMA freelist_count = 5
+
+PRAGMA page_size = 8192
+
+CREATE VIEW vm AS SELECT name FROM sqlite_master WHERE name LIKE 'v%'
+
+SELECT * FROM vm ORDER BY 1
+
 SELECT count(*) FROM sqlite_master WHERE type = 'table'
 
 VACUUM nosuch
