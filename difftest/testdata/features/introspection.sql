@@ -29,6 +29,14 @@ SELECT s.name FROM sqlite_schema s JOIN sqlite_master m ON s.tbl_name = m.name A
 
 SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY rowid
 
+SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE (type = 'table' OR type = 'view') AND name = 't')
+
+SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nosuch')
+
+SELECT t.name, (SELECT count(*) FROM sqlite_master i WHERE i.tbl_name = t.name AND i.type = 'index') FROM sqlite_master t WHERE t.type = 'table' ORDER BY 1
+
+SELECT upper(type), length(sql) > 10 FROM sqlite_master WHERE name = 'v'
+
 SELECT * FROM temp.sqlite_master
 
 SELECT * FROM sqlite_temp_master
