@@ -94,6 +94,9 @@ func TestPragmaStateOfCairn(t *testing.T) {
 	require.Len(t, cp, 1)
 	require.Equal(t, int64(0), cp[0][0].Int())
 	require.Greater(t, s.eng.DB().Stats().Checkpoints, checkpoints)
+	mustExec(t, s, "BEGIN IMMEDIATE")
+	require.Equal(t, int64(1), query(t, s, "PRAGMA wal_checkpoint")[0][0].Int()) // busy: the session holds the writer slot
+	mustExec(t, s, "COMMIT")
 	require.Equal(t, "normal", string(one("PRAGMA locking_mode").Bytes()))
 	require.Empty(t, query(t, s, "PRAGMA compile_options"))
 
