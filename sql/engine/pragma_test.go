@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// texts returns the first column of rows as strings.
-func texts(rows [][]value.Value) []string {
+// firstTexts returns the first column of rows as strings.
+func firstTexts(rows [][]value.Value) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = string(r[0].Bytes())
@@ -26,8 +26,8 @@ func TestIntegrityCheckFindsDamage(t *testing.T) {
 	s := newTestSession(t)
 	mustExec(t, s, "CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT NOT NULL, b); CREATE INDEX ti ON t(b)")
 	mustExec(t, s, "INSERT INTO t VALUES (1, 'x', 10), (2, 'y', 20), (3, 'z', 30)")
-	require.Equal(t, []string{"ok"}, texts(query(t, s, "PRAGMA integrity_check")))
-	require.Equal(t, []string{"ok"}, texts(query(t, s, "PRAGMA quick_check")))
+	require.Equal(t, []string{"ok"}, firstTexts(query(t, s, "PRAGMA integrity_check")))
+	require.Equal(t, []string{"ok"}, firstTexts(query(t, s, "PRAGMA quick_check")))
 
 	ix := query(t, s, "SELECT rootpage FROM sqlite_master WHERE name = 'ti'")[0][0].Int()
 	tb := query(t, s, "SELECT rootpage FROM sqlite_master WHERE name = 't'")[0][0].Int()
@@ -54,10 +54,10 @@ func TestIntegrityCheckFindsDamage(t *testing.T) {
 		"NULL value in t.a",
 		"row 4 missing from index ti",
 		"wrong # of entries in index ti",
-	}, texts(query(t, s, "PRAGMA integrity_check")))
-	require.Equal(t, []string{"NULL value in t.a", "wrong # of entries in index ti"}, texts(query(t, s, "PRAGMA quick_check")))
-	require.Equal(t, []string{"row 2 missing from index ti"}, texts(query(t, s, "PRAGMA integrity_check(1)")))
-	require.Equal(t, []string{"NULL value in t.a"}, texts(query(t, s, "PRAGMA quick_check('t')"))[:1])
+	}, firstTexts(query(t, s, "PRAGMA integrity_check")))
+	require.Equal(t, []string{"NULL value in t.a", "wrong # of entries in index ti"}, firstTexts(query(t, s, "PRAGMA quick_check")))
+	require.Equal(t, []string{"row 2 missing from index ti"}, firstTexts(query(t, s, "PRAGMA integrity_check(1)")))
+	require.Equal(t, []string{"NULL value in t.a"}, firstTexts(query(t, s, "PRAGMA quick_check('t')"))[:1])
 
 	// Inside the session's own write transaction the storage check is skipped (it would wait for
 	// the writer slot the session holds); the SQL checks still run.
@@ -178,7 +178,7 @@ func TestVacuum(t *testing.T) {
 	defer cp.Close()
 	cs := New(cp).NewSession()
 	require.Equal(t, [][]value.Value{{value.TextString("kept")}}, query(t, cs, "SELECT a FROM keep"))
-	require.Equal(t, []string{"ok"}, texts(query(t, cs, "PRAGMA integrity_check")))
+	require.Equal(t, []string{"ok"}, firstTexts(query(t, cs, "PRAGMA integrity_check")))
 }
 
 // TestAnalyzePlansAgain: a prepared query keeps its plan (and the table sizes in it) until the
