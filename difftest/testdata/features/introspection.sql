@@ -37,6 +37,10 @@ SELECT t.name, (SELECT count(*) FROM sqlite_master i WHERE i.tbl_name = t.name A
 
 SELECT upper(type), length(sql) > 10 FROM sqlite_master WHERE name = 'v'
 
+SELECT rowid > 0, sqlite_master.name FROM sqlite_master WHERE name = 't'
+
+SELECT typeof(rootpage), typeof(sql) FROM sqlite_schema WHERE name = 'sqlite_autoindex_t_1'
+
 SELECT * FROM temp.sqlite_master
 
 SELECT * FROM sqlite_temp_master
