@@ -213,6 +213,25 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 		return pragmaResult{names: []string{"compile_options"}}, nil
 	case "function_list":
 		return functionList(), nil
+	case "case_sensitive_like", "ignore_check_constraints", "query_only", "writable_schema":
+		// Switches that would change what statements do, off by default; cairn has them off.
+		if p.HasValue {
+			if pragmaBool(p.Value, false) {
+				return pragmaResult{}, fmt.Errorf("unsupported: PRAGMA %s = ON", name)
+			}
+			return pragmaResult{}, nil
+		}
+		if name == "case_sensitive_like" {
+			return pragmaResult{}, nil // it has no value to read, in SQLite too
+		}
+		return one(name, value.Int(0)), nil
+	case "auto_vacuum", "secure_delete", "recursive_triggers":
+		// Settings without effect in cairn (VACUUM compacts when asked; deleted content is not
+		// overwritten; there are no triggers): 0, and setting them changes nothing.
+		if p.HasValue {
+			return pragmaResult{}, nil
+		}
+		return one(name, value.Int(0)), nil
 	}
 	return pragmaResult{}, nil // unknown pragmas are ignored, as in SQLite
 }

@@ -99,6 +99,9 @@ func TestPragmaStateOfCairn(t *testing.T) {
 	mustExec(t, s, "COMMIT")
 	require.Equal(t, "normal", string(one("PRAGMA locking_mode").Bytes()))
 	require.Empty(t, query(t, s, "PRAGMA compile_options"))
+	_, err := s.Exec(context.Background(), "PRAGMA query_only = ON", nil)
+	require.EqualError(t, err, "unsupported: PRAGMA query_only = ON")
+	mustExec(t, s, "PRAGMA ignore_check_constraints = OFF")
 
 	// busy_timeout is the session's wait for the writer slot.
 	require.Equal(t, int64(1500), one("PRAGMA busy_timeout = 1500").Int())
@@ -106,7 +109,7 @@ func TestPragmaStateOfCairn(t *testing.T) {
 	other := s.eng.NewSession()
 	mustExec(t, other, "BEGIN IMMEDIATE")
 	mustExec(t, s, "PRAGMA busy_timeout = 20")
-	_, err := s.Exec(context.Background(), "INSERT INTO t VALUES (2)", nil)
+	_, err = s.Exec(context.Background(), "INSERT INTO t VALUES (2)", nil)
 	require.ErrorIs(t, err, ErrBusy)
 	mustExec(t, other, "ROLLBACK")
 

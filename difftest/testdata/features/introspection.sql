@@ -274,6 +274,24 @@ PRAGMA temp_store = 0
 
 PRAGMA encoding
 
+PRAGMA case_sensitive_like
+
+PRAGMA case_sensitive_like = 0
+
+PRAGMA ignore_check_constraints
+
+PRAGMA query_only = false
+
+PRAGMA query_only
+
+PRAGMA writable_schema
+
+PRAGMA auto_vacuum
+
+PRAGMA secure_delete
+
+PRAGMA recursive_triggers
+
 PRAGMA nosuchpragma
 
 PRAGMA nosuchpragma = 3
