@@ -53,6 +53,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Subquery != nil {
 		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
 	}
+	if item.Func {
+		return tableFuncSource(pc, item, sc)
+	}
 	if t := pc.schema.table(item.Table); t != nil {
 		name := t.Name
 		if item.Alias != "" {
@@ -243,6 +246,9 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		}
 		for _, t := range onTerms[i] {
 			lv.on = append(lv.on, t.x)
+		}
+		if src.fn != nil && src.fn.deps&^avail != 0 {
+			return fmt.Errorf("no query solution")
 		}
 		bound := avail | 1<<uint(i)
 		for _, t := range where {

@@ -520,7 +520,7 @@ func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
 			}
 			found = true
 			for _, col := range src.cols {
-				if col.hidden && c.Table == "" {
+				if col.hidden && c.Table == "" || col.notInStar {
 					continue
 				}
 				out = append(out, selectItem{expr: &ast.ColumnRef{Table: src.name, Column: col.name}, text: col.name})

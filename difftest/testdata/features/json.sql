@@ -1,0 +1,248 @@
+-- JSON functions (json1.html): text in and out as SQLite writes it, paths, edits, errors,
+-- aggregates, json_each and json_tree.
+
+CREATE TABLE docs(id INTEGER PRIMARY KEY, doc TEXT)
+
+CREATE TABLE orders(id INTEGER PRIMARY KEY, cust TEXT, item TEXT, qty INTEGER)
+
+INSERT INTO docs(doc) VALUES ('{"name":"ann","tags":["a","b"],"age":31,"addr":{"city":"Oslo","zip":"0150"}}'), ('{"name":"bob","tags":[],"age":null,"score":2.5}'), ('[1,2,[3,4],{"k":"v"}]'), ('  { "name" : "cy" , "tags" : [ "c" ] }  '), (NULL)
+
+SELECT id, json(doc) FROM docs ORDER BY id
+
+SELECT json(' [ 1.50 , "a\/b" , 1E5, -0, true, false, null, {} , [] ] ')
+
+SELECT json('"\u00e9\n"'), json('{"a":1,"a":2}'), json(NULL), json(42), json(1.5)
+
+SELECT json('[1,2')
+
+SELECT json('{"a":1}x')
+
+SELECT json('')
+
+SELECT json('{a:1}')
+
+SELECT json_valid('[1]'), json_valid('[1'), json_valid(NULL), json_valid(''), json_valid(12), json_valid('{a:1}'), json_valid('{a:1}', 2), json_valid('{a:1}', 1), json_valid('[1]', 2), json_valid('[1,]', 6), json_valid('[1]', 4)
+
+SELECT json_valid('[1]', 0)
+
+SELECT json_valid('[1]', 16)
+
+SELECT id, json_extract(doc, '$.name'), json_extract(doc, '$.tags'), json_extract(doc, '$.tags[0]'), json_extract(doc, '$.addr.city'), json_extract(doc, '$.age') FROM docs ORDER BY id
+
+SELECT typeof(json_extract('{"a":1}', '$.a')), typeof(json_extract('{"a":1.0}', '$.a')), typeof(json_extract('{"a":"1"}', '$.a')), typeof(json_extract('{"a":true}', '$.a')), typeof(json_extract('{"a":null}', '$.a')), typeof(json_extract('{"a":[]}', '$.a'))
+
+SELECT json_extract('[1,2,3]', '$[#-1]'), json_extract('[1,2,3]', '$[#-3]'), json_extract('[1,2,3]', '$[#-4]'), json_extract('[1,2,3]', '$[#]'), json_extract('[1,2,3]', '$[3]'), json_extract('[[1,[2,3]]]', '$[0][1][0]')
+
+SELECT json_extract('{"a b":1,"a.b":2,"":3}', '$."a b"'), json_extract('{"a b":1,"a.b":2,"":3}', '$."a.b"'), json_extract('{"a b":1,"a.b":2,"":3}', '$.""'), json_extract('{"a":{"b":4}}', '$.a.b')
+
+SELECT json_extract('{"a":1,"b":[2]}', '$.a', '$.b', '$.c'), json_extract('{"a":1}', '$'), json_extract('{"a":1}'), json_extract('[1]', NULL), json_extract(NULL, '$')
+
+SELECT json_extract('{"a":"x\u0041\t"}', '$.a'), json_extract('[9223372036854775807, 9223372036854775808, 1e400, -5]', '$[0]'), json_extract('[9223372036854775808]', '$[0]'), json_extract('[1e400]', '$[0]')
+
+SELECT json_extract('{"a":1}', '$x')
+
+SELECT json_extract('{"a":1}', 'a')
+
+SELECT json_extract('[1]', '$[a]')
+
+SELECT json_extract('[1]', '$.')
+
+SELECT json_extract('{"a":1', '$.a')
+
+SELECT doc -> '$.addr', doc ->> '$.addr.city', doc -> 'name', doc ->> 'name', doc -> 'tags' -> 0, doc -> 'tags' ->> -1 FROM docs WHERE id = 1
+
+SELECT '[1,2,3]' -> 1, '[1,2,3]' ->> -1, '[1,2,3]' -> 5, '{"a b":1}' -> 'a b', '{"a.b":1}' ->> 'a.b', '[[9]]' -> '[0]', '[1]' -> NULL, NULL -> '$'
+
+SELECT typeof('{"a":2}' -> 'a'), typeof('{"a":2}' ->> 'a'), '{"a":"s"}' -> 'a', '{"a":"s"}' ->> 'a'
+
+SELECT json_set('{"a":1}', '$.a', 2, '$.b', 3), json_insert('{"a":1}', '$.a', 2, '$.b', 3), json_replace('{"a":1}', '$.a', 2, '$.b', 3)
+
+SELECT json_set('{}', '$.a.b', 1), json_set('{}', '$.a[#]', 1), json_set('{}', '$.a.b[#].c', 1), json_set('[1]', '$[1]', 2), json_set('[1]', '$[5]', 2), json_insert('[1,2]', '$[#]', 3, '$[#]', 4)
+
+SELECT json_set('{"a":[1,2]}', '$.a[1]', json('{"x":1}'), '$.a[#]', 'str'), json_set('{"a":1}', '$.b', '[1]'), json_set('{"a":1}', '$.b', json('[1]')), json_set('{"a":1}', '$.b', json_array(1, 2))
+
+SELECT json_set('{"a":1}', '$.a.b', 2), json_set('[1]', '$.a', 2), json_set('{"a":1}', '$[0]', 2), json_set('[1]', '$', 7), json_replace('[1]', '$', json('{}')), json_insert('[1]', '$', 7)
+
+SELECT json_set('{"a":{"b":{"c":1}}}', '$.a.b.c', NULL, '$.a.b.d', 2.5)
+
+SELECT json_set('{"a":1}', '$.b')
+
+SELECT json_insert('{}', '$.a')
+
+SELECT json_set('{"a":1}', 'b', 2)
+
+SELECT json_set('{"a":1', '$.b', 2)
+
+SELECT json_remove('[0,1,2,3]', '$[1]', '$[1]'), json_remove('{"a":{"b":1,"c":2}}', '$.a.b'), json_remove('[1]', '$'), json_remove('[1,2]', '$[#-1]'), json_remove('{"a":1,"b":2}', '$.c', '$.a'), json_remove('{"a":1}'), json_remove('[1,2,3]', '$[5]')
+
+SELECT json_remove('{"a":[1,{"b":2,"c":3}]}', '$.a[1].b', '$.a[0]')
+
+SELECT json_patch('{"a":1,"b":{"c":2,"d":3}}', '{"b":{"c":null,"e":4},"f":[1]}'), json_patch('[1]', '{"a":1}'), json_patch('{"a":1}', '[2]'), json_patch('{"a":{"x":1}}', '{"a":5}'), json_patch('{}', '{"a":{"b":null}}')
+
+SELECT json_array(), json_array(1, 2.5, 'x', NULL, json('[1]'), '[1]', json_object('a', 1)), json_array(1e300, 0.1, -0.0, 1e16, 9e999, -9e999, 1.0/3)
+
+SELECT json_object(), json_object('a', 1, 'b', 'two', 'c', NULL, 'd', json('{"e":[]}'), 'a', 3)
+
+SELECT json_object('a')
+
+SELECT json_object(1, 2)
+
+SELECT json_type('{"a":[1,2.5,"x",null,true,false,{}]}'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[0]'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[1]'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[2]'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[3]'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[4]'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[5]'), json_type('{"a":[1,2.5,"x",null,true,false,{}]}', '$.a[6]'), json_type('{"a":1}', '$.b'), json_type(NULL)
+
+SELECT json_array_length('[1,2,3]'), json_array_length('{"a":1}'), json_array_length('[1,[2,3]]', '$[1]'), json_array_length('[1]', '$[3]'), json_array_length('[]'), json_array_length('7')
+
+SELECT json_array_length('x')
+
+SELECT json_quote('a"b\c'), json_quote(char(1, 8, 9, 10, 12, 13, 31, 47, 127)), json_quote(1), json_quote(1.5), json_quote(NULL), json_quote(json('[1]')), json_quote('[1]')
+
+SELECT json_error_position('[1,2]'), json_error_position('[1,2'), json_error_position('[1,x]'), json_error_position(''), json_error_position('{"a":1,}'), json_error_position(NULL), json_error_position('"abc')
+
+SELECT json_pretty('{"a":[1,2,{}],"b":{},"c":[],"d":{"e":null}}')
+
+SELECT json_pretty('[1,[2]]', '  '), json_pretty('5'), json_pretty('{}')
+
+INSERT INTO orders(cust, item, qty) VALUES ('ann', 'pen', 2), ('bob', 'ink', 1), ('ann', 'pad', NULL), ('bob', 'pen', 5), ('cy', 'ink', 3)
+
+SELECT cust, json_group_array(item), json_group_object(item, qty) FROM orders GROUP BY cust ORDER BY cust
+
+SELECT json_group_array(json_object('cust', cust, 'qty', qty)) FROM orders WHERE qty > 1
+
+SELECT json_group_array(id) FROM orders WHERE 0
+
+SELECT json_group_object(cust, id) FROM orders WHERE 0
+
+SELECT json_object('cust', cust, 'items', json_group_array(item)) FROM orders GROUP BY cust ORDER BY cust
+
+SELECT json_group_object(item, json_array(qty)) FROM orders WHERE cust = 'bob'
+
+SELECT * FROM json_each('[10,"x",null,[1],{"a":true}]')
+
+SELECT * FROM json_each('{"a":1,"b":[2,3],"c":{"d":4}}')
+
+SELECT key, value, type, atom, id, parent, fullkey, path FROM json_tree('{"a":1,"b":[2,3],"c":{"d":4}}')
+
+SELECT key, value, type, fullkey, path FROM json_each('{"a":{"b":[5,6]}}', '$.a.b')
+
+SELECT key, value, fullkey, path FROM json_tree('{"a":{"b":[5,6]}}', '$.a')
+
+SELECT a.key, a.value, a.id, b.fullkey, b.path, b.value FROM json_each('5') AS a, json_each('"s"', '$') AS b
+
+SELECT key, value, id FROM json_each('{"a":1}', '$.x')
+
+SELECT count(*) FROM json_each(NULL)
+
+SELECT key, fullkey FROM json_each('{"a_b":1,"1a":2,"a b":3,"":4,"A1":5}')
+
+SELECT j.key, j.json, j.root FROM json_each('{"a":1}') AS j
+
+SELECT value FROM json_each('[3,1,2]') ORDER BY value
+
+SELECT json_array(value) FROM json_each('[[1],{"a":2},"s"]')
+
+SELECT d.id, j.key, j.value FROM docs AS d, json_each(d.doc, '$.tags') AS j ORDER BY d.id, j.key
+
+SELECT d.id, j.value FROM docs d JOIN json_each(d.doc) j WHERE j.key = 'name' ORDER BY d.id
+
+SELECT d.id, count(j.key) FROM docs d LEFT JOIN json_each(d.doc, '$.tags') j ORDER BY d.id
+
+SELECT d.id, (SELECT count(*) FROM json_tree(d.doc)) FROM docs d ORDER BY d.id
+
+SELECT d.id FROM docs d WHERE EXISTS (SELECT 1 FROM json_each(d.doc, '$.tags') WHERE value = 'b')
+
+SELECT id FROM docs WHERE json_extract(doc, '$.age') > 30
+
+SELECT * FROM json_each('[1]', '$', 3)
+
+SELECT * FROM json_each('[1', '$')
+
+SELECT * FROM json_each('[1]', 'x')
+
+UPDATE docs SET doc = json_set(doc, '$.age', 32, '$.tags[#]', 'z') WHERE id = 1
+
+UPDATE docs SET doc = json_remove(doc, '$.addr.zip') WHERE id = 1
+
+SELECT doc FROM docs WHERE id = 1
+
+SELECT json_extract(doc, '$.tags[#-1]'), json_array_length(doc, '$.tags') FROM docs WHERE id = 1
+
+-- JSON5 input, read and written back as canonical JSON
+
+SELECT json('{a:1, b:[1,2,],}'), json('[+1, .5, 5., 0x1F, -0x10, Infinity, -Infinity, NaN]'), json('[''a"b'', "x\''y"]'), json('/* c */ [1, /* x */ 2]')
+
+SELECT json('[1, // to the end of the line
+2]')
+
+SELECT json('"\x41\v\0"'), json_valid('"\x41"'), json_valid('"\x41"', 2), json('{"a":+1}'), json('[.5e3]'), json('[0x7fffffffffffffff, 0xffffffffffffffff]')
+
+SELECT json('{"a":Infinity}') -> 'a', json('[Infinity]') ->> 0, json_type('[Infinity]', '$[0]')
+
+SELECT key, id, value FROM json_each('{a:1,"bb":[1,2,]}')
+
+SELECT json_error_position('[1,2] x'), json_error_position('{"a" 1}'), json_error_position('[01]'), json_error_position('é[x]'), json_error_position('{"a":1,,}'), json_error_position('[1e]'), json_error_position('[-]'), json_error_position('[tru]'), json_error_position('{1:2}')
+
+SELECT json_error_position('[.]'), json_error_position('[1.]'), json_error_position('[1x]'), json_error_position('{"a":1'), json_error_position('{"a"'), json_error_position('["\q"]'), json_error_position('[1 2]'), json_error_position('[0x]'), json_error_position('/* x')
+
+-- escapes, nesting depth, numbers
+
+SELECT json_extract('{"a":"\ud83d\ude00"}', '$.a'), json('"\ud83d\ude00"'), json_quote('😀'), length(json_extract('"\u0000x"', '$'))
+
+SELECT json_valid(printf('%.*c', 1001, '[') || printf('%.*c', 1001, ']')), json_valid(printf('%.*c', 1000, '[') || printf('%.*c', 1000, ']'))
+
+SELECT json_extract('{"a\u0062":1}', '$.ab'), json_extract('{"ab":1}', '$."a\u0062"'), json_set('{"a\u0062":1}', '$.ab', 2), json_extract('{"a\"b":1}', '$."a\"b"')
+
+SELECT json_object('a"b', 1), json_array('x\y', char(10)), json_set('{}', '$."x y"', 1), json_set('{}', '$."x.y"', 1)
+
+SELECT json_type('[1,2]', '$[#-1]'), json_type('9223372036854775808'), json_type('1e400'), json_extract('[0.0, -0.0, 1E2]', '$[0]', '$[1]', '$[2]'), json_extract('[-0.0]', '$[0]'), json_extract('[1E2]', '$[0]')
+
+SELECT json('{"a":1e5,"b":-1.5E-3, "c": 0.0}'), json(' "\/" '), json('[1e+5]'), json('[-0e0]')
+
+-- the subtype: JSON from a JSON function is JSON; through a subquery or a cast to text it is text
+
+SELECT json_array(CAST(json('[1]') AS TEXT)), json_array(json('[1]') || ''), json_array(coalesce(json('[1]'), 1)), json_array((SELECT json('[1]'))), json_array(CASE WHEN 1 THEN json('[1]') END), json_array(max(json('[1]')))
+
+SELECT json_group_array(x) FROM (SELECT json('[1]') AS x)
+
+-- unordered
+SELECT json_array(x) FROM (SELECT json('[1]') AS x UNION ALL SELECT 1)
+
+-- NULL arguments, flags, paths
+
+SELECT json_remove('[1,2]', NULL), json_set('[1]', NULL, 2), json_set(NULL, '$', 2), json_patch(NULL, '{}'), json_patch('{}', NULL), json_array_length(NULL), json_type('[1]', NULL)
+
+SELECT json_valid('[1]', NULL)
+
+SELECT json_valid('[1]', '3'), json_valid(x'5b315d'), json_valid(x'5b315d', 1)
+
+SELECT json_type('[1]', '$[#-2]'), json_set('[1,2]', '$[#-1]', 9), json_insert('[1,2]', '$[#-1]', 9), json_replace('[1,2]', '$[#-3]', 9)
+
+SELECT json_pretty('[1]', NULL), json_pretty(NULL), json_pretty('{"a":[[]]}', '')
+
+SELECT json_extract('[1]', '$[0')
+
+SELECT json_extract('[1]', '$[#-]')
+
+SELECT json_extract('[1]', '$[-1]')
+
+SELECT json_extract('{"a":1}', '$.a.')
+
+SELECT json_extract('{"a":1}', '$."a')
+
+SELECT json_array_length('[1]', 'x')
+
+SELECT json_insert('[1]', '$[0', 2)
+
+SELECT json('[1]', 2)
+
+SELECT json_each.key, json_each.value FROM json_each('[5]')
+
+SELECT * FROM json_each('[1]') WHERE json = '[1]'
+
+SELECT json_tree.key, json_each.key FROM json_tree('[5]'), json_each('[6]')
+
+-- a BLOB that does not look like JSONB is read as JSON text; as a value it is an error
+
+SELECT json(x'5b315d'), json_extract(x'5b315d', '$[0]'), json_valid(x'5b315d', 4), json_valid(x'5b315d', 2)
+
+SELECT json_array(x'5b315d')
+
+SELECT json_object('a', zeroblob(2))
