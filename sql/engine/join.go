@@ -46,6 +46,14 @@ func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
 			}
 		}
 	}
+	// The arguments of table-valued functions may read any source of the FROM clause.
+	for i := range from {
+		if src := sc.sources[i]; src.fn != nil {
+			if err := bindTableFuncArgs(pc, &from[i], src, sc); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -67,6 +75,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			src.rowidSlot = len(t.Columns)
 		}
 		return src, nil
+	}
+	if f := tableFuncs[strings.ToLower(item.Table)]; f != nil && !item.Func {
+		return tableFuncSource(pc, item, sc) // an eponymous table-valued function without arguments
 	}
 	if v := pc.view(item.Table); v != nil {
 		if pc.viewDepth > 32 {

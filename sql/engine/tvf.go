@@ -49,29 +49,17 @@ type tableFuncCall struct {
 	deps uint64
 }
 
-// tableFuncSource makes the source of a FROM item that calls a table-valued function. The
-// arguments are bound now, while sc holds the sources before it.
+// tableFuncSource makes the source of a FROM item that calls a table-valued function (its
+// arguments are bound by bindTableFuncArgs once every source of the FROM clause is known).
 func tableFuncSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	f := tableFuncs[strings.ToLower(item.Table)]
 	if f == nil {
-		return nil, fmt.Errorf("no such table-valued function: %s", item.Table)
+		return nil, fmt.Errorf("no such table: %s", item.Table)
 	}
 	if len(item.FuncArgs) < f.minArg || len(item.FuncArgs) > f.maxArg {
 		return nil, fmt.Errorf("too many arguments on %s() - max %d", f.name, f.maxArg)
 	}
 	call := &tableFuncCall{fn: f}
-	b := &binder{pc: pc, sc: sc, noAgg: "FROM"}
-	for _, a := range item.FuncArgs {
-		saved := sc.refs
-		sc.refs = 0
-		x, _, err := b.bind(a)
-		call.deps |= sc.refs
-		sc.refs = saved
-		if err != nil {
-			return nil, err
-		}
-		call.args = append(call.args, x)
-	}
 	name := f.name
 	if item.Alias != "" {
 		name = item.Alias
@@ -81,6 +69,24 @@ func tableFuncSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error
 		src.cols = append(src.cols, srcColumn{name: c.name, affinity: value.AffinityBlob, noAffinity: true, notInStar: c.hidden})
 	}
 	return src, nil
+}
+
+// bindTableFuncArgs binds the arguments of the table-valued function of src in sc, whose
+// sources are all known, and records the sources of sc they read.
+func bindTableFuncArgs(pc *planCtx, item *ast.FromItem, src *source, sc *scope) error {
+	b := &binder{pc: pc, sc: sc} // an aggregate here is a "misuse of aggregate function", as in SQLite
+	for _, a := range item.FuncArgs {
+		saved := sc.refs
+		sc.refs = 0
+		x, _, err := b.bind(a)
+		src.fn.deps |= sc.refs
+		sc.refs = saved
+		if err != nil {
+			return err
+		}
+		src.fn.args = append(src.fn.args, x)
+	}
+	return nil
 }
 
 // tableFuncScan is the access path of a table-valued function: it evaluates the arguments with

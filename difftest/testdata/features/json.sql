@@ -246,3 +246,27 @@ SELECT json(x'5b315d'), json_extract(x'5b315d', '$[0]'), json_valid(x'5b315d', 4
 SELECT json_array(x'5b315d')
 
 SELECT json_object('a', zeroblob(2))
+
+-- table-valued functions: arguments reading any source of FROM, joins, DML, errors
+
+SELECT d.id, j.value FROM json_each(d.doc, '$.tags') AS j, docs AS d ORDER BY 1, 2
+
+SELECT d.id, j.key FROM docs AS d CROSS JOIN json_each(d.doc) AS j WHERE j.type = 'array' ORDER BY 1, 2
+
+SELECT count(*) FROM json_each('[1,2]') a, json_each('[1,2,3]') b WHERE a.value = b.value
+
+SELECT d.id, sum(j.value) FROM docs d, json_each(d.doc) j WHERE j.type = 'integer' GROUP BY d.id ORDER BY d.id
+
+SELECT o.id, o.item FROM orders o WHERE o.id IN (SELECT value FROM json_each('[1, 3, 9]')) ORDER BY o.id
+
+DELETE FROM orders WHERE id IN (SELECT value FROM json_each('[5]'))
+
+INSERT INTO orders(cust, item, qty) SELECT value ->> 'c', value ->> 'i', value -> 'q' FROM json_each('[{"c":"dee","i":"cap","q":4},{"c":"eve","i":"hat"}]')
+
+SELECT * FROM orders ORDER BY id
+
+SELECT * FROM json_each
+
+SELECT * FROM nosuch(1)
+
+SELECT * FROM json_each(max(1))
