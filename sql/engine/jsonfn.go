@@ -55,11 +55,19 @@ type jsonParser struct {
 	s     []byte
 	i     int
 	json5 bool // a JSON5 extension was read
+	at5   int  // where the first one was (SQLite reports it for text after the value)
 	depth int
 }
 
-// parseJSON parses s. On error, pos is the byte offset where the parse failed (-1: SQLite reports
-// no position, as for text after the value).
+// nonstd records that a JSON5 extension was read at p.i.
+func (p *jsonParser) nonstd() {
+	if !p.json5 {
+		p.json5, p.at5 = true, p.i
+	}
+}
+
+// parseJSON parses s. On error, pos is the byte offset where the parse failed (for text after
+// the value, the offset SQLite reports: where the first JSON5 extension was, else 0).
 func parseJSON(s []byte) (n *jsonNode, json5 bool, pos int, err error) {
 	p := &jsonParser{s: s}
 	p.ws()
@@ -72,7 +80,10 @@ func parseJSON(s []byte) (n *jsonNode, json5 bool, pos int, err error) {
 	}
 	p.ws()
 	if p.i < len(p.s) {
-		return nil, false, -1, errMalformedJSON
+		if p.json5 {
+			return nil, false, p.at5, errMalformedJSON
+		}
+		return nil, false, 0, errMalformedJSON
 	}
 	return n, p.json5, 0, nil
 }
@@ -85,7 +96,7 @@ func (p *jsonParser) ws() {
 			p.i++
 		case '\v', '\f':
 			p.i++
-			p.json5 = true
+			p.json5 = true // no position: SQLite records none for space
 		case '/':
 			if p.i+1 < len(p.s) && p.s[p.i+1] == '*' {
 				end := bytes.Index(p.s[p.i+2:], []byte("*/"))
@@ -93,7 +104,7 @@ func (p *jsonParser) ws() {
 					return
 				}
 				p.i += end + 4
-				p.json5 = true
+				p.json5 = true // no position: SQLite records none for space
 			} else if p.i+1 < len(p.s) && p.s[p.i+1] == '/' {
 				end := bytes.IndexByte(p.s[p.i:], '\n')
 				if end < 0 {
@@ -101,28 +112,28 @@ func (p *jsonParser) ws() {
 				} else {
 					p.i += end + 1
 				}
-				p.json5 = true
+				p.json5 = true // no position: SQLite records none for space
 			} else {
 				return
 			}
 		case 0xc2:
 			if p.i+1 < len(p.s) && p.s[p.i+1] == 0xa0 { // U+00A0
 				p.i += 2
-				p.json5 = true
+				p.json5 = true // no position: SQLite records none for space
 				continue
 			}
 			return
 		case 0xe2:
 			if p.i+2 < len(p.s) && p.s[p.i+1] == 0x80 && (p.s[p.i+2] == 0xa8 || p.s[p.i+2] == 0xa9) {
 				p.i += 3
-				p.json5 = true
+				p.json5 = true // no position: SQLite records none for space
 				continue
 			}
 			return
 		case 0xef:
 			if p.i+2 < len(p.s) && p.s[p.i+1] == 0xbb && p.s[p.i+2] == 0xbf { // BOM
 				p.i += 3
-				p.json5 = true
+				p.json5 = true // no position: SQLite records none for space
 				continue
 			}
 			return
@@ -146,25 +157,71 @@ func (p *jsonParser) value() (*jsonNode, error) {
 	case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9':
 		return p.number()
 	}
-	for _, w := range [...]struct {
-		word string
-		n    *jsonNode
-	}{
-		{"true", &jsonNode{kind: jsonTrue}},
-		{"false", &jsonNode{kind: jsonFalse}},
-		{"null", &jsonNode{kind: jsonNull}},
-		{"Infinity", &jsonNode{kind: jsonReal, raw: []byte("9e999")}},
-		{"NaN", &jsonNode{kind: jsonNull}},
-	} {
-		if bytes.HasPrefix(p.s[p.i:], []byte(w.word)) && !p.identAt(p.i+len(w.word)) {
-			p.i += len(w.word)
-			if w.word == "Infinity" || w.word == "NaN" {
-				p.json5 = true
-			}
-			return w.n, nil
+	if n, size := p.keyword(p.i); n != nil {
+		if n.kind != jsonTrue && n.kind != jsonFalse && (n.kind != jsonNull || size != 4) {
+			p.nonstd()
 		}
+		p.i += size
+		return n, nil
+	}
+	if n, err := p.infinity(false); n != nil || err != nil {
+		return n, err
 	}
 	return nil, errMalformedJSON
+}
+
+// keyword returns the literal at i, if one is there and no letter or digit follows it: true,
+// false, null, or (JSON5, any case) NaN, QNaN, SNaN.
+func (p *jsonParser) keyword(i int) (*jsonNode, int) {
+	for _, w := range [...]struct {
+		word string
+		fold bool
+		kind jsonKind
+	}{
+		{"true", false, jsonTrue}, {"false", false, jsonFalse}, {"null", false, jsonNull},
+		{"nan", true, jsonNull}, {"qnan", true, jsonNull}, {"snan", true, jsonNull},
+	} {
+		end := i + len(w.word)
+		if end > len(p.s) || p.alnumAt(end) {
+			continue
+		}
+		if w.fold && bytes.EqualFold(p.s[i:end], []byte(w.word)) || !w.fold && string(p.s[i:end]) == w.word {
+			return &jsonNode{kind: w.kind}, len(w.word)
+		}
+	}
+	return nil, 0
+}
+
+// infinity reads Infinity or Inf (any case) at p.i; nil and no error when neither starts there.
+func (p *jsonParser) infinity(neg bool) (*jsonNode, error) {
+	if p.i+3 > len(p.s) || !bytes.EqualFold(p.s[p.i:p.i+3], []byte("inf")) {
+		return nil, nil
+	}
+	size := 3
+	if p.i+8 <= len(p.s) && bytes.EqualFold(p.s[p.i:p.i+8], []byte("infinity")) {
+		size = 8
+	}
+	if p.alnumAt(p.i + size) {
+		if neg {
+			p.i += 3 // SQLite reports the character after "-inf", and the start of "inf"
+		}
+		return nil, errMalformedJSON
+	}
+	p.nonstd()
+	p.i += size
+	if neg {
+		return &jsonNode{kind: jsonReal, raw: []byte("-9e999")}, nil
+	}
+	return &jsonNode{kind: jsonReal, raw: []byte("9e999")}, nil
+}
+
+// alnumAt reports whether an ASCII letter or digit is at i.
+func (p *jsonParser) alnumAt(i int) bool {
+	if i >= len(p.s) {
+		return false
+	}
+	c := p.s[i]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // identAt reports whether an identifier character is at i.
@@ -191,7 +248,7 @@ func (p *jsonParser) container(kind jsonKind, end byte) (*jsonNode, error) {
 		}
 		if p.s[p.i] == end {
 			if len(n.kids) > 0 {
-				p.json5 = true // a trailing comma
+				p.nonstd() // a trailing comma
 			}
 			p.i++
 			return n, nil
@@ -205,15 +262,30 @@ func (p *jsonParser) container(kind jsonKind, end byte) (*jsonNode, error) {
 				}
 				label = l
 			} else {
+				if n, _ := p.keyword(p.i); n != nil {
+					return nil, errMalformedJSON // SQLite takes a literal there for a value
+				}
 				start := p.i
+				if n, _ := p.infinity(false); n != nil {
+					p.i = start
+					return nil, errMalformedJSON
+				}
+				p.i = start
+				p.nonstd()
 				for p.identAt(p.i) && !(p.i == start && p.s[p.i] >= '0' && p.s[p.i] <= '9') {
 					p.i++
 				}
 				if p.i == start {
 					return nil, errMalformedJSON
 				}
-				p.json5 = true
 				label = &jsonNode{kind: jsonString, raw: p.s[start:p.i]}
+				if p.i < len(p.s) && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
+					// SQLite reads on through a string there before it fails.
+					if _, err := p.str(); err != nil {
+						return nil, err
+					}
+					return nil, errMalformedJSON
+				}
 			}
 			p.ws()
 			if p.i >= len(p.s) || p.s[p.i] != ':' {
@@ -249,7 +321,7 @@ func (p *jsonParser) container(kind jsonKind, end byte) (*jsonNode, error) {
 func (p *jsonParser) str() (*jsonNode, error) {
 	q := p.s[p.i]
 	if q == '\'' {
-		p.json5 = true
+		p.nonstd()
 	}
 	p.i++
 	start := p.i
@@ -272,7 +344,7 @@ func (p *jsonParser) str() (*jsonNode, error) {
 			canon = append(canon, '\\', '"')
 			p.i++
 		case c < 0x20:
-			p.json5 = true
+			p.nonstd()
 			canon = p.canonUpTo(canon, start)
 			canon = appendJSONEscape(canon, c)
 			p.i++
@@ -289,6 +361,7 @@ func (p *jsonParser) str() (*jsonNode, error) {
 				p.i += 2
 			case 'u':
 				if p.i+6 > len(p.s) || !isHex4(p.s[p.i+2:p.i+6]) {
+					p.i++ // SQLite reports the character after the backslash
 					return nil, errMalformedJSON
 				}
 				if canon != nil {
@@ -296,7 +369,7 @@ func (p *jsonParser) str() (*jsonNode, error) {
 				}
 				p.i += 6
 			default:
-				p.json5 = true
+				p.nonstd()
 				canon = p.canonUpTo(canon, start)
 				switch e {
 				case '\'':
@@ -310,6 +383,7 @@ func (p *jsonParser) str() (*jsonNode, error) {
 					p.i += 2
 				case 'x':
 					if p.i+4 > len(p.s) || !isHex4(append([]byte("00"), p.s[p.i+2:p.i+4]...)) {
+						p.i++
 						return nil, errMalformedJSON
 					}
 					canon = append(canon, `\u00`...)
@@ -365,17 +439,12 @@ func (p *jsonParser) number() (*jsonNode, error) {
 	if c := p.s[p.i]; c == '-' || c == '+' {
 		neg = c == '-'
 		if c == '+' {
-			p.json5 = true
+			p.nonstd()
 		}
 		p.i++
 	}
-	if bytes.HasPrefix(p.s[p.i:], []byte("Infinity")) && !p.identAt(p.i+8) {
-		p.i += 8
-		p.json5 = true
-		if neg {
-			return &jsonNode{kind: jsonReal, raw: []byte("-9e999")}, nil
-		}
-		return &jsonNode{kind: jsonReal, raw: []byte("9e999")}, nil
+	if n, err := p.infinity(neg); n != nil || err != nil {
+		return n, err
 	}
 	if p.i+1 < len(p.s) && p.s[p.i] == '0' && (p.s[p.i+1] == 'x' || p.s[p.i+1] == 'X') {
 		p.i += 2
@@ -387,7 +456,7 @@ func (p *jsonParser) number() (*jsonNode, error) {
 			p.i = hs - 1
 			return nil, errMalformedJSON
 		}
-		p.json5 = true
+		p.nonstd()
 		u, err := strconv.ParseUint(string(p.s[hs:p.i]), 16, 64)
 		raw := []byte(nil)
 		if neg {
@@ -414,7 +483,7 @@ func (p *jsonParser) number() (*jsonNode, error) {
 	intDigits := p.i
 	n := digits()
 	if n > 1 && p.s[intDigits] == '0' {
-		p.i = intDigits + 1 // SQLite reports the digit after the leading zero
+		p.i = start + 1 // SQLite reports the character after the number's first
 		return nil, errMalformedJSON
 	}
 	if n == 0 {
@@ -423,7 +492,7 @@ func (p *jsonParser) number() (*jsonNode, error) {
 			return nil, errMalformedJSON
 		}
 		canon = append(canon, '0')
-		p.json5 = true
+		p.nonstd()
 	}
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		kind = jsonReal
@@ -431,11 +500,13 @@ func (p *jsonParser) number() (*jsonNode, error) {
 		canon = append(canon, '.')
 		if digits() == 0 {
 			if n == 0 {
-				p.i = start
+				if p.i == start+1 { // a lone point; after a sign SQLite reports what follows
+					p.i = start
+				}
 				return nil, errMalformedJSON
 			}
 			canon = append(canon, '0')
-			p.json5 = true
+			p.nonstd()
 		}
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
@@ -448,7 +519,8 @@ func (p *jsonParser) number() (*jsonNode, error) {
 			p.i++
 		}
 		if digits() == 0 {
-			p.i = e
+			p.i-- // SQLite reports the e or the sign after it
+			_ = e
 			return nil, errMalformedJSON
 		}
 	}
@@ -1253,11 +1325,8 @@ func fnJSONErrorPosition(a []value.Value, _ value.Collation) (value.Value, error
 	}
 	s := a[0].AppendText(nil)
 	_, _, pos, err := parseJSON(s)
-	switch {
-	case err == nil:
+	if err == nil {
 		return value.Int(0), nil
-	case pos < 0:
-		return value.Int(1), nil
 	}
 	return value.Int(int64(utf8.RuneCount(s[:pos])) + 1), nil
 }

@@ -270,3 +270,27 @@ SELECT * FROM json_each
 SELECT * FROM nosuch(1)
 
 SELECT * FROM json_each(max(1))
+
+-- error positions and JSON5 literals
+
+SELECT json_error_position('{a"'), json_error_position('{a x'), json_error_position('{a}'), json_error_position('{a,'), json_error_position('{ab'), json_error_position('{a'), json_error_position('{a"xyz'), json_error_position('{"a"x'), json_error_position('{"a" x')
+
+SELECT json_error_position('[1] x'), json_error_position('[1],'), json_error_position('[1] ,'), json_error_position('{"a":1} x'), json_error_position('{a:1} x'), json_error_position('1 2'), json_error_position('"a" b'), json_error_position('[1]]'), json_error_position('{a:''b''},}')
+
+SELECT json_error_position('[-Infinuty]'), json_error_position('[Inf]'), json_error_position('[-Inf]'), json_error_position('[-x]'), json_error_position('[+x]'), json_error_position('[--1]'), json_error_position('[-.]'), json_error_position('[.e1]'), json_error_position('[1.e1]')
+
+SELECT json_error_position('"\x4}1"'), json_error_position('"\x"'), json_error_position('"\u12"'), json_error_position('"\u"'), json_error_position('"n\x''41"'), json_error_position('"\ud83d\u	de00"'), json_error_position('"x\u0null041"')
+
+SELECT json_error_position('[1]0'), json_error_position('[1]/'), json_error_position('[1]/x'), json_error_position('[1] /*'), json_error_position('[1] /* x'), json_error_position('[1]x'), json_error_position('[1] tru')
+
+SELECT json('[inf, -INF, infinity, -InFiNiTy, nan, NAN, QNaN, snan, +Infinity]'), json('{name:1, nullx:2, infx:3, truex:4, $a:5, _b:6}')
+
+SELECT json('[-nan]')
+
+SELECT json('{null:3}')
+
+SELECT json('{inf:1}')
+
+SELECT json('{nan_:3}')
+
+SELECT json_error_position('{null:3}'), json_error_position('{true:3}'), json_error_position('{inf:3}'), json_error_position('[Infin]'), json_error_position('[-Infinuty]'), json_error_position('[-00e-0]'), json_error_position('[true_]')
