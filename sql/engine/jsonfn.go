@@ -6,8 +6,8 @@ package engine
 // JSON text, so writing a tree back is appending raws; a TEXT a JSON function returns as JSON
 // carries value.SubtypeJSON, and another JSON function takes such an argument as JSON, any
 // other TEXT as a string (SQLite's subtype rule). JSON5 input is read and written back as
-// canonical JSON, as SQLite's json() does. BLOB arguments, which SQLite reads as JSONB, are
-// refused.
+// canonical JSON, as SQLite's json() does. A BLOB argument that looks like JSONB is read as
+// JSONB (decodeJSONB), another BLOB as JSON text, as SQLite reads them; nothing writes JSONB.
 
 import (
 	"bytes"
@@ -44,7 +44,6 @@ type jsonNode struct {
 
 var (
 	errMalformedJSON = errors.New("malformed JSON")
-	errJSONB         = errors.New("unsupported: JSONB (a BLOB argument of a JSON function)")
 )
 
 // jsonMaxDepth is how deeply arrays and objects may nest, as SQLite's JSON_MAX_DEPTH.
@@ -752,15 +751,16 @@ func looksLikeJSONB(b []byte) bool {
 	return n+size == uint64(len(b))
 }
 
-// jsonArg parses a function's JSON argument; ok is false for NULL. A BLOB is read as JSON text
-// unless it looks like JSONB, which is refused.
+// jsonArg parses a function's JSON argument; ok is false for NULL. A BLOB is read as JSONB when
+// it looks like JSONB, else as JSON text, as SQLite reads it.
 func jsonArg(v value.Value) (n *jsonNode, ok bool, err error) {
 	switch v.Kind() {
 	case value.Null:
 		return nil, false, nil
 	case value.Blob:
 		if looksLikeJSONB(v.Bytes()) {
-			return nil, false, errJSONB
+			n, err := decodeJSONB(append([]byte(nil), v.Bytes()...))
+			return n, err == nil, err
 		}
 	}
 	n, _, _, err = parseJSON(v.AppendText(nil))
@@ -796,7 +796,7 @@ func jsonFromValue(v value.Value) (*jsonNode, error) {
 		return &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, v.Bytes())}, nil
 	}
 	if looksLikeJSONB(v.Bytes()) {
-		return nil, errJSONB
+		return decodeJSONB(append([]byte(nil), v.Bytes()...))
 	}
 	return nil, errors.New("JSON cannot hold BLOB values")
 }
@@ -1096,7 +1096,8 @@ func fnJSONValid(a []value.Value, _ value.Collation) (value.Value, error) {
 			case flags&4 != 0: // the superficial test is the one just made
 				return value.Int(1), nil
 			case flags&8 != 0:
-				return value.Value{}, errJSONB
+				_, err := decodeJSONB(a[0].Bytes())
+				return value.Bool(err == nil), nil
 			}
 		}
 	}
@@ -1320,7 +1321,10 @@ func fnJSONErrorPosition(a []value.Value, _ value.Collation) (value.Value, error
 		return value.Value{}, nil
 	case value.Blob:
 		if looksLikeJSONB(a[0].Bytes()) {
-			return value.Value{}, errJSONB
+			if _, err := decodeJSONB(a[0].Bytes()); err != nil {
+				return value.Int(1), nil
+			}
+			return value.Int(0), nil
 		}
 	}
 	s := a[0].AppendText(nil)
@@ -1375,4 +1379,115 @@ func (s *jsonGroupState) result() (value.Value, error) {
 		s.node.kind = jsonObject
 	}
 	return jsonText(&s.node), nil
+}
+
+// JSONB element types (SQLite's jsonb.html).
+const (
+	jsonbNull = iota
+	jsonbTrue
+	jsonbFalse
+	jsonbInt
+	jsonbInt5
+	jsonbFloat
+	jsonbFloat5
+	jsonbText
+	jsonbTextJ
+	jsonbText5
+	jsonbTextRaw
+	jsonbArray
+	jsonbObject
+)
+
+// decodeJSONB reads a JSONB blob (SQLite's binary JSON) into a tree of canonical JSON.
+func decodeJSONB(b []byte) (*jsonNode, error) {
+	n, size, err := decodeJSONBElement(b, 0)
+	if err != nil {
+		return nil, err
+	}
+	if size != len(b) {
+		return nil, errMalformedJSON
+	}
+	return n, nil
+}
+
+// decodeJSONBElement reads the element of b at depth and returns it and its size.
+func decodeJSONBElement(b []byte, depth int) (*jsonNode, int, error) {
+	if len(b) == 0 || depth > jsonMaxDepth {
+		return nil, 0, errMalformedJSON
+	}
+	typ := b[0] & 0x0f
+	var hdr int
+	var size uint64
+	switch x := uint64(b[0] >> 4); {
+	case x <= 11:
+		hdr, size = 1, x
+	case x == 12 && len(b) >= 2:
+		hdr, size = 2, uint64(b[1])
+	case x == 13 && len(b) >= 3:
+		hdr, size = 3, uint64(b[1])<<8|uint64(b[2])
+	case x == 14 && len(b) >= 5:
+		hdr, size = 5, uint64(b[1])<<24|uint64(b[2])<<16|uint64(b[3])<<8|uint64(b[4])
+	case x == 15 && len(b) >= 9:
+		hdr = 9
+		for _, c := range b[1:9] {
+			size = size<<8 | uint64(c)
+		}
+	default:
+		return nil, 0, errMalformedJSON
+	}
+	if size > uint64(len(b)-hdr) {
+		return nil, 0, errMalformedJSON
+	}
+	p := b[hdr : hdr+int(size)]
+	total := hdr + int(size)
+	canonical := func(text []byte, want ...jsonKind) (*jsonNode, int, error) {
+		n, _, _, err := parseJSON(text)
+		if err != nil {
+			return nil, 0, errMalformedJSON
+		}
+		for _, k := range want {
+			if n.kind == k {
+				return n, total, nil
+			}
+		}
+		return nil, 0, errMalformedJSON
+	}
+	switch typ {
+	case jsonbNull, jsonbTrue, jsonbFalse:
+		if size != 0 {
+			return nil, 0, errMalformedJSON
+		}
+		return &jsonNode{kind: []jsonKind{jsonNull, jsonTrue, jsonFalse}[typ]}, total, nil
+	case jsonbInt, jsonbInt5:
+		return canonical(p, jsonInt, jsonReal)
+	case jsonbFloat, jsonbFloat5:
+		return canonical(p, jsonReal, jsonInt, jsonNull)
+	case jsonbText:
+		return &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, p)}, total, nil
+	case jsonbTextJ, jsonbText5:
+		return canonical(append(append([]byte{'"'}, p...), '"'), jsonString)
+	case jsonbTextRaw:
+		return &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, p)}, total, nil
+	case jsonbArray, jsonbObject:
+		n := &jsonNode{kind: jsonArray}
+		if typ == jsonbObject {
+			n.kind = jsonObject
+		}
+		for i := 0; i < len(p); {
+			k, sz, err := decodeJSONBElement(p[i:], depth+1)
+			if err != nil {
+				return nil, 0, err
+			}
+			if n.kind == jsonObject && len(n.kids)%2 == 0 && k.kind != jsonString {
+				return nil, 0, errMalformedJSON
+			}
+			n.kids = append(n.kids, k)
+			i += sz
+		}
+		if len(n.kids)%2 != 0 && n.kind == jsonObject {
+			return nil, 0, errMalformedJSON
+		}
+		return n, total, nil
+	}
+	return nil, 0, errMalformedJSON
 }

@@ -35,5 +35,6 @@ func FuzzJSON(f *testing.F) {
 		_, _ = scalarFuncs["json_pretty"].fn([]value.Value{d}, value.Binary)
 		_, _ = jsonEachRows([]value.Value{d, p}, true)
 		_, _ = jsonEachRows([]value.Value{value.BlobBytes([]byte(doc))}, false)
+		_, _ = decodeJSONB([]byte(doc))
 	})
 }

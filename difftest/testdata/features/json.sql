@@ -294,3 +294,23 @@ SELECT json('{inf:1}')
 SELECT json('{nan_:3}')
 
 SELECT json_error_position('{null:3}'), json_error_position('{true:3}'), json_error_position('{inf:3}'), json_error_position('[Infin]'), json_error_position('[-Infinuty]'), json_error_position('[-00e-0]'), json_error_position('[true_]')
+
+-- JSONB (SQLite's binary JSON, here as SQLite 3.54 writes it) is read wherever JSON is
+
+SELECT json(x'CC121761CB0E133135322E3548785C2279000102'), json(x'CB0F48615C2262133135322E35002B1331'), json(x'CB164430783146262E35553965393939001761495C783431'), json(x'4C1A611A78')
+
+SELECT json_extract(x'CC121761CB0E133135322E3548785C2279000102', '$.a[2]'), json_array(x'00', x'01', x'2B1331'), json_type(x'4C1A611A78', '$.a'), json_quote(x'00')
+
+SELECT * FROM json_each(x'CC121761CB0E133135322E3548785C2279000102', '$.a')
+
+SELECT json_valid(x'CC121761CB0E133135322E3548785C2279000102', 4), json_valid(x'CC121761CB0E133135322E3548785C2279000102', 8), json_valid(x'CC121761CB0E133135322E3548785C2279000102', 1), json_valid(x'1B4141', 8), json_valid(x'1B4141', 4)
+
+SELECT json(x'1B4141')
+
+SELECT json(x'3341')
+
+SELECT json_error_position(x'1B4141'), json_error_position(x'00')
+
+SELECT json_group_object(k, v) FROM (SELECT 'a' k, x'00' v)
+
+SELECT json_quote(x'ff')
