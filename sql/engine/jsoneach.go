@@ -25,14 +25,10 @@ func init() {
 
 // jsonbSizes records the size of each node's JSONB encoding (header and payload).
 func jsonbSizes(n *jsonNode, sizes map[*jsonNode]int) int {
-	p := 0
-	switch n.kind {
-	case jsonInt, jsonReal, jsonString:
-		p = len(n.raw)
-	case jsonArray, jsonObject:
-		for _, k := range n.kids {
-			p += jsonbSizes(k, sizes)
-		}
+	_, payload := jsonbPayload(n)
+	p := len(payload)
+	for _, k := range n.kids {
+		p += jsonbSizes(k, sizes)
 	}
 	s := jsonbHeader(p) + p
 	sizes[n] = s

@@ -40,6 +40,11 @@ type jsonNode struct {
 	kind jsonKind
 	raw  []byte
 	kids []*jsonNode
+	// five marks a number or string read in a JSON5 spelling, which src keeps (JSONB's INT5,
+	// FLOAT5, TEXT5); textRaw a string an edit put in from SQL text (JSONB's TEXTRAW).
+	five    bool
+	textRaw bool
+	src     []byte
 }
 
 var (
@@ -333,11 +338,12 @@ func (p *jsonParser) str() (*jsonNode, error) {
 		switch {
 		case c == q:
 			raw := p.s[start:p.i]
+			n := &jsonNode{kind: jsonString, raw: raw}
 			if canon != nil {
-				raw = canon
+				n.raw, n.five, n.src = canon, true, raw
 			}
 			p.i++
-			return &jsonNode{kind: jsonString, raw: raw}, nil
+			return n, nil
 		case c == '"': // inside a single-quoted string
 			canon = p.canonUpTo(canon, start)
 			canon = append(canon, '\\', '"')
@@ -461,10 +467,11 @@ func (p *jsonParser) number() (*jsonNode, error) {
 		if neg {
 			raw = append(raw, '-')
 		}
+		src := p.s[start:p.i]
 		if err != nil {
-			return &jsonNode{kind: jsonReal, raw: append(raw, "9e999"...)}, nil
+			return &jsonNode{kind: jsonReal, raw: append(raw, "9e999"...), five: true, src: src}, nil
 		}
-		return &jsonNode{kind: jsonInt, raw: strconv.AppendUint(raw, u, 10)}, nil
+		return &jsonNode{kind: jsonInt, raw: strconv.AppendUint(raw, u, 10), five: true, src: src}, nil
 	}
 	var canon []byte
 	if neg {
@@ -479,6 +486,7 @@ func (p *jsonParser) number() (*jsonNode, error) {
 		return p.i - s
 	}
 	kind := jsonInt
+	five := false // a JSON5 spelling JSONB keeps (a leading + is dropped)
 	intDigits := p.i
 	n := digits()
 	if n > 1 && p.s[intDigits] == '0' {
@@ -492,6 +500,7 @@ func (p *jsonParser) number() (*jsonNode, error) {
 		}
 		canon = append(canon, '0')
 		p.nonstd()
+		five = true
 	}
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		kind = jsonReal
@@ -506,6 +515,7 @@ func (p *jsonParser) number() (*jsonNode, error) {
 			}
 			canon = append(canon, '0')
 			p.nonstd()
+			five = true
 		}
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
@@ -527,6 +537,9 @@ func (p *jsonParser) number() (*jsonNode, error) {
 		return nil, errMalformedJSON
 	}
 	raw := p.s[start:p.i]
+	if five {
+		return &jsonNode{kind: kind, raw: canon, five: true, src: raw}, nil
+	}
 	if !bytes.Equal(raw, canon) {
 		raw = canon
 	}
@@ -685,6 +698,14 @@ func appendPrettyJSON(dst []byte, n *jsonNode, indent []byte, level int) []byte 
 	return append(dst, close)
 }
 
+// jsonEmit makes a JSON function's result of a tree: JSON text, or a JSONB blob for jsonb_*.
+type jsonEmit func(n *jsonNode) value.Value
+
+type jsonScalarFn = func(a []value.Value, _ value.Collation) (value.Value, error)
+
+// jsonBlob returns n as a JSONB blob.
+func jsonBlob(n *jsonNode) value.Value { return value.BlobBytes(appendJSONB(nil, n)) }
+
 // jsonText returns n as a TEXT value with the JSON subtype.
 func jsonText(n *jsonNode) value.Value {
 	return value.TextBytes(appendJSON(nil, n)).WithSubtype(value.SubtypeJSON)
@@ -692,7 +713,10 @@ func jsonText(n *jsonNode) value.Value {
 
 // jsonSQLValue is the SQL value of n as json_extract returns it: null NULL, true and false 1
 // and 0, numbers INTEGER or REAL, a string its text, an array or object its JSON text.
-func jsonSQLValue(n *jsonNode) value.Value {
+func jsonSQLValue(n *jsonNode) value.Value { return jsonSQLValueOut(n, jsonText) }
+
+// jsonSQLValueOut is jsonSQLValue with arrays and objects made by out.
+func jsonSQLValueOut(n *jsonNode, out jsonEmit) value.Value {
 	switch n.kind {
 	case jsonNull:
 		return value.Value{}
@@ -710,7 +734,7 @@ func jsonSQLValue(n *jsonNode) value.Value {
 	case jsonString:
 		return value.TextBytes(decodeJSONString(n.raw))
 	}
-	return jsonText(n)
+	return out(n)
 }
 
 func parseJSONFloat(raw []byte) float64 {
@@ -719,36 +743,6 @@ func parseJSONFloat(raw []byte) float64 {
 		return 0
 	}
 	return f
-}
-
-// looksLikeJSONB reports whether b passes SQLite's quick test for a JSONB argument
-// (jsonFuncArgMightBeBinary): a known element type whose header and payload size make up b.
-func looksLikeJSONB(b []byte) bool {
-	if len(b) == 0 || b[0]&0x0f > 12 {
-		return false
-	}
-	var n, size uint64
-	switch x := uint64(b[0] >> 4); {
-	case x <= 11:
-		n, size = 1, x
-	case x == 12 && len(b) >= 2:
-		n, size = 2, uint64(b[1])
-	case x == 13 && len(b) >= 3:
-		n, size = 3, uint64(b[1])<<8|uint64(b[2])
-	case x == 14 && len(b) >= 5:
-		n, size = 5, uint64(b[1])<<24|uint64(b[2])<<16|uint64(b[3])<<8|uint64(b[4])
-	case x == 15 && len(b) >= 9:
-		n = 9
-		for _, c := range b[1:9] {
-			size = size<<8 | uint64(c)
-		}
-	default:
-		return false
-	}
-	if b[0]&0x0f <= 2 && size > 0 { // null, true and false have no payload
-		return false
-	}
-	return n+size == uint64(len(b))
 }
 
 // jsonArg parses a function's JSON argument; ok is false for NULL. A BLOB is read as JSONB when
@@ -968,7 +962,7 @@ func jsonEdit(np **jsonNode, steps []jsonPathStep, op int, val *jsonNode) {
 		}
 		if op == editSet || op == editInsert {
 			if v := jsonCreate(steps[1:], val); v != nil {
-				n.kids = append(n.kids, &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, st.key)}, v)
+				n.kids = append(n.kids, &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, st.key), textRaw: true}, v)
 			}
 		}
 	case !st.isKey && n.kind == jsonArray:
@@ -1000,7 +994,7 @@ func jsonCreate(steps []jsonPathStep, val *jsonNode) *jsonNode {
 	}
 	st := steps[0]
 	if st.isKey {
-		return &jsonNode{kind: jsonObject, kids: []*jsonNode{{kind: jsonString, raw: appendJSONQuoted(nil, st.key)}, inner}}
+		return &jsonNode{kind: jsonObject, kids: []*jsonNode{{kind: jsonString, raw: appendJSONQuoted(nil, st.key), textRaw: true}, inner}}
 	}
 	if st.arrayIndex(0) != 0 {
 		return nil
@@ -1047,18 +1041,27 @@ func pathArg(v value.Value) ([]jsonPathStep, bool, error) {
 
 func init() {
 	for _, f := range []*scalarFunc{
-		{name: "json", minArgs: 1, maxArgs: 1, fn: fnJSON},
+		{name: "json", minArgs: 1, maxArgs: 1, fn: fnJSON(jsonText)},
+		{name: "jsonb", minArgs: 1, maxArgs: 1, fn: fnJSON(jsonBlob)},
 		{name: "json_valid", minArgs: 1, maxArgs: 2, fn: fnJSONValid},
-		{name: "json_extract", minArgs: 1, maxArgs: -1, fn: fnJSONExtract},
+		{name: "json_extract", minArgs: 1, maxArgs: -1, fn: fnJSONExtract(jsonText)},
+		{name: "jsonb_extract", minArgs: 1, maxArgs: -1, fn: fnJSONExtract(jsonBlob)},
 		{name: "->", minArgs: 2, maxArgs: 2, fn: jsonArrow(false)},
 		{name: "->>", minArgs: 2, maxArgs: 2, fn: jsonArrow(true)},
-		{name: "json_set", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("json_set", editSet)},
-		{name: "json_insert", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("json_insert", editInsert)},
-		{name: "json_replace", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("json_replace", editReplace)},
-		{name: "json_remove", minArgs: 1, maxArgs: -1, fn: fnJSONRemove},
-		{name: "json_patch", minArgs: 2, maxArgs: 2, fn: fnJSONPatch},
-		{name: "json_array", minArgs: 0, maxArgs: -1, fn: fnJSONArray},
-		{name: "json_object", minArgs: 0, maxArgs: -1, fn: fnJSONObject},
+		{name: "json_set", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("json_set", editSet, jsonText)},
+		{name: "jsonb_set", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("jsonb_set", editSet, jsonBlob)},
+		{name: "json_insert", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("json_insert", editInsert, jsonText)},
+		{name: "jsonb_insert", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("jsonb_insert", editInsert, jsonBlob)},
+		{name: "json_replace", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("json_replace", editReplace, jsonText)},
+		{name: "jsonb_replace", minArgs: 1, maxArgs: -1, fn: jsonEditFunc("jsonb_replace", editReplace, jsonBlob)},
+		{name: "json_remove", minArgs: 1, maxArgs: -1, fn: fnJSONRemove(jsonText)},
+		{name: "jsonb_remove", minArgs: 1, maxArgs: -1, fn: fnJSONRemove(jsonBlob)},
+		{name: "json_patch", minArgs: 2, maxArgs: 2, fn: fnJSONPatch(jsonText)},
+		{name: "jsonb_patch", minArgs: 2, maxArgs: 2, fn: fnJSONPatch(jsonBlob)},
+		{name: "json_array", minArgs: 0, maxArgs: -1, fn: fnJSONArray(jsonText)},
+		{name: "jsonb_array", minArgs: 0, maxArgs: -1, fn: fnJSONArray(jsonBlob)},
+		{name: "json_object", minArgs: 0, maxArgs: -1, fn: fnJSONObject(jsonText)},
+		{name: "jsonb_object", minArgs: 0, maxArgs: -1, fn: fnJSONObject(jsonBlob)},
 		{name: "json_type", minArgs: 1, maxArgs: 2, fn: fnJSONType},
 		{name: "json_array_length", minArgs: 1, maxArgs: 2, fn: fnJSONArrayLength},
 		{name: "json_quote", minArgs: 1, maxArgs: 1, fn: fnJSONQuote},
@@ -1067,16 +1070,20 @@ func init() {
 	} {
 		scalarFuncs[f.name] = f
 	}
-	aggDefs["json_group_array"] = &aggDef{minArgs: 1, maxArgs: 1, make: func(value.Collation) aggState { return &jsonGroupState{} }}
-	aggDefs["json_group_object"] = &aggDef{minArgs: 2, maxArgs: 2, make: func(value.Collation) aggState { return &jsonGroupState{object: true} }}
+	aggDefs["json_group_array"] = &aggDef{minArgs: 1, maxArgs: 1, make: func(value.Collation) aggState { return &jsonGroupState{out: jsonText} }}
+	aggDefs["json_group_object"] = &aggDef{minArgs: 2, maxArgs: 2, make: func(value.Collation) aggState { return &jsonGroupState{object: true, out: jsonText} }}
+	aggDefs["jsonb_group_array"] = &aggDef{minArgs: 1, maxArgs: 1, make: func(value.Collation) aggState { return &jsonGroupState{out: jsonBlob} }}
+	aggDefs["jsonb_group_object"] = &aggDef{minArgs: 2, maxArgs: 2, make: func(value.Collation) aggState { return &jsonGroupState{object: true, out: jsonBlob} }}
 }
 
-func fnJSON(a []value.Value, _ value.Collation) (value.Value, error) {
-	n, ok, err := jsonArg(a[0])
-	if !ok {
-		return value.Value{}, err
+func fnJSON(out jsonEmit) jsonScalarFn {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		n, ok, err := jsonArg(a[0])
+		if !ok {
+			return value.Value{}, err
+		}
+		return out(n), nil
 	}
-	return jsonText(n), nil
 }
 
 func fnJSONValid(a []value.Value, _ value.Collation) (value.Value, error) {
@@ -1108,37 +1115,39 @@ func fnJSONValid(a []value.Value, _ value.Collation) (value.Value, error) {
 	return value.Bool(err == nil && (!json5 || flags&2 != 0)), nil
 }
 
-func fnJSONExtract(a []value.Value, _ value.Collation) (value.Value, error) {
-	if len(a) < 2 {
-		return value.Value{}, nil
-	}
-	n, ok, err := jsonArg(a[0])
-	if !ok {
-		return value.Value{}, err
-	}
-	if len(a) == 2 {
-		steps, ok, err := pathArg(a[1])
+func fnJSONExtract(out jsonEmit) jsonScalarFn {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		if len(a) < 2 {
+			return value.Value{}, nil
+		}
+		n, ok, err := jsonArg(a[0])
 		if !ok {
 			return value.Value{}, err
 		}
-		if r := jsonLookup(n, steps); r != nil {
-			return jsonSQLValue(r), nil
+		if len(a) == 2 {
+			steps, ok, err := pathArg(a[1])
+			if !ok {
+				return value.Value{}, err
+			}
+			if r := jsonLookup(n, steps); r != nil {
+				return jsonSQLValueOut(r, out), nil
+			}
+			return value.Value{}, nil
 		}
-		return value.Value{}, nil
+		res := &jsonNode{kind: jsonArray}
+		for _, p := range a[1:] {
+			steps, ok, err := pathArg(p)
+			if !ok {
+				return value.Value{}, err
+			}
+			r := jsonLookup(n, steps)
+			if r == nil {
+				r = &jsonNode{kind: jsonNull}
+			}
+			res.kids = append(res.kids, r)
+		}
+		return out(res), nil
 	}
-	out := &jsonNode{kind: jsonArray}
-	for _, p := range a[1:] {
-		steps, ok, err := pathArg(p)
-		if !ok {
-			return value.Value{}, err
-		}
-		r := jsonLookup(n, steps)
-		if r == nil {
-			r = &jsonNode{kind: jsonNull}
-		}
-		out.kids = append(out.kids, r)
-	}
-	return jsonText(out), nil
 }
 
 // jsonArrow is x -> p (JSON text of the element) and x ->> p (its SQL value). p is a path, or
@@ -1184,7 +1193,7 @@ func jsonArrow(sqlValue bool) func(a []value.Value, _ value.Collation) (value.Va
 	}
 }
 
-func jsonEditFunc(name string, op int) func(a []value.Value, _ value.Collation) (value.Value, error) {
+func jsonEditFunc(name string, op int, out jsonEmit) jsonScalarFn {
 	return func(a []value.Value, _ value.Collation) (value.Value, error) {
 		if len(a)%2 == 0 {
 			return value.Value{}, fmt.Errorf("%s() needs an odd number of arguments", name)
@@ -1205,70 +1214,81 @@ func jsonEditFunc(name string, op int) func(a []value.Value, _ value.Collation) 
 			if err != nil {
 				return value.Value{}, err
 			}
+			if a[i+1].Kind() == value.Text && a[i+1].Subtype() != value.SubtypeJSON {
+				val.textRaw = true // SQL text an edit puts in is JSONB's TEXTRAW, as SQLite writes it
+			}
 			jsonEdit(&n, steps, op, val)
 		}
-		return jsonText(n), nil
+		return out(n), nil
 	}
 }
 
-func fnJSONRemove(a []value.Value, _ value.Collation) (value.Value, error) {
-	n, ok, err := jsonArg(a[0])
-	if !ok {
-		return value.Value{}, err
-	}
-	for _, p := range a[1:] {
-		steps, ok, err := pathArg(p)
+func fnJSONRemove(out jsonEmit) jsonScalarFn {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		n, ok, err := jsonArg(a[0])
 		if !ok {
 			return value.Value{}, err
 		}
-		jsonEdit(&n, steps, editRemove, nil)
-		if n == nil {
-			return value.Value{}, nil
+		for _, p := range a[1:] {
+			steps, ok, err := pathArg(p)
+			if !ok {
+				return value.Value{}, err
+			}
+			jsonEdit(&n, steps, editRemove, nil)
+			if n == nil {
+				return value.Value{}, nil
+			}
 		}
+		return out(n), nil
 	}
-	return jsonText(n), nil
 }
 
-func fnJSONPatch(a []value.Value, _ value.Collation) (value.Value, error) {
-	t, ok, err := jsonArg(a[0])
-	if !ok {
-		return value.Value{}, err
-	}
-	p, ok, err := jsonArg(a[1])
-	if !ok {
-		return value.Value{}, err
-	}
-	return jsonText(jsonPatch(t, p)), nil
-}
-
-func fnJSONArray(a []value.Value, _ value.Collation) (value.Value, error) {
-	out := &jsonNode{kind: jsonArray}
-	for _, v := range a {
-		n, err := jsonFromValue(v)
-		if err != nil {
+func fnJSONPatch(out jsonEmit) jsonScalarFn {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		t, ok, err := jsonArg(a[0])
+		if !ok {
 			return value.Value{}, err
 		}
-		out.kids = append(out.kids, n)
-	}
-	return jsonText(out), nil
-}
-
-func fnJSONObject(a []value.Value, _ value.Collation) (value.Value, error) {
-	if len(a)%2 != 0 {
-		return value.Value{}, errors.New("json_object() requires an even number of arguments")
-	}
-	out := &jsonNode{kind: jsonObject}
-	for i := 0; i < len(a); i += 2 {
-		if a[i].Kind() != value.Text {
-			return value.Value{}, errors.New("json_object() labels must be TEXT")
-		}
-		n, err := jsonFromValue(a[i+1])
-		if err != nil {
+		p, ok, err := jsonArg(a[1])
+		if !ok {
 			return value.Value{}, err
 		}
-		out.kids = append(out.kids, &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, a[i].Bytes())}, n)
+		return out(jsonPatch(t, p)), nil
 	}
-	return jsonText(out), nil
+}
+
+func fnJSONArray(out jsonEmit) jsonScalarFn {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		res := &jsonNode{kind: jsonArray}
+		for _, v := range a {
+			n, err := jsonFromValue(v)
+			if err != nil {
+				return value.Value{}, err
+			}
+			res.kids = append(res.kids, n)
+		}
+		return out(res), nil
+	}
+}
+
+func fnJSONObject(out jsonEmit) jsonScalarFn {
+	return func(a []value.Value, _ value.Collation) (value.Value, error) {
+		if len(a)%2 != 0 {
+			return value.Value{}, errors.New("json_object() requires an even number of arguments")
+		}
+		res := &jsonNode{kind: jsonObject}
+		for i := 0; i < len(a); i += 2 {
+			if a[i].Kind() != value.Text {
+				return value.Value{}, errors.New("json_object() labels must be TEXT")
+			}
+			n, err := jsonFromValue(a[i+1])
+			if err != nil {
+				return value.Value{}, err
+			}
+			res.kids = append(res.kids, &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, a[i].Bytes())}, n)
+		}
+		return out(res), nil
+	}
 }
 
 // jsonAt parses a[0] and follows the optional path a[1]; nil when either is NULL or the path
@@ -1350,6 +1370,7 @@ func fnJSONPretty(a []value.Value, _ value.Collation) (value.Value, error) {
 // jsonGroupState is json_group_array(x) and json_group_object(label, x).
 type jsonGroupState struct {
 	object bool
+	out    jsonEmit
 	node   jsonNode
 }
 
@@ -1378,116 +1399,5 @@ func (s *jsonGroupState) result() (value.Value, error) {
 	if s.object {
 		s.node.kind = jsonObject
 	}
-	return jsonText(&s.node), nil
-}
-
-// JSONB element types (SQLite's jsonb.html).
-const (
-	jsonbNull = iota
-	jsonbTrue
-	jsonbFalse
-	jsonbInt
-	jsonbInt5
-	jsonbFloat
-	jsonbFloat5
-	jsonbText
-	jsonbTextJ
-	jsonbText5
-	jsonbTextRaw
-	jsonbArray
-	jsonbObject
-)
-
-// decodeJSONB reads a JSONB blob (SQLite's binary JSON) into a tree of canonical JSON.
-func decodeJSONB(b []byte) (*jsonNode, error) {
-	n, size, err := decodeJSONBElement(b, 0)
-	if err != nil {
-		return nil, err
-	}
-	if size != len(b) {
-		return nil, errMalformedJSON
-	}
-	return n, nil
-}
-
-// decodeJSONBElement reads the element of b at depth and returns it and its size.
-func decodeJSONBElement(b []byte, depth int) (*jsonNode, int, error) {
-	if len(b) == 0 || depth > jsonMaxDepth {
-		return nil, 0, errMalformedJSON
-	}
-	typ := b[0] & 0x0f
-	var hdr int
-	var size uint64
-	switch x := uint64(b[0] >> 4); {
-	case x <= 11:
-		hdr, size = 1, x
-	case x == 12 && len(b) >= 2:
-		hdr, size = 2, uint64(b[1])
-	case x == 13 && len(b) >= 3:
-		hdr, size = 3, uint64(b[1])<<8|uint64(b[2])
-	case x == 14 && len(b) >= 5:
-		hdr, size = 5, uint64(b[1])<<24|uint64(b[2])<<16|uint64(b[3])<<8|uint64(b[4])
-	case x == 15 && len(b) >= 9:
-		hdr = 9
-		for _, c := range b[1:9] {
-			size = size<<8 | uint64(c)
-		}
-	default:
-		return nil, 0, errMalformedJSON
-	}
-	if size > uint64(len(b)-hdr) {
-		return nil, 0, errMalformedJSON
-	}
-	p := b[hdr : hdr+int(size)]
-	total := hdr + int(size)
-	canonical := func(text []byte, want ...jsonKind) (*jsonNode, int, error) {
-		n, _, _, err := parseJSON(text)
-		if err != nil {
-			return nil, 0, errMalformedJSON
-		}
-		for _, k := range want {
-			if n.kind == k {
-				return n, total, nil
-			}
-		}
-		return nil, 0, errMalformedJSON
-	}
-	switch typ {
-	case jsonbNull, jsonbTrue, jsonbFalse:
-		if size != 0 {
-			return nil, 0, errMalformedJSON
-		}
-		return &jsonNode{kind: []jsonKind{jsonNull, jsonTrue, jsonFalse}[typ]}, total, nil
-	case jsonbInt, jsonbInt5:
-		return canonical(p, jsonInt, jsonReal)
-	case jsonbFloat, jsonbFloat5:
-		return canonical(p, jsonReal, jsonInt, jsonNull)
-	case jsonbText:
-		return &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, p)}, total, nil
-	case jsonbTextJ, jsonbText5:
-		return canonical(append(append([]byte{'"'}, p...), '"'), jsonString)
-	case jsonbTextRaw:
-		return &jsonNode{kind: jsonString, raw: appendJSONQuoted(nil, p)}, total, nil
-	case jsonbArray, jsonbObject:
-		n := &jsonNode{kind: jsonArray}
-		if typ == jsonbObject {
-			n.kind = jsonObject
-		}
-		for i := 0; i < len(p); {
-			k, sz, err := decodeJSONBElement(p[i:], depth+1)
-			if err != nil {
-				return nil, 0, err
-			}
-			if n.kind == jsonObject && len(n.kids)%2 == 0 && k.kind != jsonString {
-				return nil, 0, errMalformedJSON
-			}
-			n.kids = append(n.kids, k)
-			i += sz
-		}
-		if len(n.kids)%2 != 0 && n.kind == jsonObject {
-			return nil, 0, errMalformedJSON
-		}
-		return n, total, nil
-	}
-	return nil, 0, errMalformedJSON
+	return s.out(&s.node), nil
 }

@@ -22,6 +22,10 @@ func FuzzJSON(f *testing.F) {
 			require.NoError(t, err, "%q -> %q", doc, out)
 			require.False(t, json5, "%q -> %q", doc, out)
 			require.Equal(t, string(out), string(appendJSON(nil, m)))
+			b, err := decodeJSONB(appendJSONB(nil, n))
+			require.NoError(t, err, "%q", doc)
+			require.Equal(t, string(out), string(appendJSON(nil, b)), "%q as JSONB", doc)
+			require.Equal(t, appendJSONB(nil, n), appendJSONB(nil, b), "%q as JSONB", doc)
 		}
 		d, p := value.TextString(doc), value.TextString(path)
 		for _, name := range []string{"json_extract", "->", "->>", "json_type", "json_array_length", "json_remove"} {

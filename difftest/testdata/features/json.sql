@@ -314,3 +314,59 @@ SELECT json_error_position(x'1B4141'), json_error_position(x'00')
 SELECT json_group_object(k, v) FROM (SELECT 'a' k, x'00' v)
 
 SELECT json_quote(x'ff')
+
+-- JSONB written by the jsonb_* functions, byte for byte as SQLite writes it
+
+SELECT hex(jsonb('{"a":[1,2.5,"x\"y",null,true,false]}'))
+
+SELECT hex(jsonb_array('a"b', 1, 2.5, NULL, json('[1]')))
+
+SELECT hex(jsonb('[0x1F, .5, Infinity, NaN, ''a'', "\x41"]'))
+
+SELECT hex(jsonb_object('k', 'v'))
+
+SELECT json(jsonb('[1]')), jsonb_extract(jsonb('{"a":[1]}'), '$.a'), typeof(jsonb_extract('{"a":[1]}', '$.a')), jsonb_extract('{"a":"s"}', '$.a')
+
+SELECT hex(jsonb_set('{}', '$.a', 'x')), hex(jsonb_group_array(1))
+
+SELECT '{"a":1}' -> '$.a', jsonb('[1]') -> 0, jsonb('{"a":[1]}') -> 'a'
+
+SELECT hex(jsonb('[+1, 5., -0x10, -Infinity, ''a"b'', "a	b", ''x'']'))
+
+SELECT hex(jsonb('{a:1, ''b'':2}'))
+
+SELECT hex(jsonb_group_array(x)), hex(jsonb_group_object(x, x)) FROM (SELECT 'a"b' x UNION ALL SELECT 'c')
+
+SELECT hex(jsonb_insert('[]', '$[#]', 'a"b')), hex(jsonb_replace('[1]', '$[0]', 'q')), hex(jsonb_remove('[1,2]','$[0]')), hex(jsonb_patch('{"a":1}','{"b":"x"}'))
+
+SELECT hex(jsonb_extract('{"a":[1]}','$.a')), hex(jsonb_extract('{"a":[1]}','$.a', '$.a'))
+
+SELECT hex(jsonb_set('{"a":"x"}', '$.b', json('{"c":"d"}'))), hex(jsonb_set('{}', '$.a', 1.5)), hex(jsonb_set('{}', '$.a', 'a"b'))
+
+SELECT hex(jsonb('"\u0041"')), hex(jsonb(' "a" ')), hex(jsonb(1)), hex(jsonb(NULL))
+
+SELECT hex(jsonb_array(1e300, 9e999, 0.1))
+
+SELECT json_array(jsonb('[1]')), json_array(jsonb_array(1)), typeof(jsonb_array(1)), jsonb_array(1) -> 0, json(jsonb_object('a', jsonb('[1]')))
+
+SELECT hex(jsonb(printf('[%s]', printf('"%.*c"', 300, 'x')))), hex(jsonb(printf('[%s]', printf('"%.*c"', 70000, 'x')))) = hex(jsonb(json(printf('[%s]', printf('"%.*c"', 70000, 'x')))))
+
+SELECT length(jsonb(printf('[%s]', printf('"%.*c"', 70000, 'x')))), hex(substr(jsonb(printf('[%s]', printf('"%.*c"', 70000, 'x'))), 1, 8))
+
+SELECT id, key, value FROM json_tree('[0x1F, .5, Infinity, NaN, ''a'', "\x41", {b:5.}]')
+
+SELECT hex(jsonb_set(jsonb('{"a":[1,2,3,4,5,6]}'), '$.a[#]', 7)), hex(jsonb_remove(jsonb('{"a":[1,2,3,4,5,6,7,8]}'), '$.a[0]'))
+
+SELECT hex(jsonb_set('{"a":1}', '$.a', jsonb('[1]'))), jsonb_set('{"a":1}', '$.a', jsonb('[1]')) -> '$'
+
+SELECT hex(jsonb('[''a\nb'', "\t"]')), json('[''a\nb'']')
+
+SELECT json(jsonb('[''a"b'', "x\''y"]')), hex(jsonb('[''a"b'', "x\''y"]'))
+
+SELECT jsonb_extract(jsonb_array(1, 'x'), '$[1]'), jsonb_array(1) ->> 0, json_type(jsonb_object('a', 1), '$.a'), json_array_length(jsonb_array(1, 2))
+
+SELECT hex(jsonb_group_array(value)) FROM json_each('[1,"a",[2]]')
+
+SELECT jsonb('[1')
+
+SELECT jsonb_set('{}', '$x', 1)
