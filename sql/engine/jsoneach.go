@@ -17,10 +17,17 @@ var jsonEachCols = []tableFuncCol{
 }
 
 func init() {
-	tableFuncs["json_each"] = &tableFunc{name: "json_each", cols: jsonEachCols, minArg: 0, maxArg: 2,
-		rows: func(a []value.Value) ([][]value.Value, error) { return jsonEachRows(a, false) }}
-	tableFuncs["json_tree"] = &tableFunc{name: "json_tree", cols: jsonEachCols, minArg: 0, maxArg: 2,
-		rows: func(a []value.Value) ([][]value.Value, error) { return jsonEachRows(a, true) }}
+	for _, f := range []struct {
+		name string
+		tree bool
+		out  jsonEmit
+	}{
+		{"json_each", false, jsonText}, {"json_tree", true, jsonText},
+		{"jsonb_each", false, jsonBlob}, {"jsonb_tree", true, jsonBlob}, // value of a container: JSONB
+	} {
+		tableFuncs[f.name] = &tableFunc{name: f.name, cols: jsonEachCols, minArg: 0, maxArg: 2,
+			rows: func(a []value.Value) ([][]value.Value, error) { return jsonEachRows(a, f.tree, f.out) }}
+	}
 }
 
 // jsonbSizes records the size of each node's JSONB encoding (header and payload).
@@ -56,9 +63,10 @@ type jsonEachWalk struct {
 	rows     [][]value.Value
 	recurse  bool
 	rootText []byte
+	out      jsonEmit // makes the value of an array or object
 }
 
-func jsonEachRows(a []value.Value, tree bool) ([][]value.Value, error) {
+func jsonEachRows(a []value.Value, tree bool, out jsonEmit) ([][]value.Value, error) {
 	if len(a) == 0 {
 		return nil, nil
 	}
@@ -76,7 +84,7 @@ func jsonEachRows(a []value.Value, tree bool) ([][]value.Value, error) {
 		}
 		rootText = a[1].AppendText(nil)
 	}
-	w := &jsonEachWalk{sizes: map[*jsonNode]int{}, json: a[0], recurse: tree, rootText: rootText}
+	w := &jsonEachWalk{sizes: map[*jsonNode]int{}, json: a[0], recurse: tree, rootText: rootText, out: out}
 	if len(a) == 2 {
 		w.root = value.TextBytes(rootText)
 	} else {
@@ -171,7 +179,7 @@ func trimLastStep(p []byte) []byte {
 
 // row appends the row of node n.
 func (w *jsonEachWalk) row(n *jsonNode, key, id, parent value.Value, fullkey, path []byte) {
-	v := jsonSQLValue(n)
+	v := jsonSQLValueOut(n, w.out)
 	atom := v
 	if n.kind == jsonArray || n.kind == jsonObject {
 		atom = value.Value{}

@@ -37,8 +37,8 @@ func FuzzJSON(f *testing.F) {
 		_, _ = scalarFuncs["json_patch"].fn([]value.Value{d, p}, value.Binary)
 		_, _ = scalarFuncs["json_error_position"].fn([]value.Value{d}, value.Binary)
 		_, _ = scalarFuncs["json_pretty"].fn([]value.Value{d}, value.Binary)
-		_, _ = jsonEachRows([]value.Value{d, p}, true)
-		_, _ = jsonEachRows([]value.Value{value.BlobBytes([]byte(doc))}, false)
+		_, _ = jsonEachRows([]value.Value{d, p}, true, jsonText)
+		_, _ = jsonEachRows([]value.Value{value.BlobBytes([]byte(doc))}, false, jsonBlob)
 		_, _ = decodeJSONB([]byte(doc))
 	})
 }

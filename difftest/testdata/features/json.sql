@@ -370,3 +370,11 @@ SELECT hex(jsonb_group_array(value)) FROM json_each('[1,"a",[2]]')
 SELECT jsonb('[1')
 
 SELECT jsonb_set('{}', '$x', 1)
+
+SELECT * FROM jsonb_each('[1,[2]]')
+
+SELECT typeof(value), hex(value), json(value) FROM jsonb_tree('[1,[2]]')
+
+SELECT count(*) FROM json_each('[1]') a NATURAL JOIN json_each('[1,2]') b
+
+SELECT count(*) FROM json_each('[1]') a JOIN json_each('[1,2]') b USING (json)
