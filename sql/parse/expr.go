@@ -335,13 +335,17 @@ func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.HasArgs {
-			return nil, c.unsupported(e, "table-valued functions")
+		from := ast.FromItem{At: pos(e.Table), Table: name}
+		if e.HasArgs { // x IN f(args): a table-valued function, as x IN (SELECT * FROM f(args))
+			if from.FuncArgs, err = c.exprs(e.Args); err != nil {
+				return nil, err
+			}
+			from.Table, from.Func = strings.ToLower(name), true
 		}
 		in.Select = &ast.Select{At: pos(e.Table), Cores: []*ast.SelectCore{{
 			At:      pos(e.Table),
 			Columns: []ast.ResultColumn{{Star: true}},
-			From:    []ast.FromItem{{At: pos(e.Table), Table: name}},
+			From:    []ast.FromItem{from},
 		}}}
 	case e.Select != nil:
 		if in.Select, err = c.selectStmt(e.Select); err != nil {

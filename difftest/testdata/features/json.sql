@@ -378,3 +378,5 @@ SELECT typeof(value), hex(value), json(value) FROM jsonb_tree('[1,[2]]')
 SELECT count(*) FROM json_each('[1]') a NATURAL JOIN json_each('[1,2]') b
 
 SELECT count(*) FROM json_each('[1]') a JOIN json_each('[1,2]') b USING (json)
+
+SELECT 1 IN json_each('[1,2]')
