@@ -24,8 +24,9 @@ type level struct {
 	null   []value.Value
 }
 
-// addSources resolves the FROM items into sc's sources.
-func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
+// addSources resolves the FROM items into sc's sources (where is the core's WHERE, which may
+// give a table-valued function's arguments).
+func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) error {
 	for i := range from {
 		item := &from[i]
 		src, err := newSource(pc, item, sc)
@@ -49,7 +50,11 @@ func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
 	// The arguments of table-valued functions may read any source of the FROM clause.
 	for i := range from {
 		if src := sc.sources[i]; src.fn != nil {
-			if err := bindTableFuncArgs(pc, &from[i], src, sc); err != nil {
+			terms := conjuncts(from[i].On, nil) // a LEFT JOIN's right side: its ON only
+			if from[i].Join != ast.JoinLeft {
+				terms = conjuncts(where, terms)
+			}
+			if err := bindTableFuncArgs(pc, &from[i], src, sc, terms); err != nil {
 				return err
 			}
 		}

@@ -290,7 +290,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	if core.Values != nil {
 		return planValues(pc, core, sc, cp)
 	}
-	if err := addSources(pc, core.From, sc); err != nil {
+	if err := addSources(pc, core.From, core.Where, sc); err != nil {
 		return nil, resultInfo{}, err
 	}
 	cp.sources = sc.sources

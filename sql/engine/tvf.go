@@ -72,10 +72,27 @@ func tableFuncSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error
 }
 
 // bindTableFuncArgs binds the arguments of the table-valued function of src in sc, whose
-// sources are all known, and records the sources of sc they read.
-func bindTableFuncArgs(pc *planCtx, item *ast.FromItem, src *source, sc *scope) error {
+// sources are all known, and records the sources of sc they read. The arguments are those in
+// parentheses, then those terms (of WHERE, and ON of an inner join) give as equalities on the
+// following hidden columns, SQLite's other way to pass them (FROM json_each WHERE json = ?).
+func bindTableFuncArgs(pc *planCtx, item *ast.FromItem, src *source, sc *scope, terms []exprAST) error {
 	b := &binder{pc: pc, sc: sc} // an aggregate here is a "misuse of aggregate function", as in SQLite
-	for _, a := range item.FuncArgs {
+	args := item.FuncArgs
+	hidden := 0
+	for _, c := range src.fn.fn.cols {
+		if !c.hidden {
+			continue
+		}
+		if hidden++; hidden <= len(args) {
+			continue
+		}
+		x := hiddenColumnArg(terms, src.name, c.name, len(sc.sources) == 1)
+		if x == nil {
+			break
+		}
+		args = append(args[:len(args):len(args)], x)
+	}
+	for _, a := range args {
 		saved := sc.refs
 		sc.refs = 0
 		x, _, err := b.bind(a)
@@ -85,6 +102,29 @@ func bindTableFuncArgs(pc *planCtx, item *ast.FromItem, src *source, sc *scope) 
 			return err
 		}
 		src.fn.args = append(src.fn.args, x)
+	}
+	return nil
+}
+
+// hiddenColumnArg returns the other side of a term "name.col = x" (or "x = name.col"; an
+// unqualified col when the function is the only source), or nil.
+func hiddenColumnArg(terms []exprAST, name, col string, only bool) ast.Expr {
+	is := func(e ast.Expr) bool {
+		c, ok := e.(*ast.ColumnRef)
+		return ok && strings.EqualFold(c.Column, col) &&
+			(strings.EqualFold(c.Table, name) || c.Table == "" && only)
+	}
+	for _, t := range terms {
+		bin, ok := t.(*ast.Binary)
+		if !ok || bin.Op != ast.Eq {
+			continue
+		}
+		switch {
+		case is(bin.X) && !is(bin.Y):
+			return bin.Y
+		case is(bin.Y) && !is(bin.X):
+			return bin.X
+		}
 	}
 	return nil
 }

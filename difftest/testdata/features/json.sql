@@ -380,3 +380,23 @@ SELECT count(*) FROM json_each('[1]') a NATURAL JOIN json_each('[1,2]') b
 SELECT count(*) FROM json_each('[1]') a JOIN json_each('[1,2]') b USING (json)
 
 SELECT 1 IN json_each('[1,2]')
+
+-- arguments given as equalities on the hidden columns
+
+SELECT key, value FROM json_each WHERE json = '[5,6]'
+
+SELECT key, value FROM json_each WHERE json_each.json = '{"a":[5,6]}' AND root = '$.a'
+
+SELECT key, value FROM json_each WHERE '[7]' = json
+
+SELECT d.id, j.value FROM docs AS d, json_each AS j WHERE j.json = d.doc AND j.root = '$.tags' ORDER BY 1, 2
+
+SELECT d.id, j.fullkey FROM docs AS d JOIN json_tree j ON j.json = d.doc WHERE j.type = 'integer' ORDER BY 1, 2
+
+SELECT d.id, count(j.key) FROM docs d LEFT JOIN json_each j ON j.json = d.doc GROUP BY d.id ORDER BY 1
+
+SELECT d.id, count(j.key) FROM docs d LEFT JOIN json_each j WHERE j.json = d.doc GROUP BY d.id ORDER BY 1
+
+SELECT key FROM json_each('[1]') WHERE json = '[1,2]'
+
+SELECT key FROM json_each WHERE json = '[1,2]' OR 1
