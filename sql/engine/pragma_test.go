@@ -268,3 +268,23 @@ func TestFunctionList(t *testing.T) {
 		require.True(t, found, name)
 	}
 }
+
+// TestPragmaTableFunctionPrepared: a prepared query of pragma_table_info takes its argument as
+// a parameter and sees the schema each run reads.
+func TestPragmaTableFunctionPrepared(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE a(x, y); CREATE TABLE b(z)")
+	st, err := s.Prepare("SELECT group_concat(name) FROM pragma_table_info(?)")
+	require.NoError(t, err)
+	run := func(table string) string {
+		rows, err := st.Query(context.Background(), []value.Value{value.TextString(table)})
+		require.NoError(t, err)
+		defer rows.Close()
+		require.True(t, rows.Next())
+		return string(rows.Row()[0].Bytes())
+	}
+	require.Equal(t, "x,y", run("a"))
+	require.Equal(t, "z", run("b"))
+	mustExec(t, s, "DROP TABLE b; CREATE TABLE b(p, q, r)")
+	require.Equal(t, "p,q,r", run("b"))
+}

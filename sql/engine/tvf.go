@@ -28,6 +28,9 @@ type tableFunc struct {
 	// rows returns the function's rows for the evaluated arguments; each row holds a value per
 	// column. It may keep references to the arguments' bytes.
 	rows func(args []value.Value) ([][]value.Value, error)
+	// rowsCx, when set, is used instead of rows by functions that read the database or the
+	// session (the pragma_* functions: pragma_tvf.go).
+	rowsCx func(cx *execCtx, args []value.Value) ([][]value.Value, error)
 }
 
 // tableFuncCol is a column of a table-valued function.
@@ -147,7 +150,13 @@ func (p *tableFuncScan) open(e *env, src int) (candidates, error) {
 		}
 		args[i] = v
 	}
-	rows, err := p.call.fn.rows(args)
+	var rows [][]value.Value
+	var err error
+	if p.call.fn.rowsCx != nil {
+		rows, err = p.call.fn.rowsCx(e.run.cx, args)
+	} else {
+		rows, err = p.call.fn.rows(args)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -168,6 +168,46 @@ PRAGMA table_list(x)
 
 PRAGMA table_list('v')
 
+-- The table-valued forms.
+
+SELECT * FROM pragma_table_info('t')
+
+SELECT name, arg, schema FROM pragma_table_info('x', 'main') ORDER BY cid DESC
+
+SELECT * FROM pragma_table_info WHERE arg = 'Pairs'
+
+SELECT m.name, p.name, p.pk FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY 1, 2
+
+SELECT m.name, i.name, i."unique", i.origin FROM sqlite_master m JOIN pragma_index_list(m.name) i WHERE m.type = 'table' ORDER BY 1, 2
+
+SELECT i.name, c.name FROM pragma_index_list('x') i, pragma_index_info(i.name) c ORDER BY 1, c.seqno
+
+SELECT * FROM pragma_foreign_key_list('c') ORDER BY id, seq
+
+SELECT * FROM pragma_table_info('t', 'temp')
+
+SELECT * FROM pragma_table_info('t', 'nosuch')
+
+SELECT * FROM pragma_table_info('t', 'main', 'x')
+
+SELECT * FROM pragma_nosuch
+
+SELECT * FROM pragma_user_version(5)
+
+SELECT * FROM pragma_table_list WHERE name = 'x'
+
+SELECT * FROM pragma_table_list('v')
+
+SELECT * FROM pragma_integrity_check
+
+SELECT * FROM pragma_quick_check('t')
+
+SELECT * FROM pragma_integrity_check(5)
+
+SELECT name, type, narg FROM pragma_function_list WHERE name IN ('abs', 'substr') ORDER BY 1, 3
+
+SELECT * FROM pragma_foreign_keys, pragma_busy_timeout, pragma_schema_version
+
 -- PRAGMA: values kept in the database and in the connection.
 
 PRAGMA user_version
@@ -193,6 +233,8 @@ PRAGMA user_version
 PRAGMA user_version = -3
 
 PRAGMA user_version
+
+SELECT user_version + 1 FROM pragma_user_version
 
 BEGIN
 
