@@ -21,6 +21,7 @@ type Expr interface{ Offset() Pos }
 // that apply to the whole.
 type Select struct {
 	At      Pos
+	With    *With // nil: no WITH clause
 	Cores   []*SelectCore
 	Ops     []CompoundOp // len(Cores)-1 operators
 	OrderBy []OrderTerm
@@ -225,6 +226,7 @@ type Reindex struct {
 // Insert is INSERT or REPLACE.
 type Insert struct {
 	At            Pos
+	With          *With // WITH before INSERT; nil: none
 	Conflict      Conflict
 	Table         string
 	Columns       []string
@@ -241,6 +243,7 @@ type Assignment struct {
 // Update is UPDATE.
 type Update struct {
 	At       Pos
+	With     *With // WITH before UPDATE; nil: none
 	Conflict Conflict
 	Table    string
 	Alias    string
@@ -251,6 +254,7 @@ type Update struct {
 // Delete is DELETE.
 type Delete struct {
 	At    Pos
+	With  *With // WITH before DELETE; nil: none
 	Table string
 	Alias string
 	Where Expr

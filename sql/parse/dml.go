@@ -7,8 +7,6 @@ import (
 
 func (c *converter) insert(s *m.InsertStmt) (ast.Stmt, error) {
 	switch {
-	case s.With != nil:
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
 	case len(s.Upserts) > 0:
 		return nil, c.unsupported(s.Upserts[0], "upsert (ON CONFLICT ... DO)")
 	case len(s.Returning) > 0:
@@ -19,6 +17,9 @@ func (c *converter) insert(s *m.InsertStmt) (ast.Stmt, error) {
 		return nil, err
 	}
 	out := &ast.Insert{At: pos(s), Conflict: ast.Conflict(s.OrConflict), Table: name, DefaultValues: s.DefaultValues}
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	if s.Replace {
 		out.Conflict = ast.ConflictReplace
 	}
@@ -35,8 +36,6 @@ func (c *converter) insert(s *m.InsertStmt) (ast.Stmt, error) {
 
 func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 	switch {
-	case s.With != nil:
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
 	case len(s.From) > 0:
 		return nil, c.unsupported(s.From[0], "UPDATE ... FROM")
 	case len(s.Returning) > 0:
@@ -51,6 +50,9 @@ func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 		return nil, err
 	}
 	out := &ast.Update{At: pos(s), Conflict: ast.Conflict(s.OrConflict), Table: name}
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	if s.Alias != nil {
 		out.Alias = s.Alias.Name
 	}
@@ -76,8 +78,6 @@ func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 
 func (c *converter) delete(s *m.DeleteStmt) (ast.Stmt, error) {
 	switch {
-	case s.With != nil:
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
 	case s.IndexedBy != nil || s.NotIndexed:
 		return nil, c.unsupported(s, "INDEXED BY")
 	}
@@ -86,6 +86,9 @@ func (c *converter) delete(s *m.DeleteStmt) (ast.Stmt, error) {
 		return nil, err
 	}
 	out := &ast.Delete{At: pos(s), Table: name}
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	if s.Alias != nil {
 		out.Alias = s.Alias.Name
 	}
