@@ -575,6 +575,13 @@ type subqueryScan struct {
 func (p *subqueryScan) explain() string { return "SCAN " + p.name }
 
 func (p *subqueryScan) open(e *env, src int) (candidates, error) {
+	if _, ok := p.plan.cte.(*recursiveCTE); ok { // its rows come one at a time: it may not end
+		it, err := p.plan.open(e.run, e.outer)
+		if err != nil {
+			return nil, err
+		}
+		return &iterRows{e: e, src: src, it: it}, nil
+	}
 	rows, err := p.plan.collect(e.run, e.outer)
 	if err != nil {
 		return nil, err

@@ -53,6 +53,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Subquery != nil {
 		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
 	}
+	if def := pc.cte(item.Table); def != nil {
+		return cteSource(pc, def, item, sc)
+	}
 	if t := pc.schema.table(item.Table); t != nil {
 		name := t.Name
 		if item.Alias != "" {
@@ -70,7 +73,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			return nil, fmt.Errorf("view %s is circularly defined", v.Name)
 		}
 		pc.viewDepth++
-		defer func() { pc.viewDepth-- }()
+		savedWith := pc.with // a view's select sees no CTE of the statement
+		pc.with = nil
+		defer func() { pc.viewDepth--; pc.with = savedWith }()
 		name := v.Name
 		if item.Alias != "" {
 			name = item.Alias

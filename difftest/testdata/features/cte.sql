@@ -1,0 +1,228 @@
+-- Common table expressions (lang_with.html): WITH before SELECT, INSERT, UPDATE and DELETE;
+-- column lists; recursion with UNION and UNION ALL, ORDER BY and LIMIT in the recursive select;
+-- the errors SQLite gives.
+
+CREATE TABLE t(a INTEGER, b TEXT)
+
+CREATE TABLE node(id INTEGER PRIMARY KEY, parent INTEGER, name TEXT)
+
+CREATE INDEX node_parent ON node(parent)
+
+CREATE TABLE edge(src INTEGER, dst INTEGER)
+
+CREATE TABLE w(n INTEGER, note TEXT)
+
+CREATE VIEW v AS SELECT a FROM t WHERE a < 3
+
+INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')
+
+WITH c AS (SELECT a, b FROM t WHERE a > 1) SELECT * FROM c ORDER BY a
+
+WITH c(x, y) AS (SELECT a, b FROM t) SELECT y, x FROM c ORDER BY x DESC
+
+WITH c(x) AS (SELECT 1), d(y) AS (SELECT x + 1 FROM c) SELECT * FROM c, d
+
+WITH a AS (SELECT * FROM b), b AS (SELECT 7 AS v) SELECT v FROM a
+
+WITH c AS (SELECT a FROM t) SELECT (SELECT count(*) FROM c), (SELECT max(a) FROM c)
+
+WITH c AS (SELECT a FROM t) SELECT x.a, y.a FROM c AS x JOIN c AS y ON y.a = x.a + 1 ORDER BY 1
+
+WITH c AS (SELECT a FROM t) SELECT * FROM c UNION ALL SELECT * FROM c ORDER BY 1
+
+WITH c AS (SELECT 2 AS v) SELECT a FROM t WHERE a IN c
+
+WITH c AS (SELECT 2 AS v) SELECT a FROM t WHERE a IN (SELECT v FROM c) OR a = 3 ORDER BY a
+
+WITH c AS (SELECT a AS v FROM t) SELECT a, EXISTS (SELECT 1 FROM c WHERE v > t.a) FROM t ORDER BY a
+
+-- A CTE's body may read a column of the query that names it, as a subquery in FROM would.
+WITH c AS (SELECT a AS v) SELECT (SELECT v FROM c) FROM t ORDER BY 1
+
+-- A CTE shadows a table of the same name, inside the statement only.
+WITH t(a) AS (SELECT 'shadow') SELECT * FROM t
+
+SELECT count(*) FROM t
+
+SELECT * FROM (WITH c AS (SELECT 9 AS n) SELECT n FROM c)
+
+-- An inner WITH shadows an outer one.
+WITH c(x) AS (SELECT 1) SELECT * FROM (WITH c(x) AS (SELECT 2) SELECT x FROM c), c
+
+WITH c(x) AS (SELECT 1) SELECT * FROM (WITH d(y) AS (SELECT x + 1 FROM c) SELECT y FROM d)
+
+WITH c AS MATERIALIZED (SELECT a FROM t) SELECT sum(a) FROM c
+
+WITH c AS NOT MATERIALIZED (SELECT a FROM t) SELECT sum(a) FROM c
+
+WITH c(x, y) AS (VALUES (1, 'a'), (2, 'b')) SELECT * FROM c ORDER BY x
+
+WITH c AS (SELECT a, b FROM t) SELECT b, count(*) FROM c GROUP BY b ORDER BY b
+
+-- Column types and affinity come from the CTE's select.
+WITH c AS (SELECT a, b FROM t) SELECT typeof(a), typeof(b) FROM c WHERE a = '2'
+
+WITH c(x) AS (SELECT b FROM t) SELECT x FROM c WHERE x < 'p' ORDER BY x
+
+-- The errors of WITH.
+WITH c(x, y) AS (SELECT 1) SELECT * FROM c
+
+WITH c(x) AS (SELECT 1, 2) SELECT * FROM c
+
+WITH c AS (SELECT 1), c AS (SELECT 2) SELECT * FROM c
+
+WITH t AS (SELECT * FROM t) SELECT * FROM t
+
+WITH a AS (SELECT * FROM b), b AS (SELECT * FROM a) SELECT * FROM a
+
+WITH c AS (SELECT nope FROM t) SELECT * FROM c
+
+WITH c AS (SELECT 1) SELECT * FROM d
+
+WITH c(x) AS (SELECT 1) SELECT y FROM c
+
+-- Recursive CTEs: series.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c LIMIT 5
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x % 7 = 0 LIMIT 3
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*), sum(x) FROM (SELECT x FROM c LIMIT 1000)
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 4) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3 OFFSET 2) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3 LIMIT -1) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 0) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3 LIMIT 'a') SELECT x FROM c
+
+-- Without RECURSIVE, a CTE that names itself is recursive too.
+WITH c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT typeof(x), x FROM c
+
+-- Several setup rows and several columns.
+WITH RECURSIVE c(x, y) AS (VALUES (1, 'a'), (2, 'b') UNION ALL SELECT x + 10, y || 'x' FROM c WHERE x < 20) SELECT * FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT x + 10 FROM c WHERE x < 10) SELECT * FROM c
+
+-- Two recursive selects.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3 UNION ALL SELECT x + 10 FROM c WHERE x < 2) SELECT * FROM c
+
+-- UNION stops cycles: a row seen before is not queued again.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION SELECT (x % 4) + 1 FROM c) SELECT * FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 'A' UNION SELECT 'a' FROM c) SELECT * FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 'A' COLLATE NOCASE UNION SELECT 'a' FROM c) SELECT * FROM c
+
+-- ORDER BY makes the queue a priority queue.
+WITH RECURSIVE c(x) AS (SELECT 5 UNION ALL SELECT 3 UNION ALL SELECT x - 1 FROM c WHERE x > 1 ORDER BY 1) SELECT * FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 5 UNION ALL SELECT 3 UNION ALL SELECT x - 1 FROM c WHERE x > 1 ORDER BY 1 DESC) SELECT * FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c ORDER BY 1 DESC LIMIT 5) SELECT * FROM c
+
+-- A tree: depth-first and breadth-first walks.
+INSERT INTO node VALUES (1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'a1'), (5, 2, 'a2'), (6, 3, 'b1'), (7, 6, 'b1x')
+
+WITH RECURSIVE sub(id, name, depth) AS (SELECT id, name, 0 FROM node WHERE id = 1 UNION ALL SELECT node.id, node.name, sub.depth + 1 FROM node JOIN sub ON node.parent = sub.id ORDER BY 3 DESC, 1) SELECT id, name, depth FROM sub
+
+WITH RECURSIVE sub(id, name, depth) AS (SELECT id, name, 0 FROM node WHERE id = 1 UNION ALL SELECT node.id, node.name, sub.depth + 1 FROM node JOIN sub ON node.parent = sub.id ORDER BY 3, 1) SELECT id, name, depth FROM sub
+
+WITH RECURSIVE sub(id) AS (SELECT 2 UNION ALL SELECT node.id FROM sub JOIN node ON node.parent = sub.id) SELECT count(*) FROM sub
+
+-- The path from a leaf to the root.
+WITH RECURSIVE up(id, path) AS (SELECT id, name FROM node WHERE id = 7 UNION ALL SELECT node.parent, (SELECT name FROM node n WHERE n.id = node.parent) || '/' || up.path FROM up JOIN node ON node.id = up.id WHERE node.parent IS NOT NULL) SELECT path FROM up ORDER BY length(path) DESC LIMIT 1
+
+-- A graph with a cycle: UNION ends the walk.
+INSERT INTO edge VALUES (1, 2), (2, 3), (3, 1), (3, 4), (5, 6)
+
+-- unordered
+WITH RECURSIVE reach(n) AS (SELECT 1 UNION SELECT dst FROM edge JOIN reach ON edge.src = reach.n) SELECT n FROM reach
+
+WITH RECURSIVE reach(n) AS (SELECT 1 UNION SELECT dst FROM edge JOIN reach ON edge.src = reach.n) SELECT count(*) FROM reach
+
+-- A recursive CTE read by another CTE and twice by the query.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3), d AS (SELECT x * 2 AS y FROM c) SELECT * FROM d
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT a.x, b.x FROM c AS a JOIN c AS b ON a.x = b.x
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4) SELECT (SELECT count(*) FROM c), (SELECT max(x) FROM c)
+
+-- The recursive table inside a join, on either side of LEFT JOIN.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LEFT JOIN t ON t.a = c.x WHERE x < 5) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT DISTINCT x + 1 FROM c, t WHERE x < 3) SELECT x FROM c
+
+-- Fibonacci, factorials, and dates as text.
+WITH RECURSIVE fib(n, a, b) AS (SELECT 1, 0, 1 UNION ALL SELECT n + 1, b, a + b FROM fib WHERE n < 20) SELECT n, a FROM fib WHERE n > 15
+
+WITH RECURSIVE f(n, v) AS (SELECT 1, 1 UNION ALL SELECT n + 1, v * (n + 1) FROM f WHERE n < 25) SELECT n, v, typeof(v) FROM f WHERE n > 18
+
+-- Recursion errors.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT count(*) FROM c) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3 GROUP BY x) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c, c AS d) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x IN (SELECT x FROM c)) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c, (SELECT x FROM c)) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM (SELECT x FROM c)) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT x FROM c) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT x FROM c UNION ALL SELECT x + 1 FROM c) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3 UNION ALL SELECT 5) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 INTERSECT SELECT x + 1 FROM c) SELECT x FROM c
+
+WITH RECURSIVE c(x, y) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1, 2 FROM c) SELECT x FROM c
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3 ORDER BY x) SELECT x FROM c
+
+-- WITH before INSERT, UPDATE and DELETE, and inside INSERT ... SELECT.
+-- exec
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5) INSERT INTO w(n) SELECT x FROM c
+
+INSERT INTO w(n, note) WITH c(x) AS (SELECT 10) SELECT x, 'ten' FROM c
+
+-- exec
+WITH c(x) AS (SELECT 20) INSERT INTO w(n, note) VALUES ((SELECT x FROM c), 'twenty')
+
+-- exec
+WITH big(v) AS (SELECT n FROM w WHERE n > 3) UPDATE w SET note = 'big' WHERE n IN big
+
+-- exec
+WITH c(v) AS (SELECT 2) UPDATE w SET note = (SELECT 'two:' || v FROM c) WHERE n = 2
+
+-- exec
+WITH odd(v) AS (SELECT 1 UNION ALL SELECT 3) DELETE FROM w WHERE n IN (SELECT v FROM odd)
+
+SELECT n, note FROM w ORDER BY n
+
+-- exec
+WITH w(n) AS (SELECT 1) DELETE FROM w WHERE n = 2
+
+SELECT count(*) FROM w
+
+-- exec
+WITH c AS (SELECT 1), c AS (SELECT 2) DELETE FROM w
+
+-- exec
+WITH c(x, y) AS (SELECT 1) INSERT INTO w SELECT * FROM c
+
+-- A view's select does not see the statement's CTEs.
+WITH t(a) AS (SELECT 100) SELECT * FROM v ORDER BY a
+
+WITH v(a) AS (SELECT 100) SELECT * FROM v
