@@ -14,6 +14,10 @@ CREATE TABLE w(n INTEGER, note TEXT)
 
 CREATE VIEW v AS SELECT a FROM t WHERE a < 3
 
+CREATE VIEW series AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4) SELECT x FROM c
+
+CREATE TABLE squares AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4) SELECT x, x * x AS sq FROM c
+
 INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')
 
 WITH c AS (SELECT a, b FROM t WHERE a > 1) SELECT * FROM c ORDER BY a
@@ -164,6 +168,26 @@ WITH RECURSIVE fib(n, a, b) AS (SELECT 1, 0, 1 UNION ALL SELECT n + 1, b, a + b 
 
 WITH RECURSIVE f(n, v) AS (SELECT 1, 1 UNION ALL SELECT n + 1, v * (n + 1) FROM f WHERE n < 25) SELECT n, v, typeof(v) FROM f WHERE n > 18
 
+-- Rows are pulled: the step after the last row read does not run.
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT CASE WHEN x < 5 THEN x + 1 ELSE abs(-9223372036854775807 - 1) END FROM c) SELECT x FROM c LIMIT 5
+
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT CASE WHEN x < 5 THEN x + 1 ELSE abs(-9223372036854775807 - 1) END FROM c) SELECT x FROM c LIMIT 6
+
+-- A recursive CTE that reads a column of the query around it.
+SELECT a, (WITH RECURSIVE c(x) AS (SELECT t.a UNION ALL SELECT x + 1 FROM c WHERE x < 5) SELECT group_concat(x) FROM c) FROM t ORDER BY a
+
+SELECT a FROM t WHERE a = (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < t.a) SELECT max(x) FROM c) ORDER BY a
+
+-- Views, CREATE TABLE ... AS and WITH.
+SELECT * FROM series
+
+WITH series(x) AS (SELECT 'cte') SELECT * FROM series
+
+SELECT * FROM squares
+
+-- The Mandelbrot set of lang_with.html.
+WITH RECURSIVE xaxis(x) AS (VALUES (-2.0) UNION ALL SELECT x + 0.05 FROM xaxis WHERE x < 1.2), yaxis(y) AS (VALUES (-1.0) UNION ALL SELECT y + 0.1 FROM yaxis WHERE y < 1.0), m(iter, cx, cy, x, y) AS (SELECT 0, x, y, 0.0, 0.0 FROM xaxis, yaxis UNION ALL SELECT iter + 1, cx, cy, x * x - y * y + cx, 2.0 * x * y + cy FROM m WHERE (x * x + y * y) < 4.0 AND iter < 28), m2(iter, cx, cy) AS (SELECT max(iter), cx, cy FROM m GROUP BY cx, cy), a(t) AS (SELECT group_concat(substr(' .+*#', 1 + min(iter / 7, 4), 1), '') FROM m2 GROUP BY cy) SELECT group_concat(rtrim(t), x'0a') FROM a
+
 -- Recursion errors.
 WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT count(*) FROM c) SELECT x FROM c
 
@@ -216,6 +240,12 @@ WITH w(n) AS (SELECT 1) DELETE FROM w WHERE n = 2
 
 SELECT count(*) FROM w
 
+-- The target of a write is a table, whatever CTE has its name.
+-- exec
+WITH w(n) AS (SELECT 99) INSERT INTO w(n) SELECT n + 1 FROM w
+
+SELECT n, note FROM w ORDER BY n
+
 -- exec
 WITH c AS (SELECT 1), c AS (SELECT 2) DELETE FROM w
 
@@ -226,3 +256,6 @@ WITH c(x, y) AS (SELECT 1) INSERT INTO w SELECT * FROM c
 WITH t(a) AS (SELECT 100) SELECT * FROM v ORDER BY a
 
 WITH v(a) AS (SELECT 100) SELECT * FROM v
+
+-- The sudoku solver of lang_with.html.
+WITH RECURSIVE input(sud) AS (VALUES ('53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79')), digits(z, lp) AS (VALUES ('1', 1) UNION ALL SELECT CAST(lp + 1 AS TEXT), lp + 1 FROM digits WHERE lp < 9), x(s, ind) AS (SELECT sud, instr(sud, '.') FROM input UNION ALL SELECT substr(s, 1, ind - 1) || z || substr(s, ind + 1), instr(substr(s, 1, ind - 1) || z || substr(s, ind + 1), '.') FROM x, digits AS z WHERE ind > 0 AND NOT EXISTS (SELECT 1 FROM digits AS lp WHERE z.z = substr(s, ((ind - 1) / 9) * 9 + lp, 1) OR z.z = substr(s, ((ind - 1) % 9) + (lp - 1) * 9 + 1, 1) OR z.z = substr(s, (((ind - 1) / 3) % 3) * 3 + ((ind - 1) / 27) * 27 + lp + ((lp - 1) / 3) * 6, 1))) SELECT s FROM x WHERE ind = 0
