@@ -82,6 +82,7 @@ type FromItem struct {
 	Join     JoinKind
 	Natural  bool
 	Table    string  // table or view name; empty for a subquery
+	Schema   string  // the schema before Table as written ("main"); empty when unqualified
 	Subquery *Select // nil for a table
 	Alias    string
 	On       Expr

@@ -190,6 +190,9 @@ type recursiveCTE struct {
 	colls []value.Collation // the columns' collations, for UNION's duplicates
 	order []orderKey        // ORDER BY: the queue's priority
 	whole *selectPlan       // the whole body, for LIMIT and OFFSET
+	// reals are the columns of REAL affinity: an INTEGER there is queued as a REAL, which the
+	// recursive cores and the query read (as SQLite reads a compound's column, subqueryScan).
+	reals []int
 	cur   *cteRow
 }
 
@@ -216,9 +219,15 @@ func planRecursive(pc *planCtx, def *cteDef, body *ast.Select, first int, sc *sc
 	if err := def.nameColumns(setup); err != nil {
 		return nil, err
 	}
+	// The recursive cores read the current row's columns without affinity or collation: SQLite
+	// resolves them before it gives the CTE's columns their types.
 	cur := &cteRow{}
-	curPlan := &selectPlan{ncols: setup.ncols, names: setup.names, decl: setup.decl, infos: setup.infos,
-		lastInfos: setup.lastInfos, coreInfos: setup.coreInfos, coreTypes: setup.coreTypes, cte: cur}
+	curPlan := &selectPlan{ncols: setup.ncols, names: setup.names, decl: make([]string, setup.ncols),
+		infos: make([]exprInfo, setup.ncols), coreInfos: [][]exprInfo{make([]exprInfo, setup.ncols)},
+		coreTypes: [][]uint8{make([]uint8, setup.ncols)}, cte: cur}
+	for i := range curPlan.coreTypes[0] {
+		curPlan.coreTypes[0][i] = typeNumeric | typeText | typeBlob
+	}
 	def.recItems = map[*ast.FromItem]*selectPlan{}
 	for _, core := range body.Cores[first:] {
 		for i := range core.From {
@@ -234,9 +243,17 @@ func planRecursive(pc *planCtx, def *cteDef, body *ast.Select, first int, sc *sc
 		return nil, err
 	}
 	steps := whole.cores[first:]
-	for _, cp := range steps {
+	for k, cp := range steps {
 		if cp.agg != nil {
 			return nil, fmt.Errorf("recursive aggregate queries not supported")
+		}
+		// A result column that is a column of the current row may give what the setup's column
+		// gives, when the CTE's column affinity is worked out (columnAffinity): SQLite gives
+		// the CTE's own columns their setup's affinity there.
+		for i := 0; i < whole.ncols; i++ {
+			if c, ok := cp.project[i].(*colExpr); ok && c.depth == 0 && cp.sources[c.src].sub == curPlan {
+				whole.coreTypes[first+k][i] = affinityTypes(setup.columnAffinity(c.col))
+			}
 		}
 	}
 	r := &recursiveCTE{setup: setup, all: body.Ops[len(body.Ops)-1] == ast.UnionAll, order: whole.order,
@@ -247,6 +264,7 @@ func planRecursive(pc *planCtx, def *cteDef, body *ast.Select, first int, sc *sc
 	}
 	out := &selectPlan{ncols: whole.ncols, names: setup.names, decl: whole.decl, infos: whole.infos,
 		lastInfos: whole.lastInfos, coreInfos: whole.coreInfos, coreTypes: whole.coreTypes, cte: r}
+	r.reals = realColumns(out)
 	return out, nil
 }
 
@@ -357,6 +375,11 @@ func (it *recursiveIter) queueAll(in rowIter) error {
 			it.seen[string(it.key)] = struct{}{}
 		}
 		row = cloneRow(row)
+		for _, i := range it.r.reals {
+			if row[i].Kind() == value.Integer {
+				row[i] = value.Float(float64(row[i].Int()))
+			}
+		}
 		if it.r.order == nil {
 			it.fifo = append(it.fifo, row)
 			continue
@@ -421,6 +444,17 @@ type iterRows struct {
 	it  rowIter
 }
 
+// realColumns returns the columns of p with REAL affinity.
+func realColumns(p *selectPlan) []int {
+	var out []int
+	for i := 0; i < p.ncols; i++ {
+		if aff, ok := p.columnAffinity(i); ok && aff == value.AffinityReal {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func (r *iterRows) next() (bool, error) {
 	if err := r.e.run.cx.tick(); err != nil {
 		return false, err
@@ -430,7 +464,8 @@ func (r *iterRows) next() (bool, error) {
 		r.it.close()
 		return false, err
 	}
-	r.e.rows[r.src] = r.it.row()
+	row := r.it.row()
+	r.e.rows[r.src] = row
 	return true, nil
 }
 
@@ -438,4 +473,15 @@ func (r *iterRows) next() (bool, error) {
 func isCTERow(p *selectPlan) bool {
 	_, ok := p.cte.(*cteRow)
 	return ok
+}
+
+// affinityTypes is what dataType says of a column with affinity aff (has: any).
+func affinityTypes(aff value.Affinity, has bool) uint8 {
+	switch {
+	case has && aff.IsNumeric():
+		return typeNumeric | typeBlob
+	case has && aff == value.AffinityText:
+		return typeText | typeBlob
+	}
+	return typeNumeric | typeText | typeBlob
 }

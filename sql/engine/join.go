@@ -53,7 +53,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Subquery != nil {
 		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
 	}
-	if def := pc.cte(item.Table); def != nil {
+	if def := pc.cte(item.Table); def != nil && item.Schema == "" {
 		return cteSource(pc, def, item, sc)
 	}
 	if t := pc.schema.table(item.Table); t != nil {
@@ -93,6 +93,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			}
 		}
 		return src, nil
+	}
+	if item.Schema != "" {
+		return nil, fmt.Errorf("no such table: %s.%s", item.Schema, item.Table)
 	}
 	return nil, fmt.Errorf("no such table: %s", item.Table)
 }

@@ -190,6 +190,9 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 			return item, err
 		}
 		item.Table = name
+		if t.Name.Schema != nil {
+			item.Schema = t.Name.Schema.Name
+		}
 	}
 	if t.Alias != nil {
 		item.Alias = t.Alias.Name
