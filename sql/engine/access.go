@@ -575,7 +575,12 @@ type subqueryScan struct {
 func (p *subqueryScan) explain() string { return "SCAN " + p.name }
 
 func (p *subqueryScan) open(e *env, src int) (candidates, error) {
-	if _, ok := p.plan.cte.(*recursiveCTE); ok { // its rows come one at a time: it may not end
+	memo := e.run.cteMemo(p.plan)
+	if memo != nil && memo.rows != nil {
+		return &rowsIter{e: e, src: src, rows: memo.rows}, nil
+	}
+	if _, ok := p.plan.cte.(*recursiveCTE); ok && (memo == nil || memo.opens == 1 && p.plan.shared.uses == 1) {
+		// Its rows come one at a time, as the loop reads them: it may not end.
 		it, err := p.plan.open(e.run, e.outer)
 		if err != nil {
 			return nil, err
@@ -600,6 +605,12 @@ func (p *subqueryScan) open(e *env, src int) (candidates, error) {
 				}
 			}
 		}
+	}
+	if memo != nil {
+		if rows == nil {
+			rows = [][]value.Value{}
+		}
+		memo.rows = rows
 	}
 	return &rowsIter{e: e, src: src, rows: rows}, nil
 }

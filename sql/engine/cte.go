@@ -46,6 +46,8 @@ type cteDef struct {
 	// recItems are the FROM items of the recursive cores being planned that read the current
 	// row: each gets the plan that yields it.
 	recItems map[*ast.FromItem]*selectPlan
+	// uses counts the plans of uses that read no column of an enclosing query (shared ones).
+	uses int
 }
 
 // pushWith makes w's CTEs visible to what pc plans next; the returned function takes them away.
@@ -108,6 +110,9 @@ func cteSource(pc *planCtx, def *cteDef, item *ast.FromItem, sc *scope) (*source
 		}
 		if child.usedOuter {
 			sc.usedOuter = true
+		} else {
+			plan.shared = def
+			def.countUse(pc)
 		}
 		if err := def.nameColumns(plan); err != nil {
 			return nil, err
@@ -120,6 +125,9 @@ func cteSource(pc *planCtx, def *cteDef, item *ast.FromItem, sc *scope) (*source
 	}
 	if child.usedOuter {
 		sc.usedOuter = true
+	} else {
+		plan.shared = def
+		def.countUse(pc)
 	}
 	return planSource(plan, name), nil
 }
@@ -212,7 +220,9 @@ func (c *cteRow) open(*runState, *env) (rowIter, error) {
 func planRecursive(pc *planCtx, def *cteDef, body *ast.Select, first int, sc *scope) (*selectPlan, error) {
 	name := def.cte.Name
 	setupSel := &ast.Select{At: body.At, Cores: body.Cores[:first], Ops: body.Ops[:first-1]}
+	pc.cteDryRun++ // the setup is planned again in the whole body: its CTE uses count there
 	setup, err := planSelect(pc, setupSel, &scope{outer: sc.outer, unevaluated: sc.unevaluated})
+	pc.cteDryRun--
 	if err != nil {
 		return nil, err
 	}
@@ -484,4 +494,39 @@ func affinityTypes(aff value.Affinity, has bool) uint8 {
 		return typeText | typeBlob
 	}
 	return typeNumeric | typeText | typeBlob
+}
+
+// countUse counts a shared use of d, unless pc plans a part it plans again (cteDryRun).
+func (d *cteDef) countUse(pc *planCtx) {
+	if pc.cteDryRun == 0 {
+		d.uses++
+	}
+}
+
+// cteMemo is what an execution keeps of a shared CTE (selectPlan.shared): how often a loop
+// opened it, and its rows once they are kept, which every shared use then reads (SQLite
+// materializes a CTE used twice, so that random() in it gives one value to every use). A
+// CTE's rows are kept from its first open; a recursive CTE with one shared use keeps them
+// from its second: its first runs as the loop reads it (it may be the outer loop of an
+// endless recursion under LIMIT), and a loop opened again has read it to the end.
+type cteMemo struct {
+	opens int
+	rows  [][]value.Value // nil until kept
+}
+
+// cteMemo counts an open of p and returns its memo, or nil when p is not shared.
+func (r *runState) cteMemo(p *selectPlan) *cteMemo {
+	if p.shared == nil {
+		return nil
+	}
+	if r.ctes == nil {
+		r.ctes = map[*cteDef]*cteMemo{}
+	}
+	m := r.ctes[p.shared]
+	if m == nil {
+		m = &cteMemo{}
+		r.ctes[p.shared] = m
+	}
+	m.opens++
+	return m
 }

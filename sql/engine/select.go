@@ -24,8 +24,10 @@ type planCtx struct {
 	// (tableRows); without it every table has estTableRows rows.
 	cx    *execCtx
 	sizes map[*Table]float64
-	// with is the innermost frame of CTEs visible where the planner is (cte.go).
-	with *cteFrame
+	// with is the innermost frame of CTEs visible where the planner is (cte.go); cteDryRun is
+	// set while it plans a part that it plans again, so that CTE uses count once.
+	with      *cteFrame
+	cteDryRun int
 }
 
 // minTableRows is the fewest rows the planner assumes a table has: below it a table's size
@@ -87,6 +89,9 @@ type selectPlan struct {
 	ordered bool
 	// cte, when set, yields the rows instead of the cores (a recursive CTE, cte.go).
 	cte cteRunner
+	// shared is set on the plan of a use of a CTE that reads no column of an enclosing query:
+	// the uses of one execution that reopen it share its rows (cte.go).
+	shared *cteDef
 }
 
 func (p *selectPlan) resultInfo(i int) exprInfo {

@@ -241,6 +241,16 @@ WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3), d(y
 
 WITH RECURSIVE d(y) AS (SELECT 1 UNION ALL SELECT y + 1 FROM d WHERE y < (WITH k AS (SELECT 3) SELECT * FROM k)) SELECT y FROM d
 
+-- A CTE read more than once is computed once here: every use sees the same random(). (SQLite
+-- decides per query: it may fold a CTE with FROM into each use instead.)
+WITH c AS (SELECT random() AS r) SELECT a.r = b.r FROM c AS a, c AS b
+
+WITH c AS (SELECT random() AS r) SELECT (SELECT r FROM c) = (SELECT r FROM c)
+
+WITH RECURSIVE c(x, r) AS (SELECT 1, random() UNION ALL SELECT x + 1, random() FROM c WHERE x < 3) SELECT count(*) FROM c AS a JOIN c AS b ON a.r = b.r
+
+WITH RECURSIVE c(x, r) AS (SELECT 1, random() UNION ALL SELECT x + 1, random() FROM c WHERE x < 3) SELECT count(*) FROM t, c WHERE c.r IN (SELECT r FROM c)
+
 -- More shapes: CTEs in joins, IN, USING, subqueries and compounds.
 WITH c AS (SELECT 1 AS z) SELECT * FROM (WITH c AS (SELECT * FROM c) SELECT * FROM c)
 
