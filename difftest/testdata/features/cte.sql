@@ -346,6 +346,14 @@ WITH odd(v) AS (SELECT 1 UNION ALL SELECT 3) DELETE FROM w WHERE n IN (SELECT v 
 SELECT n, note FROM w ORDER BY n
 
 -- exec
+WITH m AS (SELECT max(n) AS mx FROM w) UPDATE w SET n = n + (SELECT mx FROM m) WHERE n < (SELECT mx FROM m)
+
+-- exec
+WITH m AS (SELECT max(n) AS mx FROM w) UPDATE w SET n = n - (SELECT mx FROM m) + (SELECT count(*) FROM m, w AS w2 WHERE w2.n > w.n)
+
+SELECT n, note FROM w ORDER BY n
+
+-- exec
 WITH w(n) AS (SELECT 1) DELETE FROM w WHERE n = 2
 
 SELECT count(*) FROM w
