@@ -3,8 +3,8 @@ package engine
 // Common table expressions (lang_with.html). A WITH clause pushes a frame of CTE definitions on
 // the planner's stack while the statement it belongs to is planned; a FROM item whose name a
 // frame defines names the CTE, before any table or view of that name. A CTE is planned where it
-// is named, as a subquery in FROM with the CTE's name, so each use is a plan of its own (SQLite
-// may materialize a CTE used twice; the rows are the same).
+// is named, as a subquery in FROM with the CTE's name, so each use is a plan of its own; the
+// uses that read no column of an enclosing query share their rows in an execution (cteMemo).
 //
 // Invariants:
 //   - While a CTE's body is planned, a reference to it is an error (cteDef.refErr: "circular
