@@ -575,6 +575,9 @@ type subqueryScan struct {
 func (p *subqueryScan) explain() string { return "SCAN " + p.name }
 
 func (p *subqueryScan) open(e *env, src int) (candidates, error) {
+	if c, ok := p.plan.cte.(*cteRow); ok { // a recursive CTE's current row, as it is
+		return &rowsIter{e: e, src: src, rows: c.rows[:]}, nil
+	}
 	memo := e.run.cteMemo(p.plan)
 	if memo != nil && memo.rows != nil {
 		return &rowsIter{e: e, src: src, rows: memo.rows}, nil

@@ -204,8 +204,8 @@ type recursiveCTE struct {
 	cur   *cteRow
 }
 
-// cteRow yields the row a recursive CTE's recursion is at.
-type cteRow struct{ row []value.Value }
+// cteRow yields the row a recursive CTE's recursion is at (rows[0]).
+type cteRow struct{ rows [1][]value.Value }
 
 // cteRunner is a plan that yields its rows its own way (selectPlan.cte).
 type cteRunner interface {
@@ -213,7 +213,7 @@ type cteRunner interface {
 }
 
 func (c *cteRow) open(*runState, *env) (rowIter, error) {
-	return &sliceIter{rows: [][]value.Value{c.row}}, nil
+	return &sliceIter{rows: [][]value.Value{c.rows[0]}}, nil
 }
 
 // planRecursive plans the recursive CTE def, whose recursive cores start at first.
@@ -351,7 +351,7 @@ func (it *recursiveIter) close()             {}
 
 // step runs the recursive cores with row as the CTE's only row.
 func (it *recursiveIter) step(row []value.Value) error {
-	it.r.cur.row = row
+	it.r.cur.rows[0] = row
 	for _, cp := range it.r.steps.cores {
 		in, err := cp.open(it.run, it.outer)
 		if err != nil {
