@@ -353,6 +353,8 @@ WITH m AS (SELECT max(n) AS mx FROM w) UPDATE w SET n = n - (SELECT mx FROM m) +
 
 SELECT n, note FROM w ORDER BY n
 
+WITH c(v) AS (SELECT max(n) FROM w) UPDATE w SET note = 'max' WHERE n IN c RETURNING n, note
+
 -- exec
 WITH w(n) AS (SELECT 1) DELETE FROM w WHERE n = 2
 
