@@ -56,7 +56,6 @@ func TestUnsupportedFeaturesSaySo(t *testing.T) {
 	mustExec(t, db, "CREATE TABLE t(a, b)", "CREATE TABLE r(x)")
 	for _, q := range []string{
 		"SELECT row_number() OVER () FROM t",
-		"WITH c(x) AS (SELECT 1) SELECT x FROM c",
 		"CREATE TEMP TABLE tt(a)",
 		"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END",
 		"ATTACH 'x.db' AS x",

@@ -21,6 +21,7 @@ type Expr interface{ Offset() Pos }
 // that apply to the whole.
 type Select struct {
 	At      Pos
+	With    *With // nil: no WITH clause
 	Cores   []*SelectCore
 	Ops     []CompoundOp // len(Cores)-1 operators
 	OrderBy []OrderTerm
@@ -81,6 +82,7 @@ type FromItem struct {
 	Join     JoinKind
 	Natural  bool
 	Table    string  // table or view name; empty for a subquery
+	Schema   string  // the schema before Table as written ("main"); empty when unqualified
 	Subquery *Select // nil for a table
 	Alias    string
 	On       Expr
@@ -234,6 +236,7 @@ type Reindex struct {
 // Insert is INSERT or REPLACE.
 type Insert struct {
 	At            Pos
+	With          *With // WITH before INSERT; nil: none
 	Conflict      Conflict
 	Table         string
 	Columns       []string
@@ -256,6 +259,7 @@ type Assignment struct {
 // Update is UPDATE.
 type Update struct {
 	At       Pos
+	With     *With // WITH before UPDATE; nil: none
 	Conflict Conflict
 	Table    string
 	Alias    string
@@ -268,6 +272,7 @@ type Update struct {
 // Delete is DELETE.
 type Delete struct {
 	At    Pos
+	With  *With // WITH before DELETE; nil: none
 	Table string
 	Alias string
 	Where Expr

@@ -346,6 +346,11 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		}
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	if !st.DefaultValues && st.Select != nil {
 		plan, err := planSelect(pc, st.Select, &scope{})
 		if err != nil {
@@ -613,7 +618,7 @@ func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*t
 
 // planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
 // expressions bind in.
-func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *scope, error) {
+func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With) (*targetPlan, *scope, error) {
 	t := x.schema.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
@@ -625,6 +630,11 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 		return nil, nil, fmt.Errorf("no such table: %s", table)
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(with)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pop()
 	name := t.Name
 	if alias != "" {
 		name = alias
@@ -640,12 +650,17 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 
 // planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.
 func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
-	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where)
+	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 	if err != nil {
 		return nil, err
 	}
 	t := p.t
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
 	for _, a := range st.Set {
 		col := t.columnIndex(a.Columns[0])
@@ -693,7 +708,7 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 
 func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Result, error) {
 	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) {
-		p, _, err := x.planTarget(st.Table, st.Alias, st.Where)
+		p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 		if err != nil {
 			return nil, err
 		}

@@ -39,6 +39,8 @@ SELECT upper(type), length(sql) > 10 FROM sqlite_master WHERE name = 'v'
 
 SELECT rowid > 0, sqlite_master.name FROM sqlite_master WHERE name = 't'
 
+WITH tables AS (SELECT name FROM sqlite_master WHERE type = 'table') SELECT count(*) FROM tables, pragma_table_info(tables.name)
+
 SELECT typeof(rootpage), typeof(sql) FROM sqlite_schema WHERE name = 'sqlite_autoindex_t_1'
 
 SELECT * FROM temp.sqlite_master
