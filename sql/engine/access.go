@@ -92,7 +92,7 @@ func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Va
 	}
 	n := len(t.Columns)
 	for len(vals) < n {
-		vals = append(vals, value.Value{})
+		vals = append(vals, t.missing[len(vals)])
 	}
 	vals = vals[:n]
 	if !t.WithoutRowid {

@@ -79,6 +79,10 @@ type Table struct {
 	Checks     []ast.Check
 	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
 	bucket     []byte
+	// missing holds, per column, the value a row whose record ends before the column reads: its
+	// constant DEFAULT with the column's affinity applied, else NULL. ALTER TABLE ADD COLUMN
+	// leaves the existing records as they are, as SQLite does.
+	missing []value.Value
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
 	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
 	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
@@ -387,6 +391,12 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 				return nil, fmt.Errorf("table %q has more than one primary key", st.Name)
 			}
 			pkSeen, pk, t.PKConflict, pkPos = true, cols, tc.Conflict, len(uniques)
+		}
+	}
+	t.missing = make([]value.Value, len(t.Columns))
+	for i, c := range t.Columns {
+		if v, ok := literalDefault(c.Default); ok {
+			t.missing[i] = c.Affinity.Apply(v)
 		}
 	}
 	t.PrimaryKey = pk

@@ -30,26 +30,39 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 			return Result{}, ErrAttached
 		}
 	}
+	// Transaction statements leave the counts of the last INSERT, UPDATE or DELETE.
+	stale := Result{RowsAffected: s.changes, LastInsertID: s.lastInsertID}
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
-		return Result{}, s.begin(ctx, stmt.Mode, false)
+		return stale, s.begin(ctx, stmt.Mode, false)
 	case *ast.Commit:
-		return Result{}, s.commit()
+		return stale, s.commit()
 	case *ast.Rollback:
 		if stmt.Savepoint != "" {
-			return Result{}, s.rollbackTo(stmt.Savepoint)
+			return stale, s.rollbackTo(stmt.Savepoint)
 		}
-		return Result{}, s.rollback()
+		return stale, s.rollback()
 	case *ast.Savepoint:
-		return Result{}, s.savepoint(ctx, stmt.Name)
+		return stale, s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
-		return Result{}, s.release(stmt.Name)
+		return stale, s.release(stmt.Name)
 	}
 	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
+	switch st.parsed.Stmt.(type) {
+	case *ast.CreateTable, *ast.CreateIndex, *ast.CreateView, *ast.Drop, *ast.Reindex, *ast.AlterTable:
+		// Schema statements leave the counts of the last INSERT, UPDATE or DELETE, which SQLite's
+		// drivers report as their RowsAffected (sqlite3_changes).
+		if err == nil {
+			res.RowsAffected, res.LastInsertID = s.changes, s.lastInsertID
+		}
+		return res, err
+	}
 	if err == nil {
 		s.changes = res.RowsAffected
 		s.totalChanges += res.RowsAffected
 		res.LastInsertID = s.lastInsertID
+	} else if ce := (*conflictError)(nil); !errors.As(err, &ce) || ce.algo != ast.ConflictFail {
+		s.changes = 0 // a statement undone leaves SQLite's count at 0 (FAIL keeps its rows and count)
 	}
 	return res, err
 }
@@ -73,6 +86,8 @@ func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
 		return Result{}, x.drop(st)
 	case *ast.Reindex:
 		return Result{}, x.reindex(st)
+	case *ast.AlterTable:
+		return Result{}, x.alterTable(st)
 	}
 	return Result{}, fmt.Errorf("unsupported statement %T", stmt.parsed.Stmt)
 }

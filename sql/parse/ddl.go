@@ -210,3 +210,32 @@ func (c *converter) createView(s *m.CreateViewStmt) (ast.Stmt, error) {
 	}
 	return out, nil
 }
+
+func (c *converter) alterTable(s *m.AlterTableStmt) (ast.Stmt, error) {
+	name, err := c.name(s.Table)
+	if err != nil {
+		return nil, err
+	}
+	out := &ast.AlterTable{At: pos(s), Table: name}
+	switch s.Action {
+	case m.AlterRenameTable:
+		out.Kind, out.NewName = ast.RenameTable, s.NewName.Name
+	case m.AlterRenameColumn:
+		out.Kind, out.Column, out.NewName = ast.RenameColumn, s.Column.Name, s.NewName.Name
+	case m.AlterDropColumn:
+		out.Kind, out.Column = ast.DropColumn, s.Column.Name
+	case m.AlterAddColumn:
+		def, err := c.columnDef(s.ColumnDef)
+		if err != nil {
+			return nil, err
+		}
+		out.Kind, out.Def = ast.AddColumn, &def
+		out.DefSQL = strings.TrimRight(c.text(s.ColumnDef), "; \t\r\n")
+	default:
+		what := map[m.AlterAction]string{m.AlterDropConstraint: "DROP CONSTRAINT",
+			m.AlterDropNotNull: "ALTER COLUMN ... DROP NOT NULL", m.AlterSetNotNull: "ALTER COLUMN ... SET NOT NULL",
+			m.AlterAddConstraintCheck: "ADD CHECK"}[s.Action]
+		return nil, c.unsupported(s, "ALTER TABLE ... "+what)
+	}
+	return out, nil
+}
