@@ -11,6 +11,7 @@ package engine
 //     the column (index entries, which cannot hold it, stay).
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -367,6 +368,14 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 		if o.kind == "table" && o.id == t.ID {
 			o.sql = t.SQL[:after] + ", " + st.DefSQL + t.SQL[after:]
 		}
+	}
+	// Records shorter than their table are version 3 (schema.go, formatVersion).
+	sb, err := x.schemaStore()
+	if err != nil {
+		return err
+	}
+	if err := sb.Put(versionKey, binary.BigEndian.AppendUint64(nil, formatVersion)); err != nil {
+		return err
 	}
 	if err := x.rebuild(objs, "add column"); err != nil {
 		var pe *parse.Error

@@ -41,9 +41,15 @@ func schemaVersionOf(v []byte) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// formatVersion is the version of the SQL layer's layout (schema entries, keys, records):
-// FORMAT.md, "SQL schema".
-const formatVersion = 2
+// formatVersion is the version of the SQL layer's layout (schema entries, keys, records) that
+// this build writes: FORMAT.md, "SQL schema". It also reads version 2, which differs only in
+// having no records shorter than their table (version 3's ALTER TABLE ADD COLUMN leaves them, and
+// they read the column's default); a version-2 database becomes version 3 at its first ADD
+// COLUMN, so that a build reading version 2 only refuses it instead of reading NULLs.
+const (
+	formatVersion    = 3
+	oldFormatVersion = 2
+)
 
 func tableBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/t/%d", id) }
 func indexBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/i/%d", id) }
@@ -233,9 +239,9 @@ func loadSchema(tx *cairn.Tx, cookie int64) (*Schema, error) {
 		return nil, err
 	}
 	if v, err := b.Get(versionKey); err == nil {
-		if len(v) != 8 || binary.BigEndian.Uint64(v) != formatVersion {
-			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads version %d): %w",
-				schemaVersionOf(v), formatVersion, cairn.ErrCorrupt)
+		if n := schemaVersionOf(v); n != formatVersion && n != oldFormatVersion {
+			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads versions %d and %d): %w",
+				n, oldFormatVersion, formatVersion, cairn.ErrCorrupt)
 		}
 	}
 	var entries []schemaEntry
