@@ -133,7 +133,17 @@ func (x *execCtx) rebuild(objs []*schemaObject, action string) error {
 				return fmt.Errorf("error in view %s after %s: %s", o.name, action, plainError(err))
 			}
 		case o.kind == "table":
-			if _, err := bindChecks(pc, s.table(o.name)); err != nil {
+			t := s.table(o.name)
+			refs, _, err := parse.Refs(o.sql)
+			if err != nil {
+				return fmt.Errorf("error in table %s after %s: %s", o.name, action, plainError(err))
+			}
+			for _, r := range refs {
+				if r.ForeignKey && t.columnIndex(r.Name) < 0 {
+					return fmt.Errorf("error in table %s after %s: unknown column %q in foreign key definition", o.name, action, r.Name)
+				}
+			}
+			if _, err := bindChecks(pc, t); err != nil {
 				return fmt.Errorf("error in table %s after %s: %s", o.name, action, plainError(err))
 			}
 		}
@@ -248,7 +258,7 @@ func (x *execCtx) renameTable(t *Table, newName string) error {
 			}
 			var edits []edit
 			for _, r := range refs {
-				if r.Kind != RefTableKind || fold(r.Name) != fold(t.Name) {
+				if r.Kind != parse.RefTable || fold(r.Name) != fold(t.Name) {
 					continue
 				}
 				if r.Qualifier && r.Scope >= 0 {
@@ -319,9 +329,6 @@ func (x *execCtx) renameColumn(t *Table, col, newName string) error {
 	return x.rebuild(objs, "rename")
 }
 
-// RefTableKind is parse.RefTable (a short name for the loops above).
-const RefTableKind = parse.RefTable
-
 // tableHasRows reports whether t has a row.
 func (x *execCtx) tableHasRows(t *Table) (bool, error) {
 	b, err := x.bucket(t.bucket)
@@ -358,11 +365,10 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 			return errors.New("Cannot add a column with non-constant default")
 		}
 	}
-	spans, after, err := parse.ColumnSpans(t.SQL)
+	_, after, err := parse.ColumnSpans(t.SQL)
 	if err != nil {
 		return fmt.Errorf("error in table %s: %w", t.Name, err)
 	}
-	_ = spans
 	objs := x.schema.objects()
 	for _, o := range objs {
 		if o.kind == "table" && o.id == t.ID {
@@ -441,10 +447,8 @@ func (x *execCtx) dropColumn(t *Table, col string) error {
 	if c.PK > 0 {
 		return fmt.Errorf("cannot drop PRIMARY KEY column: %q", c.Name)
 	}
-	for _, ix := range t.Indexes {
-		if ix.SQL == "" && len(ix.Columns) == 1 && ix.Columns[0].Column == ci && t.uniqueColumn(ci) {
-			return fmt.Errorf("cannot drop UNIQUE column: %q", c.Name)
-		}
+	if c.unique {
+		return fmt.Errorf("cannot drop UNIQUE column: %q", c.Name)
 	}
 	if len(t.Columns) == 1 {
 		return fmt.Errorf("cannot drop column %q: no other columns exist", c.Name)
@@ -471,7 +475,6 @@ func (x *execCtx) dropColumn(t *Table, col string) error {
 		return err
 	}
 	// Rewrite the rows without the column.
-	nt := x.schema.table(t.Name)
 	b, err := x.bucket(t.bucket)
 	if err != nil {
 		return err
@@ -496,17 +499,10 @@ func (x *execCtx) dropColumn(t *Table, col string) error {
 	if err := cur.Err(); err != nil {
 		return err
 	}
-	_ = nt
 	for _, r := range out {
 		if err := b.Put(r.k, r.v); err != nil {
 			return rowError(err)
 		}
 	}
 	return nil
-}
-
-// uniqueColumn reports whether column i has a column UNIQUE constraint of its own (an automatic
-// index on it alone that is not the primary key's).
-func (t *Table) uniqueColumn(i int) bool {
-	return t.Columns[i].PK == 0
 }

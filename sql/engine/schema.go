@@ -66,6 +66,9 @@ type Column struct {
 	Default         ast.Expr // nil: NULL
 	// PK is the column's position in the primary key plus one (0: not in it).
 	PK int
+	// unique is set for a column with a UNIQUE constraint of its own (ALTER TABLE DROP COLUMN
+	// refuses it).
+	unique bool
 }
 
 // Table is a table of the schema.
@@ -354,7 +357,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		}
 		seen[fold(cd.Name)] = true
 		col := Column{Name: cd.Name, Type: cd.Type, Affinity: value.AffinityOf(cd.Type), NotNull: cd.NotNull,
-			NotNullConflict: cd.NotNullConf, Default: cd.Default}
+			NotNullConflict: cd.NotNullConf, Default: cd.Default, unique: cd.Unique}
 		if cd.Collation != "" {
 			c, ok := value.CollationByName(cd.Collation)
 			if !ok {

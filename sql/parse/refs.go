@@ -45,6 +45,8 @@ type Ref struct {
 	// Definition marks a column's name in its own definition (CREATE TABLE's column list) or
 	// a table's name in its CREATE TABLE.
 	Definition bool
+	// ForeignKey marks a column of the table's own side of a FOREIGN KEY clause.
+	ForeignKey bool
 }
 
 // Scope is a select core of a statement: the tables of its FROM clause.
@@ -97,7 +99,7 @@ func Refs(sql string) ([]Ref, []Scope, error) {
 				w.expr(tc.Expr, own, -1)
 			}
 			for _, c := range tc.FKColumns {
-				w.add(c.Name, RefColumn, own, -1, false)
+				w.add(c.Name, RefColumn, own, -1, false).ForeignKey = true
 			}
 			if tc.References != nil {
 				w.references(tc.References)
