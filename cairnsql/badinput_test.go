@@ -67,7 +67,6 @@ func TestUnsupportedFeaturesSaySo(t *testing.T) {
 		"INSERT INTO t VALUES (1, 2) RETURNING *",
 		"INSERT INTO t(a) VALUES (5) ON CONFLICT(a) DO NOTHING",
 		"ALTER TABLE t DROP CONSTRAINT c",
-		"CREATE INDEX i ON t(a) WHERE a > 0",
 		"CREATE TABLE s(a INTEGER) STRICT",
 		"SELECT * FROM other.t",
 	} {

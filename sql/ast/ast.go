@@ -149,6 +149,8 @@ type IndexedColumn struct {
 	Name      string
 	Collation string
 	Desc      bool
+	// Expr is the expression of an index on an expression (Name is then empty); nil for a column.
+	Expr Expr
 }
 
 // Conflict is an ON CONFLICT / OR clause's algorithm.
@@ -185,6 +187,8 @@ type CreateIndex struct {
 	IfNotExists bool
 	Columns     []IndexedColumn
 	SQL         string
+	// Where is the condition of a partial index, or nil.
+	Where Expr
 }
 
 // CreateView is CREATE [TEMP] VIEW. A TEMP view exists for its connection only.

@@ -510,7 +510,9 @@ func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
 	row := it.buf[:n]
 	clear(row)
 	for i, ic := range ix.Columns {
-		row[ic.Column] = vals[i]
+		if ic.Column >= 0 { // not an expression's value
+			row[ic.Column] = vals[i]
+		}
 	}
 	if !t.WithoutRowid { // a WITHOUT ROWID table's key is its primary key, which covers() skips
 		rowid, err := codec.Rowid(rowKey)

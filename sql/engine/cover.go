@@ -47,7 +47,9 @@ func (p *indexScan) covers(src *source) bool {
 	}
 	var held uint64
 	for _, ic := range p.index.Columns {
-		held |= 1 << uint(min(ic.Column, 63))
+		if ic.Column >= 0 {
+			held |= 1 << uint(min(ic.Column, 63))
+		}
 	}
 	t := p.index.Table
 	if !t.WithoutRowid {

@@ -245,10 +245,16 @@ func (x *execCtx) fillIndex(ix *Index) error {
 				return err
 			}
 			if other != nil {
-				return uniqueError(t, ix.Columns)
+				return uniqueIndexError(ix)
 			}
 		}
-		ek, ev := ix.entry(row, rowid)
+		ek, ev, err := ix.entry(row, rowid)
+		if err != nil {
+			return err
+		}
+		if ek == nil {
+			continue
+		}
 		if err := ib.Put(ek, ev); err != nil {
 			return rowError(err)
 		}

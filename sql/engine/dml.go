@@ -246,7 +246,7 @@ func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, 
 				}
 			}
 		default:
-			return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
+			return &conflictError{err: uniqueIndexError(ix), algo: algo}
 		}
 	}
 	return nil

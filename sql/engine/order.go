@@ -112,6 +112,9 @@ func orderByIndex(lv *level, src *source, keys []orderKey, cols []int) bool {
 		candidates = append([]*Index{primaryIndex(t)}, candidates...)
 	}
 	for _, ix := range candidates {
+		if ix.where != nil && !src.partialOK[ix] {
+			continue // a partial index holds only some rows
+		}
 		scan := &indexScan{index: ix, primary: ix.primary}
 		if reverse, ok := indexOrder(scan, keys, cols); ok {
 			scan.reverse = reverse

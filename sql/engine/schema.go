@@ -117,9 +117,10 @@ func (t *Table) uniqueCheckOrder() []int {
 
 // IndexColumn is a column of an index or primary key.
 type IndexColumn struct {
-	Column    int
+	Column    int // the table column, or exprColumn for an expression (expr)
 	Desc      bool
 	Collation value.Collation
+	expr      *indexExpr
 }
 
 // Index is an index of a table (explicit, or made for a UNIQUE or PRIMARY KEY constraint).
@@ -136,6 +137,8 @@ type Index struct {
 	// primary marks the primary key of a WITHOUT ROWID table seen as an index (choose.go): its
 	// entries are the table's rows.
 	primary bool
+	// where is the condition of a partial index (exprindex.go), or nil.
+	where *indexExpr
 }
 
 // View is a view of the schema.
@@ -526,10 +529,16 @@ func (t *Table) columnIndex(name string) int {
 
 // newIndex builds an index from its CREATE INDEX statement.
 func newIndex(st *ast.CreateIndex, t *Table, id int64) (*Index, error) {
-	cols, err := t.indexColumns(st.Columns)
+	cols, err := exprIndexColumns(t, st.Columns)
 	if err != nil {
 		return nil, err
 	}
-	return &Index{Name: st.Name, ID: id, SQL: st.SQL, Table: t, Columns: cols, Unique: st.Unique,
-		bucket: indexBucket(id)}, nil
+	ix := &Index{Name: st.Name, ID: id, SQL: st.SQL, Table: t, Columns: cols, Unique: st.Unique,
+		bucket: indexBucket(id)}
+	if st.Where != nil {
+		if ix.where, err = bindIndexExpr(t, st.Where, "partial index WHERE clauses"); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
 }

@@ -140,7 +140,7 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 		if tc.Kind == m.TableUnique {
 			out.Kind = ast.UniqueKey
 		}
-		cols, err := c.indexedColumns(tc.Columns)
+		cols, err := c.indexedColumns(tc.Columns, false)
 		if err != nil {
 			return out, err
 		}
@@ -159,8 +159,9 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 }
 
 // indexedColumns converts the columns of an index, PRIMARY KEY or UNIQUE clause: each a column
-// name with an optional COLLATE and direction (an expression index is unsupported).
-func (c *converter) indexedColumns(terms []*m.OrderingTerm) ([]ast.IndexedColumn, error) {
+// name, or for an index (exprs set) an expression, with an optional COLLATE and direction. A
+// string literal names a column, as in SQLite.
+func (c *converter) indexedColumns(terms []*m.OrderingTerm, exprs bool) ([]ast.IndexedColumn, error) {
 	var out []ast.IndexedColumn
 	for _, t := range terms {
 		col := ast.IndexedColumn{At: pos(t), Desc: t.Order == m.SortDesc}
@@ -169,30 +170,54 @@ func (c *converter) indexedColumns(terms []*m.OrderingTerm) ([]ast.IndexedColumn
 			col.Collation = coll.Name.Name
 			e = coll.X
 		}
-		id, ok := unparen(e).(*m.Ident)
-		if !ok {
-			return nil, c.unsupported(t, "indexes on expressions")
+		switch x := unparen(e).(type) {
+		case *m.Ident:
+			col.Name = x.Name
+		case *m.Literal:
+			if x.Kind != m.LitString {
+				if !exprs {
+					return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
+				}
+				lit, err := c.expr(x)
+				if err != nil {
+					return nil, err
+				}
+				col.Expr = lit
+				break
+			}
+			col.Name = x.Value
+		default:
+			if !exprs {
+				return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
+			}
+			xe, err := c.expr(e)
+			if err != nil {
+				return nil, err
+			}
+			col.Expr = xe
 		}
-		col.Name = id.Name
 		out = append(out, col)
 	}
 	return out, nil
 }
 
 func (c *converter) createIndex(s *m.CreateIndexStmt) (ast.Stmt, error) {
-	if s.Where != nil {
-		return nil, c.unsupported(s.Where, "partial indexes (WHERE)")
-	}
 	name, err := c.name(s.Name)
 	if err != nil {
 		return nil, err
 	}
-	cols, err := c.indexedColumns(s.Columns)
+	cols, err := c.indexedColumns(s.Columns, true)
 	if err != nil {
 		return nil, err
 	}
-	return &ast.CreateIndex{At: pos(s), Name: name, Table: s.Table.Name, Unique: s.Unique,
-		IfNotExists: s.IfNotExists, Columns: cols, SQL: c.stmtText(s)}, nil
+	out := &ast.CreateIndex{At: pos(s), Name: name, Table: s.Table.Name, Unique: s.Unique,
+		IfNotExists: s.IfNotExists, Columns: cols, SQL: c.stmtText(s)}
+	if s.Where != nil {
+		if out.Where, err = c.expr(s.Where); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (c *converter) createView(s *m.CreateViewStmt) (ast.Stmt, error) {
