@@ -23,11 +23,11 @@ type colTerm struct {
 	col   int    // the column, or -1 for the rowid, or exprColumn for an expression (canon)
 	canon string // exprColumn: the expression's canonical form (exprindex.go)
 	op    ast.BinaryOp
-	x    expr   // nil for opIn
-	list []expr // the values of opIn
-	refs uint64 // the sources of this query level x reads (those of outer loops)
-	aff  value.Affinity
-	coll value.Collation
+	x     expr   // nil for opIn
+	list  []expr // the values of opIn
+	refs  uint64 // the sources of this query level x reads (those of outer loops)
+	aff   value.Affinity
+	coll  value.Collation
 }
 
 // opIn marks a colTerm "column IN (list)"; it is no operator of ast.
