@@ -290,3 +290,20 @@ func notNullOperand(e exprAST) (exprAST, bool) {
 	}
 	return nil, false
 }
+
+// unCollate returns e without the COLLATE clauses around it.
+func unCollate(e exprAST) exprAST {
+	for {
+		c, ok := e.(*ast.Collate)
+		if !ok {
+			return e
+		}
+		e = c.X
+	}
+}
+
+// isIntegerLiteral reports whether e is an integer literal (an ORDER BY result column number).
+func isIntegerLiteral(e exprAST) bool {
+	l, ok := e.(*ast.Literal)
+	return ok && l.Value.Kind() == value.Integer
+}

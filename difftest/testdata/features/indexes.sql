@@ -38,6 +38,24 @@ DELETE FROM users WHERE lower(email) = 'bobby@example.com'
 
 SELECT count(*) FROM users WHERE lower(email) > ''
 
+EXPLAIN QUERY PLAN SELECT name FROM users ORDER BY lower(email)
+
+SELECT name FROM users ORDER BY lower(email)
+
+EXPLAIN QUERY PLAN SELECT name FROM users ORDER BY lower(email) DESC LIMIT 2
+
+SELECT name FROM users ORDER BY lower(email) DESC LIMIT 2
+
+EXPLAIN QUERY PLAN SELECT name FROM users WHERE lower(email) > 'b' ORDER BY lower(email)
+
+SELECT name FROM users WHERE lower(email) > 'b' ORDER BY lower(email)
+
+EXPLAIN QUERY PLAN SELECT name FROM users ORDER BY lower(email) COLLATE nocase
+
+EXPLAIN QUERY PLAN SELECT name FROM users ORDER BY lower(email), id
+
+SELECT name FROM users ORDER BY lower(email), id
+
 CREATE INDEX users_age2 ON users(age * 2, substr(name, 1, 1))
 
 EXPLAIN QUERY PLAN SELECT name FROM users WHERE age * 2 = 60 AND substr(name, 1, 1) = 'a'
