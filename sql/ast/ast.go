@@ -114,6 +114,12 @@ type ColumnDef struct {
 	Default     Expr // nil: NULL
 	Checks      []Check
 	Collation   string
+	// Generated is the expression of a generated column (AS (expr)), nil for a stored value;
+	// Stored is set for STORED, else it is VIRTUAL.
+	Generated Expr
+	Stored    bool
+	// DefaultSet records a DEFAULT clause (with Generated, an error).
+	DefaultSet bool
 }
 
 // Check is a CHECK constraint: its expression, its text (for the error message of an unnamed

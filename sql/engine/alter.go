@@ -347,6 +347,8 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 		return errors.New("Cannot add a PRIMARY KEY column")
 	case def.Unique:
 		return errors.New("Cannot add a UNIQUE column")
+	case def.Generated != nil && def.Stored:
+		return errors.New("cannot add a STORED column")
 	}
 	dflt := def.Default
 	if lit, ok := dflt.(*ast.Literal); ok && lit.Value.IsNull() {
@@ -390,8 +392,14 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 		}
 		return unwrapAfter(err)
 	}
-	// The rows must meet the table's CHECK constraints with the new column's value.
 	nt := x.schema.table(t.Name)
+	if def.Generated != nil {
+		// A generated column's value is stored with the row (generated.go): write it.
+		if err := x.rewriteRows(nt, func(row []value.Value) error { return nt.computeGenerated(row) }); err != nil {
+			return err
+		}
+	}
+	// The rows must meet the table's CHECK constraints with the new column's value.
 	if len(def.Checks) == 0 {
 		return nil
 	}
@@ -497,6 +505,44 @@ func (x *execCtx) dropColumn(t *Table, col string) error {
 		}
 	}
 	if err := cur.Err(); err != nil {
+		return err
+	}
+	for _, r := range out {
+		if err := b.Put(r.k, r.v); err != nil {
+			return rowError(err)
+		}
+	}
+	return nil
+}
+
+// rewriteRows writes every row of t again after fn changed it (its key and index entries stay:
+// fn changes no indexed column).
+func (x *execCtx) rewriteRows(t *Table, fn func(row []value.Value) error) error {
+	b, err := x.bucket(t.bucket)
+	if err != nil {
+		return err
+	}
+	type kv struct{ k, v []byte }
+	var out []kv
+	c := b.Cursor()
+	var row []value.Value
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var rowid int64
+		if !t.WithoutRowid {
+			rowid, _ = codec.Rowid(k)
+		}
+		if row, err = decodeRow(t, rowid, v, row); err != nil {
+			return err
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+		out = append(out, kv{slices.Clone(k), t.record(row)})
+		if err := x.tick(); err != nil {
+			return err
+		}
+	}
+	if err := c.Err(); err != nil {
 		return err
 	}
 	for _, r := range out {

@@ -145,6 +145,11 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 		}
 		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
 	}
+	if len(t.gen) > 0 {
+		if err := t.computeGenerated(vals); err != nil {
+			return err
+		}
+	}
 	// NOT NULL in SQLite's two passes (sqlite3GenerateConstraintChecks): on the first, a NULL
 	// in a column whose algorithm is REPLACE takes the column's DEFAULT, if it has one, and any
 	// other NULL fails at once (or skips the row, for IGNORE); on the second, a REPLACE column
@@ -318,7 +323,9 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 	case st.DefaultValues:
 	case st.Columns == nil:
 		for i := range t.Columns {
-			p.targets = append(p.targets, i)
+			if !t.isGenerated(i) {
+				p.targets = append(p.targets, i)
+			}
 		}
 	default:
 		for _, name := range st.Columns {
@@ -329,6 +336,9 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 				} else {
 					return nil, fmt.Errorf("table %s has no column named %s", t.Name, name)
 				}
+			}
+			if t.isGenerated(i) {
+				return nil, fmt.Errorf("cannot INSERT into generated column %q", t.Columns[i].Name)
 			}
 			p.targets = append(p.targets, i)
 		}
@@ -341,7 +351,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		}
 		if n := len(p.targets); plan.ncols != n {
 			if st.Columns == nil {
-				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
+				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, n, plan.ncols)
 			}
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
@@ -592,6 +602,9 @@ func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
 			} else {
 				return nil, fmt.Errorf("no such column: %s", a.Columns[0])
 			}
+		}
+		if t.isGenerated(col) {
+			return nil, fmt.Errorf("cannot UPDATE generated column %q", t.Columns[col].Name)
 		}
 		ex, _, err := b.bind(a.Expr)
 		if err != nil {

@@ -69,6 +69,10 @@ type Column struct {
 	// unique is set for a column with a UNIQUE constraint of its own (ALTER TABLE DROP COLUMN
 	// refuses it).
 	unique bool
+	// Generated is the expression of a generated column (generated.go), nil for others;
+	// Stored is set for a STORED one.
+	Generated ast.Expr
+	Stored    bool
 }
 
 // Table is a table of the schema.
@@ -92,6 +96,8 @@ type Table struct {
 	// constant DEFAULT with the column's affinity applied, else NULL. ALTER TABLE ADD COLUMN
 	// leaves the existing records as they are, as SQLite does.
 	missing []value.Value
+	// gen lists the generated columns in the order they are computed (generated.go).
+	gen []genColumn
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
 	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
 	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
@@ -360,7 +366,8 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		}
 		seen[fold(cd.Name)] = true
 		col := Column{Name: cd.Name, Type: cd.Type, Affinity: value.AffinityOf(cd.Type), NotNull: cd.NotNull,
-			NotNullConflict: cd.NotNullConf, Default: cd.Default, unique: cd.Unique}
+			NotNullConflict: cd.NotNullConf, Default: cd.Default, unique: cd.Unique, Generated: cd.Generated,
+			Stored: cd.Stored}
 		if cd.Collation != "" {
 			c, ok := value.CollationByName(cd.Collation)
 			if !ok {
@@ -463,6 +470,9 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		}
 	}
 	t.autoOrder = kept
+	if err := t.bindGenerated(st.Columns); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 

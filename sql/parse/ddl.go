@@ -116,14 +116,19 @@ func (c *converter) columnDef(col *m.ColumnDef) (ast.ColumnDef, error) {
 			if err != nil {
 				return def, err
 			}
-			def.Default = x
+			def.Default, def.DefaultSet = x, true
 		case m.ColumnCollate:
 			def.Collation = k.Collation.Name
 		case m.ColumnReferences, m.ColumnDeferrable:
 			// FOREIGN KEY clauses are parsed and not enforced, as SQLite does by default
 			// (PRAGMA foreign_keys is off).
 		case m.ColumnGenerated:
-			return def, c.unsupported(k, "generated columns")
+			x, err := c.expr(k.Expr)
+			if err != nil {
+				return def, err
+			}
+			def.Generated = x
+			def.Stored = k.GeneratedKind != nil && equalFold(k.GeneratedKind.Name, "stored")
 		}
 	}
 	return def, nil
