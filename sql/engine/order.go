@@ -35,7 +35,7 @@ func (p *selectPlan) useAccessOrder() {
 	}
 	lv := cp.levels[0]
 	cols := make([]int, len(p.order)) // the outer source's column of each ORDER BY key
-	var canons []string              // of keys on an expression (cols[i] == exprColumn)
+	var canons []string               // of keys on an expression (cols[i] == exprColumn)
 	for i, k := range p.order {
 		c, ok := cp.outerColumn(cp.project[k.col])
 		if !ok {
