@@ -57,7 +57,6 @@ func TestUnsupportedFeaturesSaySo(t *testing.T) {
 	for _, q := range []string{
 		"SELECT row_number() OVER () FROM t",
 		"WITH c(x) AS (SELECT 1) SELECT x FROM c",
-		"CREATE TEMP TABLE tt(a)",
 		"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END",
 		"ATTACH 'x.db' AS x",
 		"PRAGMA table_info(t)",

@@ -175,6 +175,7 @@ const (
 // CreateTable is CREATE TABLE.
 type CreateTable struct {
 	At           Pos
+	Temp         bool // CREATE TEMP TABLE: a table of the connection
 	Name         string
 	IfNotExists  bool
 	Columns      []ColumnDef

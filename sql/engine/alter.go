@@ -49,6 +49,9 @@ func literalDefault(e ast.Expr) (value.Value, bool) {
 }
 
 func (x *execCtx) alterTable(st *ast.AlterTable) error {
+	if x.sess.temp.table(st.Table) != nil {
+		return fmt.Errorf("unsupported: ALTER TABLE of TEMP table %s", st.Table)
+	}
 	t := x.schema.table(st.Table)
 	if t == nil {
 		if x.schema.view(st.Table) != nil || x.sess.tempViews[fold(st.Table)] != nil {

@@ -300,6 +300,7 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 // and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
 type insertPlan struct {
 	schema   *Schema
+	temp     *tempState // the session's TEMP tables it was planned with
 	t        *Table
 	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
 	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
@@ -310,14 +311,14 @@ type insertPlan struct {
 
 // planInsert plans st against x's schema.
 func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
-	t := x.schema.table(st.Table)
+	t := x.table(st.Table)
 	if t == nil {
 		if x.schema.view(st.Table) != nil {
 			return nil, fmt.Errorf("cannot modify %s because it is a view", st.Table)
 		}
 		return nil, fmt.Errorf("no such table: %s", st.Table)
 	}
-	p := &insertPlan{schema: x.schema, t: t, uniques: uniqueOrder(t)}
+	p := &insertPlan{schema: x.schema, temp: x.sess.temp, t: t, uniques: uniqueOrder(t)}
 	// Target columns (none for DEFAULT VALUES: every column takes its default).
 	switch {
 	case st.DefaultValues:
@@ -380,7 +381,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 // insert runs an INSERT, with the plan cached in stmt (nil: plan for this run only).
 func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Result, error) {
 	var p *insertPlan
-	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema {
+	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema && stmt.ins.temp == x.sess.temp {
 		p = stmt.ins
 	} else {
 		var err error
@@ -532,6 +533,7 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 // its WHERE, and for UPDATE the bound SET expressions, CHECK constraints and UNIQUE order.
 type targetPlan struct {
 	schema  *Schema
+	temp    *tempState // the session's TEMP tables it was planned with
 	t       *Table
 	cp      *corePlan
 	sets    []setColumn
@@ -548,7 +550,7 @@ type setColumn struct {
 // cachedTarget returns stmt's targetPlan for x's schema, planning it with plan when there is
 // none (stmt nil: for this run only).
 func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*targetPlan, error) {
-	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema {
+	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema && stmt.dml.temp == x.sess.temp {
 		return stmt.dml, nil
 	}
 	p, err := plan()
@@ -564,7 +566,7 @@ func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*t
 // planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
 // expressions bind in.
 func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *scope, error) {
-	t := x.schema.table(table)
+	t := x.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
 			return nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
@@ -582,7 +584,7 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, nil, err
 	}
-	return &targetPlan{schema: x.schema, t: t, cp: cp}, sc, nil
+	return &targetPlan{schema: x.schema, temp: x.sess.temp, t: t, cp: cp}, sc, nil
 }
 
 // planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.

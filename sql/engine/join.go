@@ -53,7 +53,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Subquery != nil {
 		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
 	}
-	if t := pc.schema.table(item.Table); t != nil {
+	if t := pc.table(item.Table); t != nil {
 		name := t.Name
 		if item.Alias != "" {
 			name = item.Alias

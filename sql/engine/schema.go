@@ -96,6 +96,8 @@ type Table struct {
 	// constant DEFAULT with the column's affinity applied, else NULL. ALTER TABLE ADD COLUMN
 	// leaves the existing records as they are, as SQLite does.
 	missing []value.Value
+	// temp marks a TEMP table (temp.go), which is no part of the schema.
+	temp bool
 	// gen lists the generated columns in the order they are computed (generated.go).
 	gen []genColumn
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a

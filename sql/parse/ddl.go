@@ -8,14 +8,11 @@ import (
 )
 
 func (c *converter) createTable(s *m.CreateTableStmt) (ast.Stmt, error) {
-	if s.Temp {
-		return nil, c.unsupported(s, "CREATE TEMP TABLE")
-	}
 	name, err := c.name(s.Name)
 	if err != nil {
 		return nil, err
 	}
-	out := &ast.CreateTable{At: pos(s), Name: name, IfNotExists: s.IfNotExists, SQL: c.stmtText(s)}
+	out := &ast.CreateTable{At: pos(s), Temp: s.Temp, Name: name, IfNotExists: s.IfNotExists, SQL: c.stmtText(s)}
 	for _, o := range s.Options {
 		switch {
 		case o.Without && equalFold(o.Name.Name, "rowid"):
