@@ -41,7 +41,8 @@ type lsnSchema struct {
 	schema *Schema
 }
 
-// New returns an engine over db. db stays the caller's to close.
+// New returns an engine over db. db stays the caller's to close. An Engine takes itself to be the
+// only one on db: it deletes the buckets of TEMP tables it finds, which a process that died left.
 func New(db *cairn.DB) *Engine {
 	// The TEMP tables a process that died left (temp.go): best effort, as a read-only
 	// database cannot lose them.
