@@ -137,6 +137,8 @@ type TableConstraint struct {
 	Columns  []IndexedColumn
 	Check    *Check
 	Conflict Conflict
+	// AutoInc is set for PRIMARY KEY(col AUTOINCREMENT).
+	AutoInc bool
 }
 
 // ConstraintKind is the kind of a table constraint.
@@ -241,6 +243,12 @@ type Insert struct {
 	Columns       []string
 	Select        *Select // VALUES lists are a Select of one VALUES core
 	DefaultValues bool
+	// Alias is the table's alias (INSERT INTO t AS a), which upsert expressions may use.
+	Alias string
+	// Upserts are the ON CONFLICT clauses, in order (upsert.go).
+	Upserts []Upsert
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // Assignment is one SET item of UPDATE.
@@ -257,6 +265,8 @@ type Update struct {
 	Alias    string
 	Set      []Assignment
 	Where    Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // Delete is DELETE.
@@ -265,6 +275,8 @@ type Delete struct {
 	Table string
 	Alias string
 	Where Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // TxMode is BEGIN's mode.

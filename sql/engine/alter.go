@@ -284,7 +284,25 @@ func (x *execCtx) renameTable(t *Table, newName string) error {
 			}
 		}
 	}
-	return x.rebuild(objs, "rename")
+	if err := x.rebuild(objs, "rename"); err != nil {
+		return err
+	}
+	return x.renameSeq(t.Name, newName)
+}
+
+// renameSeq renames the sqlite_sequence row of an AUTOINCREMENT table, as SQLite does.
+func (x *execCtx) renameSeq(old, newName string) error {
+	seqT := x.schema.table(seqTableName)
+	if seqT == nil {
+		return nil
+	}
+	return x.rewriteRowsWhere(seqT, func(row []value.Value) bool {
+		if name := row[0]; name.Kind() == value.Text && string(name.Bytes()) == old {
+			row[0] = value.TextString(newName)
+			return true
+		}
+		return false
+	})
 }
 
 func (x *execCtx) renameColumn(t *Table, col, newName string) error {
@@ -518,9 +536,20 @@ func (x *execCtx) dropColumn(t *Table, col string) error {
 	return nil
 }
 
+// rewriteRowsWhere writes again the rows of t that fn changed (reporting true); their keys and
+// index entries stay: fn changes no indexed column.
+func (x *execCtx) rewriteRowsWhere(t *Table, fn func(row []value.Value) bool) error {
+	return x.rewriteRowsIf(t, func(row []value.Value) (bool, error) { return fn(row), nil })
+}
+
 // rewriteRows writes every row of t again after fn changed it (its key and index entries stay:
 // fn changes no indexed column).
 func (x *execCtx) rewriteRows(t *Table, fn func(row []value.Value) error) error {
+	return x.rewriteRowsIf(t, func(row []value.Value) (bool, error) { return true, fn(row) })
+}
+
+// rewriteRowsIf writes again each row of t for which fn reports true.
+func (x *execCtx) rewriteRowsIf(t *Table, fn func(row []value.Value) (bool, error)) error {
 	b, err := x.bucket(t.bucket)
 	if err != nil {
 		return err
@@ -537,10 +566,13 @@ func (x *execCtx) rewriteRows(t *Table, fn func(row []value.Value) error) error 
 		if row, err = decodeRow(t, rowid, v, row); err != nil {
 			return err
 		}
-		if err := fn(row); err != nil {
+		changed, err := fn(row)
+		if err != nil {
 			return err
 		}
-		out = append(out, kv{slices.Clone(k), t.record(row)})
+		if changed {
+			out = append(out, kv{slices.Clone(k), t.record(row)})
+		}
 		if err := x.tick(); err != nil {
 			return err
 		}

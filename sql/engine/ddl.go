@@ -60,6 +60,10 @@ func (x *execCtx) changed(b *cairn.Bucket, s *Schema) error {
 }
 
 func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
+	// The name is checked before whether it exists, as SQLite does (sqlite_sequence exists).
+	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
+		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
+	}
 	if st.Temp {
 		return x.createTable2(st, params)
 	}
@@ -75,18 +79,12 @@ func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
 		}
 		return fmt.Errorf("%s %s already exists", kind, st.Name)
 	}
-	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
-		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
-	}
 	return x.createTable2(st, params)
 }
 
 // createTable2 makes the table of st (a TEMP one checks its name in the session; a table of
 // the schema was checked by createTable) and fills it with the rows of AS SELECT.
 func (x *execCtx) createTable2(st *ast.CreateTable, params []value.Value) error {
-	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
-		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
-	}
 	var rows [][]value.Value
 	if st.AsSelect != nil {
 		def, data, err := x.tableFromSelect(st, params)
@@ -138,6 +136,9 @@ func (x *execCtx) createSchemaTable(st *ast.CreateTable) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAutoInc(st, t); err != nil {
+		return nil, err
+	}
 	if _, err := x.tx.CreateBucket(t.bucket); err != nil {
 		return nil, err
 	}
@@ -154,6 +155,11 @@ func (x *execCtx) createSchemaTable(st *ast.CreateTable) (*Table, error) {
 	}
 	s := x.schema.clone()
 	s.addTable(t)
+	if t.AutoInc {
+		if err := x.addSeqTable(b, s); err != nil {
+			return nil, err
+		}
+	}
 	if err := x.changed(b, s); err != nil {
 		return nil, err
 	}
@@ -221,6 +227,9 @@ func (x *execCtx) createIndex(st *ast.CreateIndex) error {
 	t := x.schema.table(st.Table)
 	if t == nil {
 		return fmt.Errorf("no such table: main.%s", st.Table)
+	}
+	if fold(t.Name) == seqTableName {
+		return fmt.Errorf("table %s may not be indexed", t.Name)
 	}
 	b, err := x.schemaStore()
 	if err != nil {
@@ -363,9 +372,17 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 		}
 		return fmt.Errorf("no such table: %s", st.Name)
 	}
+	if fold(t.Name) == seqTableName {
+		return fmt.Errorf("table %s may not be dropped", t.Name)
+	}
 	b, err := x.schemaStore()
 	if err != nil {
 		return err
+	}
+	if t.AutoInc {
+		if err := x.dropSeq(t); err != nil {
+			return err
+		}
 	}
 	s := x.schema.clone()
 	for _, ix := range t.Indexes {

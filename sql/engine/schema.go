@@ -91,7 +91,9 @@ type Table struct {
 	PKConflict ast.Conflict
 	Checks     []ast.Check
 	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
-	bucket     []byte
+	// AutoInc is set for an INTEGER PRIMARY KEY declared AUTOINCREMENT (autoinc.go).
+	AutoInc bool
+	bucket  []byte
 	// missing holds, per column, the value a row whose record ends before the column reads: its
 	// constant DEFAULT with the column's affinity applied, else NULL. ALTER TABLE ADD COLUMN
 	// leaves the existing records as they are, as SQLite does.
@@ -435,6 +437,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	case isInteger:
 		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
 		t.RowidColumn = pk[0].Column
+		t.AutoInc = autoIncOf(st)
 	case len(pk) > 0:
 		uniques = append(uniques[:pkPos], append([][]IndexColumn{pk}, uniques[pkPos:]...)...)
 		conflicts = append(conflicts[:pkPos], append([]ast.Conflict{t.PKConflict}, conflicts[pkPos:]...)...)

@@ -123,6 +123,9 @@ func (x *execCtx) createTempTable(st *ast.CreateTable) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.AutoInc {
+		return nil, fmt.Errorf("unsupported: AUTOINCREMENT on TEMP table %s", t.Name)
+	}
 	t.bucket = s.tempBucket("t", id)
 	if _, err := x.tx.CreateBucket(t.bucket); err != nil {
 		return nil, err

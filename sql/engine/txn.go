@@ -24,45 +24,78 @@ import (
 
 // exec runs a statement that is not a query.
 func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Result, error) {
+	return s.execTo(ctx, st, args, nil)
+}
+
+// execTo runs a statement that is not a query; the rows of its RETURNING clause go to sink
+// (nil: dropped).
+func (s *Session) execTo(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
 	switch st.parsed.Stmt.(type) {
 	case *ast.Begin, *ast.Commit, *ast.Rollback, *ast.Savepoint, *ast.Release:
 		if s.attached {
 			return Result{}, ErrAttached
 		}
 	}
-	// Transaction statements leave the counts of the last INSERT, UPDATE or DELETE.
-	stale := Result{RowsAffected: s.changes, LastInsertID: s.lastInsertID}
+	// A statement that changes no rows leaves changes() as it was, and database/sql drivers of
+	// SQLite report that count (sqlite3_changes) as its RowsAffected.
+	var err error
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
-		return stale, s.begin(ctx, stmt.Mode, false)
+		err = s.begin(ctx, stmt.Mode, false)
 	case *ast.Commit:
-		return stale, s.commit()
+		err = s.commit()
 	case *ast.Rollback:
 		if stmt.Savepoint != "" {
-			return stale, s.rollbackTo(stmt.Savepoint)
+			err = s.rollbackTo(stmt.Savepoint)
+		} else {
+			err = s.rollback()
 		}
-		return stale, s.rollback()
 	case *ast.Savepoint:
-		return stale, s.savepoint(ctx, stmt.Name)
+		err = s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
-		return stale, s.release(stmt.Name)
+		err = s.release(stmt.Name)
+	case *ast.Insert, *ast.Update, *ast.Delete:
+		return s.execDML(ctx, st, args, sink)
+	default:
+		_, err = s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	}
-	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
-	switch st.parsed.Stmt.(type) {
-	case *ast.CreateTable, *ast.CreateIndex, *ast.CreateView, *ast.Drop, *ast.Reindex, *ast.AlterTable:
-		// Schema statements leave the counts of the last INSERT, UPDATE or DELETE, which SQLite's
-		// drivers report as their RowsAffected (sqlite3_changes).
-		if err == nil {
-			res.RowsAffected, res.LastInsertID = s.changes, s.lastInsertID
-		}
-		return res, err
+	if err != nil {
+		return Result{}, err
 	}
+	return s.unchanged(), nil
+}
+
+// unchanged is the Result of a statement that changed no rows: SQLite's drivers report
+// sqlite3_changes, the count of the last INSERT, UPDATE or DELETE.
+func (s *Session) unchanged() Result {
+	return Result{LastInsertID: s.lastInsertID, RowsAffected: s.changes}
+}
+
+// execDML runs an INSERT, UPDATE or DELETE; the rows of its RETURNING clause go to sink (nil:
+// dropped).
+func (s *Session) execDML(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
+	var ran *bool
+	res, err := s.write(ctx, func(cx *execCtx) (Result, error) {
+		cx.ret, ran = sink, &cx.ran
+		return cx.run(st, args)
+	})
 	if err == nil {
 		s.changes = res.RowsAffected
 		s.totalChanges += res.RowsAffected
 		res.LastInsertID = s.lastInsertID
-	} else if ce := (*conflictError)(nil); !errors.As(err, &ce) || ce.algo != ast.ConflictFail {
-		s.changes = 0 // a statement undone leaves SQLite's count at 0 (FAIL keeps its rows and count)
+		return res, nil
+	}
+	// A statement that failed while it ran counts the rows it kept (FAIL) or none (it was
+	// undone), as SQLite does; one that failed before (a name that does not resolve, which
+	// SQLite finds when it prepares the statement) leaves changes() alone.
+	if ran != nil && *ran {
+		var ce *conflictError
+		if errors.As(err, &ce) && ce.algo == ast.ConflictFail {
+			s.changes = res.RowsAffected
+			s.totalChanges += res.RowsAffected
+		} else {
+			s.changes = 0
+		}
 	}
 	return res, err
 }
