@@ -89,6 +89,9 @@ type FromItem struct {
 	// to use (INDEXED BY).
 	NotIndexed bool
 	IndexedBy  string
+	// Func is set for a table-valued function, Table(FuncArgs...): Table is its name.
+	Func     bool
+	FuncArgs []Expr
 }
 
 // OrderTerm is one ORDER BY term.
