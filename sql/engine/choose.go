@@ -283,7 +283,10 @@ func keyedPath(src *source, cts []colTerm, notIndexed bool, tableRows float64) (
 			if p == nil {
 				continue
 			}
-			if est := indexEstimate(p, tableRows); best == nil || est.cost < bestEst.cost {
+			est := indexEstimate(p, tableRows)
+			// Of two paths estimated alike, a partial index holds fewer rows: SQLite takes it.
+			if best == nil || est.cost < bestEst.cost ||
+				est.cost == bestEst.cost && ix.where != nil && best.index.where == nil {
 				best, bestEst = p, est
 			}
 		}

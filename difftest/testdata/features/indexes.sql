@@ -197,3 +197,33 @@ ALTER TABLE orders DROP COLUMN status
 ALTER TABLE users DROP COLUMN deleted
 
 SELECT name, age FROM users ORDER BY id
+
+-- An index on json_extract, the JSON column pattern.
+
+CREATE TABLE docs(id INTEGER PRIMARY KEY, doc TEXT)
+
+CREATE INDEX docs_email ON docs(json_extract(doc, '$.email'))
+
+INSERT INTO docs(doc) VALUES ('{"email":"a@x","n":1}'), ('{"email":"b@x","n":2}'), ('{"n":3}')
+
+EXPLAIN QUERY PLAN SELECT id, doc FROM docs WHERE json_extract(doc, '$.email') = 'b@x'
+
+SELECT id FROM docs WHERE json_extract(doc, '$.email') = 'b@x'
+
+EXPLAIN QUERY PLAN SELECT id FROM docs WHERE doc ->> '$.email' = 'b@x'
+
+SELECT id FROM docs WHERE doc ->> '$.email' = 'b@x'
+
+UPDATE docs SET doc = json_set(doc, '$.email', 'c@x') WHERE id = 3
+
+SELECT id FROM docs WHERE json_extract(doc, '$.email') = 'c@x'
+
+CREATE UNIQUE INDEX docs_uemail ON docs(json_extract(doc, '$.email')) WHERE json_extract(doc, '$.email') IS NOT NULL
+
+INSERT INTO docs(doc) VALUES ('{"email":"a@x"}')
+
+INSERT INTO docs(doc) VALUES ('{"other":1}')
+
+EXPLAIN QUERY PLAN SELECT id, doc FROM docs WHERE json_extract(doc, '$.email') > 'a' ORDER BY json_extract(doc, '$.email')
+
+SELECT id FROM docs WHERE json_extract(doc, '$.email') > 'a' ORDER BY json_extract(doc, '$.email')
