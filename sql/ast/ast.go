@@ -121,6 +121,12 @@ type ColumnDef struct {
 	DefaultText string
 	Checks      []Check
 	Collation   string
+	// Generated is the expression of a generated column (AS (expr)), nil for a stored value;
+	// Stored is set for STORED, else it is VIRTUAL.
+	Generated Expr
+	Stored    bool
+	// DefaultSet records a DEFAULT clause (with Generated, an error).
+	DefaultSet bool
 }
 
 // Check is a CHECK constraint: its expression, its text (for the error message of an unnamed
@@ -158,6 +164,8 @@ type IndexedColumn struct {
 	Name      string
 	Collation string
 	Desc      bool
+	// Expr is the expression of an index on an expression (Name is then empty); nil for a column.
+	Expr Expr
 }
 
 // Conflict is an ON CONFLICT / OR clause's algorithm.
@@ -176,6 +184,7 @@ const (
 // CreateTable is CREATE TABLE.
 type CreateTable struct {
 	At           Pos
+	Temp         bool // CREATE TEMP TABLE: a table of the connection
 	Name         string
 	IfNotExists  bool
 	Columns      []ColumnDef
@@ -196,6 +205,8 @@ type CreateIndex struct {
 	IfNotExists bool
 	Columns     []IndexedColumn
 	SQL         string
+	// Where is the condition of a partial index, or nil.
+	Where Expr
 }
 
 // CreateView is CREATE [TEMP] VIEW. A TEMP view exists for its connection only.

@@ -100,7 +100,7 @@ func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Va
 	}
 	n := len(t.Columns)
 	for len(vals) < n {
-		vals = append(vals, value.Value{})
+		vals = append(vals, t.missing[len(vals)])
 	}
 	vals = vals[:n]
 	if !t.WithoutRowid {
@@ -518,7 +518,9 @@ func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
 	row := it.buf[:n]
 	clear(row)
 	for i, ic := range ix.Columns {
-		row[ic.Column] = vals[i]
+		if ic.Column >= 0 { // not an expression's value
+			row[ic.Column] = vals[i]
+		}
 	}
 	if !t.WithoutRowid { // a WITHOUT ROWID table's key is its primary key, which covers() skips
 		rowid, err := codec.Rowid(rowKey)

@@ -72,7 +72,7 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if def := pc.cte(item.Table); def != nil && item.Schema == "" {
 		return cteSource(pc, def, item, sc)
 	}
-	if t := pc.schema.table(item.Table); t != nil {
+	if t := pc.table(item.Table); t != nil {
 		name := t.Name
 		if item.Alias != "" {
 			name = item.Alias

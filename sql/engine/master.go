@@ -58,7 +58,7 @@ func masterSource(name, alias string) *source {
 }
 
 // masterRows makes the rows of sqlite_schema (temp false) or sqlite_temp_schema (temp true: the
-// session's TEMP views) for cx's schema.
+// session's TEMP tables, their indexes and its TEMP views) for cx's schema.
 func masterRows(cx *execCtx, temp bool) [][]value.Value {
 	type obj struct {
 		kind, name, table, sql string
@@ -67,6 +67,12 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 	var objs, views []obj
 	if temp {
 		if cx.sess != nil {
+			for _, t := range cx.sess.tempTables() {
+				objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
+				for _, ix := range listedIndexes(t) {
+					objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
+				}
+			}
 			for _, v := range cx.sess.tempViews {
 				views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
 			}

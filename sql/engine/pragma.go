@@ -247,13 +247,10 @@ func (s *Session) tempPragma(ctx context.Context, name string, p *ast.Pragma) (p
 		return one(name, value.Int(0)), true
 	case "schema_version":
 		return one(name, value.Int(0)), true
-	case "table_info", "table_xinfo":
-		if p.HasValue && s.tempViews[fold(p.Value)] != nil {
-			return pragmaResult{}, false // main's code finds the TEMP view first
+	case "table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list":
+		if p.HasValue && (s.tempViews[fold(p.Value)] != nil || s.temp.table(p.Value) != nil || s.temp.index(p.Value) != nil) {
+			return pragmaResult{}, false // main's code finds the TEMP object first
 		}
-		res, _ := schemaPragma(&execCtx{ctx: ctx, schema: emptySchema(), sess: s}, name, &ast.Pragma{Name: p.Name})
-		return res, true
-	case "index_list", "index_info", "index_xinfo", "foreign_key_list":
 		res, _ := schemaPragma(&execCtx{ctx: ctx, schema: emptySchema(), sess: s}, name, &ast.Pragma{Name: p.Name})
 		return res, true
 	}

@@ -35,7 +35,7 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 	}
 	if table != "" {
 		exists := false
-		if err := s.reading(ctx, func(cx *execCtx) error { exists = cx.schema.table(table) != nil; return nil }); err != nil {
+		if err := s.reading(ctx, func(cx *execCtx) error { exists = cx.lookupTable(table) != nil; return nil }); err != nil {
 			return pragmaResult{}, err
 		}
 		if !exists {
@@ -66,6 +66,7 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 			tables = append(tables, t)
 		}
 		slices.SortFunc(tables, func(a, b *Table) int { return cmp.Compare(a.ID, b.ID) })
+		tables = append(tables, s.tempTables()...)
 		for _, t := range tables {
 			if table != "" && fold(table) != fold(t.Name) {
 				continue
@@ -94,8 +95,9 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 	return res, nil
 }
 
-// checkTable checks t's rows and index entries (each row's entry only if full) and returns the
-// problems, in SQLite's words where SQLite has them.
+// checkTable checks t's rows and index entries (each row's entry only if full; the number of
+// entries always, a partial index counting the rows its WHERE admits) and returns the problems,
+// in SQLite's words where SQLite has them.
 func checkTable(cx *execCtx, t *Table, full bool) ([]string, error) {
 	var problems []string
 	b, err := cx.tx.Bucket(t.bucket)
@@ -103,8 +105,9 @@ func checkTable(cx *execCtx, t *Table, full bool) ([]string, error) {
 		return []string{fmt.Sprintf("storage of table %s: %v", t.Name, err)}, nil
 	}
 	type ixState struct {
-		ix *Index
-		b  *cairn.Bucket
+		ix   *Index
+		b    *cairn.Bucket
+		want int64 // the entries the rows call for (a partial index: those meeting its WHERE)
 	}
 	var ixs []ixState
 	for _, ix := range t.Indexes {
@@ -113,7 +116,7 @@ func checkTable(cx *execCtx, t *Table, full bool) ([]string, error) {
 			problems = append(problems, fmt.Sprintf("storage of index %s: %v", ix.Name, err))
 			continue
 		}
-		ixs = append(ixs, ixState{ix, ib})
+		ixs = append(ixs, ixState{ix: ix, b: ib})
 	}
 	var rows int64
 	var row []value.Value
@@ -141,11 +144,20 @@ func checkTable(cx *execCtx, t *Table, full bool) ([]string, error) {
 				problems = append(problems, fmt.Sprintf("NULL value in %s.%s", t.Name, c.Name))
 			}
 		}
-		if !full {
-			continue
-		}
-		for _, is := range ixs {
-			key, want := is.ix.entry(row, rowid)
+		for i := range ixs {
+			is := &ixs[i]
+			key, want, err := is.ix.entry(row, rowid)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("row %d of %s: index %s: %v", rows, t.Name, is.ix.Name, err))
+				continue
+			}
+			if key == nil {
+				continue // not in this partial index
+			}
+			is.want++
+			if !full {
+				continue
+			}
 			got, err := is.b.Get(key)
 			switch {
 			case errors.Is(err, cairn.ErrNotFound):
@@ -168,7 +180,7 @@ func checkTable(cx *execCtx, t *Table, full bool) ([]string, error) {
 		if err := cx.tx.Err(); err != nil {
 			return nil, err
 		}
-		if n != rows {
+		if n != is.want {
 			problems = append(problems, fmt.Sprintf("wrong # of entries in index %s", is.ix.Name))
 		}
 	}

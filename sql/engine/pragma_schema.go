@@ -4,6 +4,7 @@ package engine
 // index_xinfo, foreign_key_list and table_list, with SQLite's columns and row order.
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -36,12 +37,24 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 	switch name {
 	case "table_info", "table_xinfo":
 		xinfo := name == "table_xinfo"
-		if t := cx.schema.table(arg); t != nil {
-			for i, c := range t.Columns {
-				row := []value.Value{value.Int(int64(i)), value.TextString(c.Name), value.TextString(typeName(c.Type)),
+		if t := cx.lookupTable(arg); t != nil {
+			cid := 0
+			for _, c := range t.Columns {
+				hidden := int64(0) // 2: a VIRTUAL generated column, 3: a STORED one
+				if c.Generated != nil {
+					if !xinfo {
+						continue // table_info leaves generated columns out, as SQLite
+					}
+					hidden = 2
+					if c.Stored {
+						hidden = 3
+					}
+				}
+				row := []value.Value{value.Int(int64(cid)), value.TextString(c.Name), value.TextString(typeName(c.Type)),
 					boolInt(c.NotNull), nullText(c.DefaultText), value.Int(int64(c.PK))}
+				cid++
 				if xinfo {
-					row = append(row, value.Int(0))
+					row = append(row, value.Int(hidden))
 				}
 				res.rows = append(res.rows, row)
 			}
@@ -82,7 +95,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 			}
 		}
 	case "index_list":
-		t := cx.schema.table(arg)
+		t := cx.lookupTable(arg)
 		if t == nil {
 			return res, nil
 		}
@@ -97,10 +110,10 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 				origin = "u"
 			}
 			res.rows = append(res.rows, []value.Value{value.Int(int64(i)), value.TextString(ix.Name), boolInt(ix.Unique),
-				value.TextString(origin), value.Int(0)})
+				value.TextString(origin), boolInt(ix.where != nil)})
 		}
 	case "index_info", "index_xinfo":
-		ix := cx.schema.index(arg)
+		ix := cx.lookupIndex(arg)
 		if ix == nil {
 			return res, nil
 		}
@@ -133,7 +146,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 			}
 		}
 	case "foreign_key_list":
-		t := cx.schema.table(arg)
+		t := cx.lookupTable(arg)
 		if t == nil {
 			return res, nil
 		}
@@ -208,7 +221,7 @@ func tableList(cx *execCtx, p *ast.Pragma) pragmaResult {
 	for _, t := range cx.schema.tables {
 		tables = append(tables, t)
 	}
-	slices.SortFunc(tables, func(a, b *Table) int { return int(a.ID - b.ID) })
+	slices.SortFunc(tables, func(a, b *Table) int { return cmp.Compare(a.ID, b.ID) })
 	for _, t := range tables {
 		add("main", t.Name, "table", len(t.Columns), t.WithoutRowid)
 	}
@@ -231,6 +244,9 @@ func tableList(cx *execCtx, p *ast.Pragma) pragmaResult {
 	addViews("main", cx.schema.views)
 	add("main", "sqlite_schema", "table", 5, false)
 	if cx.sess != nil {
+		for _, t := range cx.sess.tempTables() {
+			add("temp", t.Name, "table", len(t.Columns), t.WithoutRowid)
+		}
 		addViews("temp", cx.sess.tempViews)
 	}
 	add("temp", "sqlite_temp_schema", "table", 5, false)
@@ -264,4 +280,39 @@ func foreignKeyRows(t *Table) [][]value.Value {
 		}
 	}
 	return rows
+}
+
+// lookupTable returns the table called name that the session sees: its TEMP table, else the
+// schema's.
+func (x *execCtx) lookupTable(name string) *Table {
+	if x.sess != nil {
+		if t := x.sess.temp.table(name); t != nil {
+			return t
+		}
+	}
+	return x.schema.table(name)
+}
+
+// lookupIndex returns the index called name that the session sees: one of a TEMP table, else
+// the schema's.
+func (x *execCtx) lookupIndex(name string) *Index {
+	if x.sess != nil {
+		if ix := x.sess.temp.index(name); ix != nil {
+			return ix
+		}
+	}
+	return x.schema.index(name)
+}
+
+// tempTables returns the session's TEMP tables in the order of creation.
+func (s *Session) tempTables() []*Table {
+	if s.temp == nil {
+		return nil
+	}
+	out := make([]*Table, 0, len(s.temp.tables))
+	for _, t := range s.temp.tables {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Table) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }

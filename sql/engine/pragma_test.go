@@ -288,3 +288,15 @@ func TestPragmaTableFunctionPrepared(t *testing.T) {
 	mustExec(t, s, "DROP TABLE b; CREATE TABLE b(p, q, r)")
 	require.Equal(t, "p,q,r", run("b"))
 }
+
+// TestIntegrityCheckPartialAndTemp: a partial index has entries for the rows its WHERE admits
+// only, and TEMP tables are checked too.
+func TestIntegrityCheckPartialAndTemp(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t(a, b); CREATE INDEX tp ON t(a) WHERE b > 0; CREATE INDEX te ON t(a + b)")
+	mustExec(t, s, "INSERT INTO t VALUES (1, 1), (2, -1), (3, 0)")
+	mustExec(t, s, "CREATE TEMP TABLE tt(x UNIQUE); INSERT INTO tt VALUES (1), (2)")
+	require.Equal(t, []string{"ok"}, firstTexts(query(t, s, "PRAGMA integrity_check")))
+	require.Equal(t, []string{"ok"}, firstTexts(query(t, s, "PRAGMA quick_check(tt)")))
+	require.Equal(t, []string{"tt", "sqlite_autoindex_tt_1"}, firstTexts(query(t, s, "SELECT name FROM sqlite_temp_master")))
+}

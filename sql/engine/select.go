@@ -66,6 +66,9 @@ type orderKey struct {
 	desc       bool
 	nullsFirst bool // NULLs sort first (ascending default) or last
 	coll       value.Collation
+	// expr is the ORDER BY term as written (without COLLATE) when it is an expression of a
+	// single-core select, which an index on that expression may yield in order (order.go).
+	expr exprAST
 }
 
 // selectPlan is a planned SELECT.
@@ -411,7 +414,11 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 				coll, _ = value.CollationByName(c.Collation)
 			}
 		}
-		p.order = append(p.order, orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll})
+		key := orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll}
+		if x := unCollate(t.Expr); !isIntegerLiteral(x) {
+			key.expr = x
+		}
+		p.order = append(p.order, key)
 	}
 	aggregate = aggregate || len(coll.calls) > 0
 	if aggregate {

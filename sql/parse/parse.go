@@ -179,7 +179,7 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 	case *m.CreateVirtualTableStmt:
 		return nil, c.unsupported(s, "CREATE VIRTUAL TABLE")
 	case *m.AlterTableStmt:
-		return nil, c.unsupported(s, "ALTER TABLE")
+		return c.alterTable(s)
 	case *m.PragmaStmt:
 		return c.pragma(s)
 	case *m.AttachStmt:

@@ -170,6 +170,43 @@ PRAGMA table_list(x)
 
 PRAGMA table_list('v')
 
+CREATE TABLE g(a, b AS (a*2), c AS (a+1) STORED, d)
+
+PRAGMA table_info(g)
+
+PRAGMA table_xinfo(g)
+
+CREATE INDEX ge ON g(a+d, b) WHERE d > 0
+
+PRAGMA index_list(g)
+
+PRAGMA index_xinfo(ge)
+
+PRAGMA index_info(ge)
+
+CREATE TEMP TABLE tt(x UNIQUE)
+
+SELECT type, name, tbl_name, sql FROM sqlite_temp_master
+
+SELECT count(*) FROM sqlite_master WHERE name = 'tt'
+
+PRAGMA temp.table_info(tt)
+
+PRAGMA table_info(tt)
+
+PRAGMA temp.index_list(tt)
+
+PRAGMA index_info(sqlite_autoindex_tt_1)
+
+-- unordered
+PRAGMA table_list
+
+INSERT INTO tt VALUES (1), (2)
+
+PRAGMA integrity_check(tt)
+
+DROP TABLE tt
+
 -- The table-valued forms.
 
 SELECT * FROM pragma_table_info('t')
@@ -362,7 +399,7 @@ PRAGMA temp.index_list(t)
 
 PRAGMA temp.user_version
 
-PRAGMA freelist_count = 5
+SELECT typeof(freelist_count), typeof(page_count) FROM pragma_freelist_count, pragma_page_count
 
 PRAGMA page_size = 8192
 
