@@ -421,5 +421,23 @@ ROLLBACK
 
 ANALYZE nosuch
 
+CREATE TABLE a1(x INTEGER PRIMARY KEY, y TEXT)
+
+CREATE INDEX a1y ON a1(y)
+
+ALTER TABLE a1 ADD COLUMN z REAL DEFAULT 3
+
+ALTER TABLE a1 RENAME TO a2
+
+ALTER TABLE a2 RENAME COLUMN y TO yy
+
+SELECT type, name, tbl_name, sql FROM sqlite_master WHERE tbl_name = 'a2' ORDER BY name
+
+PRAGMA table_info(a2)
+
+PRAGMA index_xinfo(a1y)
+
+PRAGMA schema_version
+
 -- SQLite's ANALYZE makes sqlite_stat1 (cairn keeps no statistics table): last in the script.
 ANALYZE
