@@ -420,6 +420,11 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	if f.checkArgs != nil {
+		if err := f.checkArgs(e.Args); err != nil {
+			return nil, exprInfo{}, err
+		}
+	}
 	out := &funcExpr{fn: f}
 	var infos []exprInfo
 	for _, a := range e.Args {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairndb/cairn/sql/ast"
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -26,6 +27,8 @@ type scalarFunc struct {
 	// lazy, when set, evaluates the call instead of fn: it evaluates only the arguments it
 	// needs, as SQLite codes coalesce, ifnull and iif (an argument not needed cannot fail).
 	lazy func(args []expr, e *env) (value.Value, error)
+	// checkArgs, when set, checks the call's arguments when it is bound (likelihood's constant).
+	checkArgs func(args []ast.Expr) error
 }
 
 func (f *scalarFunc) call(args []value.Value, coll value.Collation) (value.Value, error) {
@@ -236,24 +239,54 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 	return value.TextBytes(b[units[p1]:units[end]]), nil
 }
 
+// trimFunc is trim, ltrim or rtrim(X[, Y]): X's text without the characters of Y (a space
+// without Y) at its start, end or both. As in SQLite the characters of Y are its UTF-8 sequences
+// (a first byte and its continuation bytes, up to Y's first NUL) matched as bytes, so a byte of
+// Y that is not a whole character still trims a byte of X.
 func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Value, error) {
 	return func(a []value.Value, _ value.Collation) (value.Value, error) {
 		x := a[0]
 		if x.IsNull() || len(a) == 2 && a[1].IsNull() {
 			return value.Value{}, nil
 		}
-		set := " "
+		set := []byte{' '}
 		if len(a) == 2 {
-			set = string(textBeforeNUL(a[1].AppendText(nil))) // the characters of a C string
+			set = textBeforeNUL(a[1].AppendText(nil))
 		}
-		s := string(x.AppendText(nil))
-		if left {
-			s = strings.TrimLeft(s, set)
+		var chars [][]byte
+		for i := 0; i < len(set); {
+			n := utf8CharLen(set[i:])
+			chars = append(chars, set[i:i+n])
+			i += n
 		}
-		if right {
-			s = strings.TrimRight(s, set)
+		s := x.AppendText(nil)
+		for left && len(s) > 0 {
+			n := 0
+			for _, c := range chars {
+				if bytes.HasPrefix(s, c) {
+					n = len(c)
+					break
+				}
+			}
+			if n == 0 {
+				break
+			}
+			s = s[n:]
 		}
-		return value.TextString(s), nil
+		for right && len(s) > 0 {
+			n := 0
+			for _, c := range chars {
+				if bytes.HasSuffix(s, c) {
+					n = len(c)
+					break
+				}
+			}
+			if n == 0 {
+				break
+			}
+			s = s[:len(s)-n]
+		}
+		return value.TextBytes(s), nil
 	}
 }
 
@@ -356,14 +389,16 @@ func minMaxFunc(sign int) func([]value.Value, value.Collation) (value.Value, err
 	}
 }
 
+// fnChar is char(X, ...): the characters of the code points, U+FFFD for one below 0 or past
+// U+10FFFF; a surrogate is written by its bits (three bytes), as SQLite writes it.
 func fnChar(a []value.Value, _ value.Collation) (value.Value, error) {
 	var b []byte
 	for _, v := range a {
-		r := rune(value.ToInt(v))
+		r := value.ToInt(v)
 		if r < 0 || r > utf8.MaxRune {
 			r = utf8.RuneError
 		}
-		b = utf8.AppendRune(b, r)
+		b = appendCodePoint(b, uint32(r))
 	}
 	return value.TextBytes(b), nil
 }

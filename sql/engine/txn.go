@@ -32,26 +32,38 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 	}
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
-		return Result{}, s.begin(ctx, stmt.Mode, false)
+		return s.unchanged(), s.begin(ctx, stmt.Mode, false)
 	case *ast.Commit:
-		return Result{}, s.commit()
+		return s.unchanged(), s.commit()
 	case *ast.Rollback:
 		if stmt.Savepoint != "" {
-			return Result{}, s.rollbackTo(stmt.Savepoint)
+			return s.unchanged(), s.rollbackTo(stmt.Savepoint)
 		}
-		return Result{}, s.rollback()
+		return s.unchanged(), s.rollback()
 	case *ast.Savepoint:
-		return Result{}, s.savepoint(ctx, stmt.Name)
+		return s.unchanged(), s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
-		return Result{}, s.release(stmt.Name)
+		return s.unchanged(), s.release(stmt.Name)
 	}
 	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	if err == nil {
-		s.changes = res.RowsAffected
-		s.totalChanges += res.RowsAffected
+		switch st.parsed.Stmt.(type) {
+		case *ast.Insert, *ast.Update, *ast.Delete:
+			s.changes = res.RowsAffected
+			s.totalChanges += res.RowsAffected
+		default: // other statements leave changes() as it is, and report it
+			res.RowsAffected = s.changes
+		}
 		res.LastInsertID = s.lastInsertID
 	}
 	return res, err
+}
+
+// unchanged is the Result of a statement that changes no rows: the counters of the last INSERT,
+// UPDATE or DELETE, as SQLite's drivers report sqlite3_changes() and last_insert_rowid() after
+// any statement.
+func (s *Session) unchanged() Result {
+	return Result{LastInsertID: s.lastInsertID, RowsAffected: s.changes}
 }
 
 // run executes a write statement in the context's transaction.
