@@ -45,7 +45,8 @@ func init() {
 		{name: "coalesce", minArgs: 2, maxArgs: -1, lazy: lazyCoalesce},
 		{name: "ifnull", minArgs: 2, maxArgs: 2, lazy: lazyCoalesce},
 		{name: "nullif", minArgs: 2, maxArgs: 2, fn: fnNullif},
-		{name: "iif", minArgs: 3, maxArgs: 3, lazy: lazyIif},
+		{name: "iif", minArgs: 2, maxArgs: -1, lazy: lazyIif},
+		{name: "if", minArgs: 2, maxArgs: -1, lazy: lazyIif},
 		{name: "length", minArgs: 1, maxArgs: 1, fn: fnLength},
 		{name: "lower", minArgs: 1, maxArgs: 1, fn: fnLower},
 		{name: "upper", minArgs: 1, maxArgs: 1, fn: fnUpper},
@@ -106,16 +107,23 @@ func lazyCoalesce(args []expr, e *env) (value.Value, error) {
 	return value.Value{}, nil
 }
 
-// lazyIif evaluates the condition, then the argument it chooses.
+// lazyIif is iif(C1, V1 [, C2, V2 ...] [, ELSE]) (and its other name, if): the value after the
+// first true condition, else ELSE, else NULL. It evaluates the conditions in turn, then the value
+// it chooses.
 func lazyIif(args []expr, e *env) (value.Value, error) {
-	t, err := truth(args[0], e)
-	if err != nil {
-		return value.Value{}, err
+	for i := 0; i+1 < len(args); i += 2 {
+		t, err := truth(args[i], e)
+		if err != nil {
+			return value.Value{}, err
+		}
+		if t {
+			return args[i+1].eval(e)
+		}
 	}
-	if t {
-		return args[1].eval(e)
+	if len(args)%2 == 1 {
+		return args[len(args)-1].eval(e)
 	}
-	return args[2].eval(e)
+	return value.Value{}, nil
 }
 
 func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {

@@ -233,41 +233,51 @@ func containsChar(set, c []byte) bool {
 	return false
 }
 
-// fnLike is like(P, X[, E]), which is X LIKE P [ESCAPE E]: as SQLite's likeFunc, a pattern over
-// the length limit is an error first, then a NULL escape makes NULL, an escape that is not one
-// character an error, then a NULL P or X makes NULL.
+// fnLike is like(P, X[, E]), which is X LIKE P [ESCAPE E].
 func fnLike(a []value.Value, _ value.Collation) (value.Value, error) {
-	p := a[0].AppendText(nil)
-	if len(p) > maxLikePattern {
-		return value.Value{}, errLikePattern
-	}
-	esc := rune(-1)
 	if len(a) == 3 {
-		if a[2].IsNull() {
-			return value.Value{}, nil
-		}
-		r := []rune(string(textBeforeNUL(a[2].AppendText(nil))))
-		if len(r) != 1 {
-			return value.Value{}, errLikeEscape
-		}
-		esc = r[0]
+		return likeCall(a[0], a[1], a[2], true, false)
 	}
-	if a[0].IsNull() || a[1].IsNull() {
-		return value.Value{}, nil
-	}
-	return value.Bool(likeMatch(string(textBeforeNUL(p)), string(textBeforeNUL(a[1].AppendText(nil))), esc)), nil
+	return likeCall(a[0], a[1], value.Value{}, false, false)
 }
 
 // fnGlob is glob(P, X), which is X GLOB P.
 func fnGlob(a []value.Value, _ value.Collation) (value.Value, error) {
-	p := a[0].AppendText(nil)
-	if len(p) > maxLikePattern {
+	return likeCall(a[0], a[1], value.Value{}, false, true)
+}
+
+// likeCall is X LIKE P [ESCAPE E] (hasEsc false without ESCAPE) or X GLOB P, in the order of SQLite's
+// like function as modernc.org/sqlite builds it (SQLITE_LIKE_DOESNT_MATCH_BLOBS): a BLOB P or X
+// matches nothing (0, even with a NULL other argument); a pattern over maxLikePattern bytes is
+// an error; a NULL escape makes NULL, an escape that is not one character an error; a NULL P or X
+// makes NULL. Texts are matched up to their first NUL, as SQLite matches C strings.
+func likeCall(p, x, esc value.Value, hasEsc, glob bool) (value.Value, error) {
+	if p.Kind() == value.Blob || x.Kind() == value.Blob {
+		return value.Int(0), nil
+	}
+	pt := p.AppendText(nil)
+	if len(pt) > maxLikePattern {
 		return value.Value{}, errLikePattern
 	}
-	if a[0].IsNull() || a[1].IsNull() {
+	escRune := rune(-1)
+	if hasEsc {
+		if esc.IsNull() {
+			return value.Value{}, nil
+		}
+		r := []rune(string(textBeforeNUL(esc.AppendText(nil))))
+		if len(r) != 1 {
+			return value.Value{}, errLikeEscape
+		}
+		escRune = r[0]
+	}
+	if p.IsNull() || x.IsNull() {
 		return value.Value{}, nil
 	}
-	return value.Bool(globMatch(textBeforeNUL(p), textBeforeNUL(a[1].AppendText(nil)))), nil
+	pt, xt := textBeforeNUL(pt), textBeforeNUL(x.AppendText(nil))
+	if glob {
+		return value.Bool(globMatch(pt, xt)), nil
+	}
+	return value.Bool(likeMatch(string(pt), string(xt), escRune)), nil
 }
 
 // fnFirst returns its first argument: likely, unlikely and likelihood, hints for SQLite's planner

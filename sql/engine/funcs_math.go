@@ -3,10 +3,11 @@ package engine
 // Math functions (lang_mathfunc.html). Each takes numbers: an INTEGER or REAL argument as it is,
 // a TEXT argument when it is a well-formed number (as numeric affinity reads it: '4', ' 4 ',
 // '1e2'), else the call is NULL, as is a call with a NULL or BLOB argument. The result is a REAL,
-// NULL where the function is undefined (a domain error: sqrt(-1), acos(2), mod(x, 0)), ±Inf where
-// it overflows; ceil, ceiling, floor and trunc of an INTEGER return it unchanged, an INTEGER. The
-// transcendental functions are Go's math package, which can differ from a C library's in the last
-// bit of some results (docs/SQL.md).
+// NULL where the function is undefined (a domain error: sqrt(-1), acos(2), mod(x, 0), and the
+// logarithms of 0 and below, which C gives as -Inf), ±Inf where it overflows; ceil, ceiling,
+// floor and trunc of an INTEGER return it unchanged, an INTEGER. The transcendental functions are
+// Go's math package, which can differ from a C library's in the last bit of some results
+// (docs/SQL.md).
 
 import (
 	"math"
@@ -25,9 +26,9 @@ func init() {
 		math1("cos", math.Cos),
 		math1("cosh", math.Cosh),
 		math1("exp", math.Exp),
-		math1("ln", math.Log),
-		math1("log10", math.Log10),
-		math1("log2", math.Log2),
+		logFunc("ln", math.Log),
+		logFunc("log10", math.Log10),
+		logFunc("log2", math.Log2),
 		math1("sin", math.Sin),
 		math1("sinh", math.Sinh),
 		math1("sqrt", math.Sqrt),
@@ -111,6 +112,18 @@ func roundingFunc(f func(float64) float64) func([]value.Value, value.Collation) 
 		}
 		return value.Float(f(x.Float())), nil
 	}
+}
+
+// logFunc is ln, log10 or log2: NULL for an argument that is not above 0.
+func logFunc(name string, f func(float64) float64) *scalarFunc {
+	return &scalarFunc{name: name, minArgs: 1, maxArgs: 1,
+		fn: func(a []value.Value, _ value.Collation) (value.Value, error) {
+			x, ok := numericArg(a[0])
+			if !ok || value.ToFloat(x) <= 0 {
+				return value.Value{}, nil
+			}
+			return value.Float(f(value.ToFloat(x))), nil
+		}}
 }
 
 // fnLog is log(X), the base-10 logarithm, or log(B, X), the logarithm of X to base B. X must be

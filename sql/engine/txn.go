@@ -45,17 +45,33 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 	case *ast.Release:
 		return s.unchanged(), s.release(stmt.Name)
 	}
-	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
-	if err == nil {
-		switch st.parsed.Stmt.(type) {
-		case *ast.Insert, *ast.Update, *ast.Delete:
+	var cx *execCtx
+	res, err := s.write(ctx, func(c *execCtx) (Result, error) {
+		cx = c
+		return c.run(st, args)
+	})
+	dml := false
+	switch st.parsed.Stmt.(type) {
+	case *ast.Insert, *ast.Update, *ast.Delete:
+		dml = true
+	}
+	var ce *conflictError
+	switch {
+	case err == nil && dml:
+		s.changes = res.RowsAffected
+		s.totalChanges += res.RowsAffected
+	case err == nil: // other statements leave changes() as it is, and report it
+		res.RowsAffected = s.changes
+	case dml && cx != nil && cx.started:
+		// A write that failed while it ran: changes() counts the rows a FAIL conflict kept,
+		// else none (the statement was undone); one that failed to plan leaves it.
+		s.changes = 0
+		if errors.As(err, &ce) && ce.algo == ast.ConflictFail {
 			s.changes = res.RowsAffected
 			s.totalChanges += res.RowsAffected
-		default: // other statements leave changes() as it is, and report it
-			res.RowsAffected = s.changes
 		}
-		res.LastInsertID = s.lastInsertID
 	}
+	res.LastInsertID = s.lastInsertID
 	return res, err
 }
 
