@@ -186,3 +186,69 @@ SELECT iif(NULL, 1, 2), iif(1, 2), iif(0, 2), if(1, 2), if(0, 1, 2), iif(0, 1, 0
 SELECT iif(1)
 
 SELECT if()
+
+-- LIKE and GLOB operators: blobs match nothing, the pattern limit, ESCAPE
+
+SELECT 'x' LIKE x'25', x'78' LIKE 'x', 'x' NOT LIKE x'25', 'x' GLOB x'2a', x'78' NOT GLOB 'x', NULL LIKE x'25', 'x' LIKE x'25' ESCAPE NULL
+
+SELECT 'a%' LIKE 'a\%' ESCAPE '\', 'ab' LIKE 'a\%' ESCAPE '\', 'a_c' LIKE 'a|_c' ESCAPE '|', 'abc' NOT LIKE 'a|_c' ESCAPE '|', 'a' LIKE 'a' ESCAPE NULL, NULL LIKE 'a' ESCAPE 'é'
+
+SELECT 'a' LIKE 'a' ESCAPE 'xy'
+
+SELECT 'a' LIKE printf('%.50001c', 'a')
+
+SELECT 'a' NOT GLOB printf('%.50000c', '*')
+
+-- changes() after statements that fail
+
+CREATE TABLE c(a INTEGER PRIMARY KEY, b UNIQUE)
+
+INSERT INTO c VALUES (1, 1), (2, 2)
+
+SELECT changes(), total_changes()
+
+INSERT OR ROLLBACK INTO c VALUES (3, 3), (4, 1)
+
+SELECT changes(), total_changes()
+
+INSERT INTO c VALUES (5, 5)
+
+INSERT OR FAIL INTO c VALUES (6, 6), (7, 1)
+
+SELECT changes(), total_changes()
+
+INSERT INTO c VALUES (8, 8)
+
+INSERT INTO nosuch VALUES (1)
+
+SELECT changes(), total_changes()
+
+UPDATE c SET nosuch = 1
+
+SELECT changes(), total_changes()
+
+INSERT INTO c VALUES (9, abs(-9223372036854775808))
+
+SELECT changes(), total_changes(), last_insert_rowid()
+
+INSERT INTO c VALUES (10, 10)
+
+UPDATE c SET b = b + 1
+
+SELECT changes(), total_changes()
+
+DELETE FROM c WHERE a > 5
+
+SELECT changes(), total_changes()
+
+INSERT INTO c VALUES (11, 'x' LIKE printf('%.50001c', 'a'))
+
+SELECT changes(), total_changes(), last_insert_rowid()
+
+CREATE INDEX ci ON c(b)
+
+DROP INDEX ci
+
+SELECT changes(), total_changes()
+
+SELECT * FROM c ORDER BY a
