@@ -17,7 +17,7 @@ import (
 
 func init() {
 	for _, f := range []*scalarFunc{
-		math1("acos", math.Acos),
+		math1("acos", acos),
 		math1("acosh", math.Acosh),
 		math1("asin", math.Asin),
 		math1("asinh", math.Asinh),
@@ -28,7 +28,7 @@ func init() {
 		math1("exp", math.Exp),
 		logFunc("ln", math.Log),
 		logFunc("log10", math.Log10),
-		logFunc("log2", math.Log2),
+		logFunc("log2", log2),
 		math1("sin", math.Sin),
 		math1("sinh", math.Sinh),
 		math1("sqrt", math.Sqrt),
@@ -58,6 +58,29 @@ var (
 	degToRad = piDouble / 180.0
 	radToDeg = 180.0 / piDouble
 )
+
+// acos is math.Acos without its loss of precision near ±1 (where it subtracts two close values:
+// hundreds of units in the last place, against the C library's): there it uses
+// acos(x) = 2·asin(√((1-x)/2)) and its mirror image, within 2 units of the C library's.
+func acos(x float64) float64 {
+	switch {
+	case x > 0.5:
+		return 2 * math.Asin(math.Sqrt((1-x)/2))
+	case x < -0.5:
+		return math.Pi - 2*math.Asin(math.Sqrt((1+x)/2))
+	}
+	return math.Acos(x)
+}
+
+// log2 is math.Log2 without its loss of precision just above 1 (it adds the exponent 1 to a
+// logarithm near -1): from 0.5 to 2 it is ln(x)/ln(2), within a unit in the last place of the
+// C library's.
+func log2(x float64) float64 {
+	if x >= 0.5 && x <= 2 {
+		return math.Log(x) * (1 / math.Ln2)
+	}
+	return math.Log2(x)
+}
 
 // numericArg returns v as a number for a math function: INTEGER and REAL as they are, TEXT when
 // it is a well-formed number (an INTEGER when it is an integer literal that fits, else a REAL);
