@@ -252,3 +252,16 @@ DROP INDEX ci
 SELECT changes(), total_changes()
 
 SELECT * FROM c ORDER BY a
+
+-- last_insert_rowid() in a multi-row INSERT that reads its table (SQLite evaluates every row
+-- first then, as cairn always does); WITHOUT ROWID inserts leave it
+
+INSERT INTO c(b) VALUES ((SELECT count(*) FROM c)), (last_insert_rowid())
+
+SELECT a, b, last_insert_rowid() FROM c WHERE a > 10 ORDER BY a
+
+CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID
+
+INSERT INTO w VALUES ('a', 1), ('b', 2)
+
+SELECT changes(), last_insert_rowid()
