@@ -24,9 +24,6 @@ type execCtx struct {
 	buckets []namedBucket // the buckets opened so far (a statement uses a few)
 	sess    *Session
 	steps   int // rows read, for context checks
-	// started is set when an INSERT, UPDATE or DELETE is planned and begins to change rows: if
-	// it then fails, changes() is reset (as SQLite's is by a statement that ran), not kept.
-	started bool
 	// bucketBuf backs buckets for the usual statement (a table and an index), so that a query's
 	// execution state, which holds the execCtx, holds them too.
 	bucketBuf [2]namedBucket

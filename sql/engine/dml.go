@@ -382,7 +382,7 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	t := p.t
-	x.started = true
+	x.sess.writeStarted = true
 	rows, err := x.insertSource(p, params)
 	if err != nil {
 		return Result{}, err
@@ -635,7 +635,7 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	t := p.t
-	x.started = true
+	x.sess.writeStarted = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
@@ -655,7 +655,7 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	t, sets := p.t, p.sets
-	x.started = true
+	x.sess.writeStarted = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err

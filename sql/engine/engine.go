@@ -130,6 +130,10 @@ type Session struct {
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
+	// writeStarted is set when the running INSERT, UPDATE or DELETE is planned and begins to
+	// change rows: if it then fails, changes() is reset (as SQLite's is by a statement that
+	// ran), not kept as after a statement that failed to prepare.
+	writeStarted bool
 
 	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
 	busyTimeout time.Duration

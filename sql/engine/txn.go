@@ -45,11 +45,8 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 	case *ast.Release:
 		return s.unchanged(), s.release(stmt.Name)
 	}
-	var cx *execCtx
-	res, err := s.write(ctx, func(c *execCtx) (Result, error) {
-		cx = c
-		return c.run(st, args)
-	})
+	s.writeStarted = false
+	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	dml := false
 	switch st.parsed.Stmt.(type) {
 	case *ast.Insert, *ast.Update, *ast.Delete:
@@ -62,7 +59,7 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 		s.totalChanges += res.RowsAffected
 	case err == nil: // other statements leave changes() as it is, and report it
 		res.RowsAffected = s.changes
-	case dml && cx != nil && cx.started:
+	case dml && s.writeStarted:
 		// A write that failed while it ran: changes() counts the rows a FAIL conflict kept,
 		// else none (the statement was undone); one that failed to plan leaves it.
 		s.changes = 0
