@@ -52,7 +52,6 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 	case *ast.Insert, *ast.Update, *ast.Delete:
 		dml = true
 	}
-	var ce *conflictError
 	switch {
 	case err == nil && dml:
 		s.changes = res.RowsAffected
@@ -63,7 +62,7 @@ func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Resul
 		// A write that failed while it ran: changes() counts the rows a FAIL conflict kept,
 		// else none (the statement was undone); one that failed to plan leaves it.
 		s.changes = 0
-		if errors.As(err, &ce) && ce.algo == ast.ConflictFail {
+		if ce := (*conflictError)(nil); errors.As(err, &ce) && ce.algo == ast.ConflictFail {
 			s.changes = res.RowsAffected
 			s.totalChanges += res.RowsAffected
 		}
