@@ -29,6 +29,10 @@ type scalarFunc struct {
 	lazy func(args []expr, e *env) (value.Value, error)
 	// checkArgs, when set, checks the call's arguments when it is bound (likelihood's constant).
 	checkArgs func(args []ast.Expr) error
+	// pureVariant, when set, returns the function to bind where SQLite requires a pure call
+	// (where: "a CHECK constraint"): one that fails when the call reads the clock or the
+	// time zone (datetime.go).
+	pureVariant func(where string) *scalarFunc
 }
 
 func (f *scalarFunc) call(args []value.Value, coll value.Collation) (value.Value, error) {
