@@ -212,38 +212,42 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 		units = append(units, len(b))
 		n = int64(len(units) - 1)
 	}
-	// Translate to a 0-based [p1, p1+p2) in units, as SQLite's substrFunc does.
-	p1, p2 := start, length
+	// Translate to a 0-based [p1, p1+p2) in units with SQLite's arithmetic: int64 that wraps
+	// (a length of -2^63 stays negative when negated), no length as the largest int64.
+	p1, p2 := start, int64(math.MaxInt64)
+	negLen := false
+	if hasLen {
+		p2 = length
+		if p2 < 0 {
+			p2, negLen = -p2, true
+		}
+	}
 	if p1 < 0 {
 		p1 += n
 		if p1 < 0 {
-			if hasLen {
-				p2 += p1
+			if p2 += p1; p2 < 0 {
+				p2 = 0
 			}
 			p1 = 0
 		}
 	} else if p1 > 0 {
 		p1--
-	} else if hasLen && p2 > 0 {
+	} else if p2 > 0 {
 		p2--
 	}
-	if hasLen && p2 < 0 {
-		p1 += p2
-		p2 = -p2
+	if negLen {
+		p1 -= p2
 		if p1 < 0 {
 			p2 += p1
 			p1 = 0
 		}
 	}
-	if p2 < 0 {
-		p2 = 0
-	}
-	end := p1 + p2
-	if p2 > n || end > n || end < p1 {
-		end = n
-	}
 	if p1 > n {
 		p1 = n
+	}
+	end := n // a p2 still negative (by wrapping) takes the rest, as SQLite's loop does
+	if p2 >= 0 && p2 < n-p1 {
+		end = p1 + p2
 	}
 	if blob {
 		return value.BlobBytes(b[p1:end]), nil

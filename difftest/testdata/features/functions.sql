@@ -175,6 +175,8 @@ SELECT substr('hello', 0), substr('hello', 0, 2), substr('hello', -2), substr('h
 
 SELECT substr('hello', 2, 9223372036854775807), substr('hello', -9223372036854775808, 3), substr('hello', 0, -1), substr('hello', -1, -2), substr(NULL, 1), substr('hello', NULL), substr('hello', 1, NULL), substr(x'', 1), typeof(substr(x'010203', 2)), substring('hello', 2, 3)
 
+SELECT substr('abcdef', -9223372036854775808), substr('abcdef', -9223372036854775807), substr('abcdef', -1e308), substr('abcdef', -9.2e18), substr('abcdef', 2, -9223372036854775808), substr('abcdef', 0, -9223372036854775808), substr('abcdef', -100, -9223372036854775808), substr(x'010203', -9223372036854775808), substr(x'00', -2.5, -1e308), substr('abcdef', 3, 4294967298), substr('abcdef', -2147483649), substr('abcdef', 9223372036854775807)
+
 SELECT min(1, 'a', x'00', NULL), max(1, 'a', x'00'), max(1, 2.0), min(2.0, 2), max(-0.0, 0), typeof(max(1, 1.0)), min('B', 'a' COLLATE NOCASE), max('B', 'a'), min(x'01', x'0001'), max(1)
 
 SELECT round(2.5), round(-2.5), round(1.005, 2), round(NULL), round(1.5, NULL), round('1.55', 1), round(12345.6789, -1), round(1e300, 2), typeof(round(5)), round(-0.4), round(9223372036854775807), round(0.5e-310, 320), round('abc'), round(x'31'), round(-0.0)
