@@ -44,10 +44,10 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			switch format[i] {
 			case '-':
 				minus = true
-			case '+':
-				plus = true
+			case '+': // of + and space, the last one given counts, as in SQLite
+				plus, space = true, false
 			case ' ':
-				space = true
+				space, plus = true, false
 			case '0':
 				zero = true
 			case '#':
@@ -120,9 +120,10 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		case 'd', 'i', 'u':
 			n := value.ToInt(next())
 			if verb == 'u' && n < 0 {
-				n = -n
+				body = strconv.FormatUint(uint64(n), 10) // as an unsigned 64-bit integer
+			} else {
+				body = signed(strconv.FormatInt(abs64(n), 10), n < 0, plus, space)
 			}
-			body = signed(strconv.FormatInt(abs64(n), 10), n < 0, plus, space)
 			if comma {
 				body = withCommas(body)
 			}
@@ -148,8 +149,15 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 				prec = 6
 			}
 			prec = min(prec, maxFloatPrecision)
-			body = formatFloat(f, verb, prec, plus, space, alt2)
-			if comma && verb == 'f' {
+			if verb != 'f' {
+				body = formatEG(f, verb, prec, plus, space, alt, alt2)
+			} else {
+				body = formatFloat(f, verb, prec, plus, space, alt2)
+			}
+			if alt && verb == 'f' && !strings.Contains(body, ".") && body[len(body)-1] >= '0' && body[len(body)-1] <= '9' {
+				body += "." // %#.0f keeps its point
+			}
+			if comma && !strings.ContainsAny(body, "eEI") { // %f, and %g without an exponent
 				body = withCommas(body)
 			}
 		case 'c':
@@ -336,6 +344,9 @@ func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string 
 		}
 		return "-Inf"
 	}
+	if f == 0 {
+		f = 0 // -0.0 prints as 0: SQLite signs only a value below zero
+	}
 	var s string
 	switch verb {
 	case 'f':
@@ -355,6 +366,9 @@ func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string 
 			s += ".0"
 		}
 	}
+	if alt2 && (verb == 'f' || verb == 'e' || verb == 'E') {
+		s = trimFraction(s)
+	}
 	if verb == 'E' || verb == 'G' {
 		s = strings.ToUpper(s)
 	}
@@ -367,6 +381,114 @@ func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string 
 		}
 	}
 	return s
+}
+
+// formatEG is %e, %E, %g and %G as SQLite writes them: at most 16 significant digits (26 with
+// the ! flag), zeros past them; %g in exponent form when the exponent is below -4 or not below
+// the precision, without trailing zeros unless # is given; # always writes the point; ! keeps one
+// digit after the point but drops trailing zeros (of %g too, unless # is given).
+func formatEG(f float64, verb byte, prec int, plus, space, alt, alt2 bool) string {
+	if math.IsInf(f, 0) || f != f {
+		return formatFloat(f, verb, prec, plus, space, alt2)
+	}
+	g := verb == 'g' || verb == 'G'
+	maxDigits := 16
+	if alt2 {
+		maxDigits = 26
+	}
+	n := prec + 1 // significant digits
+	if g {
+		n = max(prec, 1)
+	}
+	var digits []byte
+	dp := 1
+	if f != 0 {
+		digits, dp = value.SignificantDigits(f, n, maxDigits)
+	}
+	for len(digits) < n {
+		digits = append(digits, '0')
+	}
+	exp := dp - 1
+	var b []byte
+	switch {
+	case f < 0:
+		b = append(b, '-')
+	case plus:
+		b = append(b, '+')
+	case space:
+		b = append(b, ' ')
+	}
+	start := len(b)
+	if !g || exp < -4 || exp >= n {
+		frac := digits[1:]
+		if g {
+			frac = digits[1:n]
+		}
+		b = append(b, digits[0])
+		if len(frac) > 0 || alt {
+			b = append(b, '.')
+		}
+		b = append(b, frac...)
+	} else if exp >= 0 {
+		b = append(b, digits[:exp+1]...)
+		if exp+1 < n || alt {
+			b = append(b, '.')
+		}
+		b = append(b, digits[exp+1:n]...)
+	} else {
+		b = append(b, '0', '.')
+		b = append(b, strings.Repeat("0", -exp-1)...)
+		b = append(b, digits[:n]...)
+	}
+	mant := string(b[start:])
+	switch {
+	case g && !alt:
+		if strings.Contains(mant, ".") {
+			mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+		}
+		if alt2 {
+			mant = trimFraction(mant)
+		}
+	case alt2 && !g:
+		mant = trimFraction(mant)
+	}
+	b = append(b[:start], mant...)
+	if !g || exp < -4 || exp >= n {
+		e := byte('e')
+		if verb == 'E' || verb == 'G' {
+			e = 'E'
+		}
+		b = append(b, e)
+		if exp < 0 {
+			b = append(b, '-')
+			exp = -exp
+		} else {
+			b = append(b, '+')
+		}
+		if exp < 10 {
+			b = append(b, '0')
+		}
+		b = strconv.AppendInt(b, int64(exp), 10)
+	}
+	return string(b)
+}
+
+// trimFraction removes the trailing zeros of the fraction of s (a %f or %e rendering, before
+// any exponent) but keeps one digit after the point, adding ".0" where there is no point: the
+// ! flag of %f and %e.
+func trimFraction(s string) string {
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i:]
+	}
+	if !strings.Contains(mant, ".") {
+		return mant + ".0" + exp
+	}
+	mant = strings.TrimRight(mant, "0")
+	if strings.HasSuffix(mant, ".") {
+		mant += "0"
+	}
+	return mant + exp
 }
 
 // roundDecimal returns f rounded half away from zero to n decimal places, as SQLite's round()

@@ -181,6 +181,25 @@ SELECT min(1, 'a', x'00', NULL), max(1, 'a', x'00'), max(1, 2.0), min(2.0, 2), m
 
 SELECT round(2.5), round(-2.5), round(1.005, 2), round(NULL), round(1.5, NULL), round('1.55', 1), round(12345.6789, -1), round(1e300, 2), typeof(round(5)), round(-0.4), round(9223372036854775807), round(0.5e-310, 320), round('abc'), round(x'31'), round(-0.0)
 
+-- printf's float conversions: -0.0, the # and ! flags, + against space, thousands in %g,
+-- %u of a negative, at most 16 significant digits (17 only when 16 do not read back)
+
+SELECT printf('%f|%e|%g|%.0f|%5.1f|%E|%G|%+f|% e', -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0)
+
+SELECT printf('%!f|%!.0f|%!e|%!.2e|%!g|%!.10g|%!#.3f|%!g|%!g|%!.3g', 2.5, 3.0, 2.5, 100.0, 2.5, 1.0, 2.0, 1e20, 1e-5, 1234.5)
+
+SELECT printf('%u|%u|%5u|%x|%o|%,u|%.3u|%+u', -1, -9223372036854775808, -5, -1, -1, -1234567, -1, -1)
+
+SELECT printf('%#.0f|%#.0e|%#g|%#.3g|%#.20g|%#.17g|%#g|%#G|%!#g|%#.0g|%#e|%#f', 3.0, 3.0, 2.0, 1.0, 0.1, 0.1, 1e20, 1e-10, 2.0, 5.0, 2.0, 2.0)
+
+SELECT printf('%#g|%#e|%#.0g|%#.2g|%#g|%#+g|%# e|%#g|%#g|%#10.3g|%-#10.3g|%#010.3g', 0.0, 0.0, 0.0, -0.0, -2.5, 2.5, 2.5, 1e300, -1e-300, 3.14159, 3.14159, -3.14159)
+
+SELECT printf('%.20e|%.17g|%.20g|%.16g|%.3e|%.0e|%g|%g|%.3g|%.17g|%!.16E|%!.17g', 0.1, 0.1, 0.1, 1.0/3, 2.5e-7, 7.5, 100000, 1000000, 0.0001234, 1e300, 1e-5, 99999.95)
+
+SELECT printf('|% +d|%+ d|% +.1f|%+ .1f|% +e|%+ g|', 5, 5, 2.5, 2.5, 2.5, 2.5)
+
+SELECT printf('|%,g|%,.10g|%,g|%,e|%,d|%,.3f|', 1234567.0, 1234567.0, 1e20, 1234567.0, -1234567, 1234.5)
+
 SELECT ifnull(NULL, 2), ifnull(1, abs(-9223372036854775808)), nullif(1, 1), nullif(1, '1'), nullif('a', 'A' COLLATE NOCASE), nullif(NULL, 1), coalesce(NULL, NULL, 3)
 
 SELECT iif(NULL, 1, 2), iif(1, 2), iif(0, 2), if(1, 2), if(0, 1, 2), iif(0, 1, 0, 2, 3), iif(NULL, 1, 'a', 2, '3', 9), iif(0, 1, 0, 2), iif(1 OR abs(-9223372036854775808), 'y', 'n')
