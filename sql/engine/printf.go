@@ -115,34 +115,9 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		}
 		switch verb {
 		case '%':
-			out = append(out, '%')
-			continue
-		case 'd', 'i', 'u':
-			n := value.ToInt(next())
-			if verb == 'u' && n < 0 {
-				body = strconv.FormatUint(uint64(n), 10) // as an unsigned 64-bit integer
-			} else {
-				body = signed(strconv.FormatInt(abs64(n), 10), n < 0, plus, space)
-			}
-			if comma {
-				body = withCommas(body)
-			}
-			if prec > 0 {
-				body = padDigits(body, prec)
-			}
-		case 'x', 'X', 'o':
-			n := uint64(value.ToInt(next()))
-			base := 16
-			if verb == 'o' {
-				base = 8
-			}
-			body = strconv.FormatUint(n, base)
-			if verb == 'X' {
-				body = strings.ToUpper(body)
-			}
-			if alt && n != 0 {
-				body = map[byte]string{'x': "0x", 'X': "0X", 'o': "0"}[verb] + body
-			}
+			body, numeric = "%", false // padded to the width like any conversion
+		case 'd', 'i', 'u', 'x', 'X', 'o':
+			body = formatInt(value.ToInt(next()), verb, width, prec, plus, space, zero, alt, comma)
 		case 'f', 'e', 'E', 'g', 'G':
 			f := value.ToFloat(next())
 			if prec < 0 {
@@ -193,16 +168,17 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			numeric = false
 			switch {
 			case verb == 'Q' && v.IsNull():
-				body = "NULL"
+				body = cut("NULL") // the precision cuts what stands for NULL too
 			default:
 				q := byte('\'')
 				if verb == 'w' {
 					q = '"'
 				}
-				s := cut(string(textBeforeNUL(v.AppendText(nil))))
-				if v.IsNull() && verb != 'Q' {
+				s := string(textBeforeNUL(v.AppendText(nil)))
+				if v.IsNull() {
 					s = "(NULL)"
 				}
+				s = cut(s)
 				s = strings.ReplaceAll(s, string(q), string([]byte{q, q}))
 				if verb == 'Q' {
 					s = "'" + s + "'"
@@ -299,6 +275,53 @@ func signed(digits string, neg, plus, space bool) string {
 		return " " + digits
 	}
 	return digits
+}
+
+// formatInt is %d, %i, %u, %x, %X and %o as SQLite writes them: the digits (of the unsigned
+// 64-bit value for %u, %x, %X and %o), zeros before them up to the precision, or up to the width
+// with the 0 flag; then thousands separators for the ',' flag (decimal conversions), then the
+// prefix: the sign of %d and %i ('-', or '+' or ' ' by flag), "0x", "0X" or "0" with the # flag
+// for a value other than 0.
+func formatInt(n int64, verb byte, width, prec int, plus, space, zero, alt, comma bool) string {
+	var mag uint64
+	prefix := ""
+	base := 10
+	switch verb {
+	case 'd', 'i':
+		mag = uint64(n)
+		switch {
+		case n < 0:
+			mag, prefix = uint64(-n), "-" // -(-2^63) wraps to 2^63 as a uint64
+		case plus:
+			prefix = "+"
+		case space:
+			prefix = " "
+		}
+	case 'x', 'X':
+		mag, base = uint64(n), 16
+	case 'o':
+		mag, base = uint64(n), 8
+	default:
+		mag = uint64(n)
+	}
+	digits := strconv.FormatUint(mag, base)
+	if verb == 'X' {
+		digits = strings.ToUpper(digits)
+	}
+	p := prec
+	if zero && p < width-len(prefix) {
+		p = width - len(prefix) // the sign counts against the width, not the # prefix
+	}
+	if alt && mag != 0 {
+		prefix = map[byte]string{'x': "0x", 'X': "0X", 'o': "0"}[verb] + prefix
+	}
+	if len(digits) < p {
+		digits = strings.Repeat("0", p-len(digits)) + digits
+	}
+	if comma && base == 10 {
+		digits = withCommas(digits)
+	}
+	return prefix + digits
 }
 
 func padDigits(body string, prec int) string {

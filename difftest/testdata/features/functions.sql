@@ -200,6 +200,10 @@ SELECT printf('|% +d|%+ d|% +.1f|%+ .1f|% +e|%+ g|', 5, 5, 2.5, 2.5, 2.5, 2.5)
 
 SELECT printf('|%,g|%,.10g|%,g|%,e|%,d|%,.3f|', 1234567.0, 1234567.0, 1e20, 1234567.0, -1234567, 1234.5)
 
+SELECT printf('|%5%|%-5%|%05%|%,.6d|%0,8d|%.3x|%#.6o|%0#12.0x|%+u|% 5u|%-0*.1d|%#5x|%#o|', 1234, 1234, 255, 8, 2, 5, 5, 3, 65, 0, 0)
+
+SELECT printf('|%.1q|%.0Q|%12.3Q|%.2w|%5.0Q|', NULL, NULL, NULL, NULL, NULL)
+
 SELECT ifnull(NULL, 2), ifnull(1, abs(-9223372036854775808)), nullif(1, 1), nullif(1, '1'), nullif('a', 'A' COLLATE NOCASE), nullif(NULL, 1), coalesce(NULL, NULL, 3)
 
 SELECT iif(NULL, 1, 2), iif(1, 2), iif(0, 2), if(1, 2), if(0, 1, 2), iif(0, 1, 0, 2, 3), iif(NULL, 1, 'a', 2, '3', 9), iif(0, 1, 0, 2), iif(1 OR abs(-9223372036854775808), 'y', 'n')
