@@ -258,25 +258,6 @@ func digits32(format string, i int) (int, int) {
 	return int(n & math.MaxInt32), i
 }
 
-func abs64(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-func signed(digits string, neg, plus, space bool) string {
-	switch {
-	case neg:
-		return "-" + strings.TrimPrefix(digits, "-")
-	case plus:
-		return "+" + digits
-	case space:
-		return " " + digits
-	}
-	return digits
-}
-
 // formatInt is %d, %i, %u, %x, %X and %o as SQLite writes them: the digits (of the unsigned
 // 64-bit value for %u, %x, %X and %o), zeros before them up to the precision, or up to the width
 // with the 0 flag; then thousands separators for the ',' flag (decimal conversions), then the
@@ -322,17 +303,6 @@ func formatInt(n int64, verb byte, width, prec int, plus, space, zero, alt, comm
 		digits = withCommas(digits)
 	}
 	return prefix + digits
-}
-
-func padDigits(body string, prec int) string {
-	sign := ""
-	if len(body) > 0 && (body[0] == '-' || body[0] == '+' || body[0] == ' ') {
-		sign, body = body[:1], body[1:]
-	}
-	if len(body) < prec {
-		body = strings.Repeat("0", prec-len(body)) + body
-	}
-	return sign + body
 }
 
 // withCommas puts thousands separators into the integer part of a decimal number.
