@@ -89,6 +89,9 @@ type FromItem struct {
 	// to use (INDEXED BY).
 	NotIndexed bool
 	IndexedBy  string
+	// Func is set for a table-valued function, Table(FuncArgs...): Table is its name.
+	Func     bool
+	FuncArgs []Expr
 }
 
 // OrderTerm is one ORDER BY term.
@@ -131,6 +134,8 @@ type TableConstraint struct {
 	Columns  []IndexedColumn
 	Check    *Check
 	Conflict Conflict
+	// AutoInc is set for PRIMARY KEY(col AUTOINCREMENT).
+	AutoInc bool
 }
 
 // ConstraintKind is the kind of a table constraint.
@@ -230,6 +235,12 @@ type Insert struct {
 	Columns       []string
 	Select        *Select // VALUES lists are a Select of one VALUES core
 	DefaultValues bool
+	// Alias is the table's alias (INSERT INTO t AS a), which upsert expressions may use.
+	Alias string
+	// Upserts are the ON CONFLICT clauses, in order (upsert.go).
+	Upserts []Upsert
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // Assignment is one SET item of UPDATE.
@@ -246,6 +257,8 @@ type Update struct {
 	Alias    string
 	Set      []Assignment
 	Where    Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // Delete is DELETE.
@@ -254,6 +267,8 @@ type Delete struct {
 	Table string
 	Alias string
 	Where Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // TxMode is BEGIN's mode.

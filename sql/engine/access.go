@@ -24,6 +24,11 @@ type execCtx struct {
 	buckets []namedBucket // the buckets opened so far (a statement uses a few)
 	sess    *Session
 	steps   int // rows read, for context checks
+	// ret receives the rows of a RETURNING clause when the statement runs as a query (nil:
+	// they are dropped).
+	ret *returnSink
+	// ran is set when an INSERT, UPDATE or DELETE has been planned and starts to run.
+	ran bool
 	// bucketBuf backs buckets for the usual statement (a table and an index), so that a query's
 	// execution state, which holds the execCtx, holds them too.
 	bucketBuf [2]namedBucket

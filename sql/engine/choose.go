@@ -198,6 +198,10 @@ type estimate struct {
 // sources avail of the outer loops, and estimates it.
 func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.FromItem, avail uint64) (accessPath, estimate, error) {
 	src := sc.sources[i]
+	if src.fn != nil {
+		p, est := tableFuncAccess(src, avail)
+		return p, est, nil
+	}
 	if src.sub != nil {
 		return &subqueryScan{plan: src.sub, name: src.name}, estimate{cost: estSubqueryRows, rows: estSubqueryRows}, nil
 	}

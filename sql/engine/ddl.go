@@ -60,6 +60,10 @@ func (x *execCtx) changed(b *cairn.Bucket, s *Schema) error {
 }
 
 func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
+	// The name is checked before whether it exists, as SQLite does (sqlite_sequence exists).
+	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
+		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
+	}
 	if x.schema.objectExists(st.Name) {
 		if st.IfNotExists && x.schema.table(st.Name) != nil {
 			return nil
@@ -71,9 +75,6 @@ func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
 			kind = "view"
 		}
 		return fmt.Errorf("%s %s already exists", kind, st.Name)
-	}
-	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
-		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
 	}
 	var rows [][]value.Value
 	if st.AsSelect != nil {
@@ -95,6 +96,9 @@ func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
 	if err != nil {
 		return err
 	}
+	if err := checkAutoInc(st, t); err != nil {
+		return err
+	}
 	if _, err := x.tx.CreateBucket(t.bucket); err != nil {
 		return err
 	}
@@ -111,6 +115,11 @@ func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
 	}
 	s := x.schema.clone()
 	s.addTable(t)
+	if t.AutoInc {
+		if err := x.addSeqTable(b, s); err != nil {
+			return err
+		}
+	}
 	if err := x.changed(b, s); err != nil {
 		return err
 	}
@@ -191,6 +200,9 @@ func (x *execCtx) createIndex(st *ast.CreateIndex) error {
 	t := x.schema.table(st.Table)
 	if t == nil {
 		return fmt.Errorf("no such table: main.%s", st.Table)
+	}
+	if fold(t.Name) == seqTableName {
+		return fmt.Errorf("table %s may not be indexed", t.Name)
 	}
 	b, err := x.schemaStore()
 	if err != nil {
@@ -324,9 +336,17 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 		}
 		return fmt.Errorf("no such table: %s", st.Name)
 	}
+	if fold(t.Name) == seqTableName {
+		return fmt.Errorf("table %s may not be dropped", t.Name)
+	}
 	b, err := x.schemaStore()
 	if err != nil {
 		return err
+	}
+	if t.AutoInc {
+		if err := x.dropSeq(t); err != nil {
+			return err
+		}
 	}
 	s := x.schema.clone()
 	for _, ix := range t.Indexes {

@@ -231,25 +231,32 @@ func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, 
 		if other == nil {
 			continue
 		}
-		algo := effective(w.algo, ix.Conflict)
-		switch algo {
-		case ast.ConflictIgnore:
-			return errSkipRow
-		case ast.ConflictReplace:
-			row, ok, err := w.cx.readRow(t, other)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if err := w.cx.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
-					return err
-				}
-			}
-		default:
-			return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
+		if err := w.resolveIndex(ix, other); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// resolveIndex handles the row at key other that has the new row's values in the UNIQUE index
+// ix, by the algorithm in force.
+func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
+	t := w.t
+	algo := effective(w.algo, ix.Conflict)
+	switch algo {
+	case ast.ConflictIgnore:
+		return errSkipRow
+	case ast.ConflictReplace:
+		row, ok, err := w.cx.readRow(t, other)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return w.cx.deleteRow(t, row, rowidOfRow(t, row))
+		}
+		return nil
+	}
+	return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
 }
 
 // resolveKey handles a row already at the new row's table key self (its rowid, or a WITHOUT
@@ -301,6 +308,8 @@ type insertPlan struct {
 	defaults []expr      // each column's DEFAULT (nil: NULL), evaluated once per execution
 	checks   []expr      // t's CHECK constraints
 	uniques  []int       // uniqueOrder(t)
+	ret      *returningPlan
+	up       *upsertPlan // the ON CONFLICT clauses, or nil
 }
 
 // planInsert plans st against x's schema.
@@ -364,6 +373,14 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		return nil, err
 	}
 	p.checks = checks
+	if len(st.Upserts) > 0 {
+		if p.up, err = planUpsert(pc, t, st); err != nil {
+			return nil, err
+		}
+	}
+	if p.ret, err = planReturning(pc, t, st.Returning); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -382,7 +399,7 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	t := p.t
-	x.sess.writeStarted = true
+	x.ran = true
 	rows, err := x.insertSource(p, params)
 	if err != nil {
 		return Result{}, err
@@ -392,6 +409,17 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	ret := x.newReturner(p.ret, params)
+	var ups *upserter
+	if p.up != nil {
+		ups = x.newUpserter(p.up, t, params, ret)
+	}
+	var seq *seqState
+	if t.AutoInc {
+		if seq, err = x.loadSeq(t); err != nil {
+			return Result{}, err
+		}
+	}
 	var res Result
 	for _, src := range rows {
 		vals := make([]value.Value, len(t.Columns)+1)
@@ -403,11 +431,21 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 				explicitRowid = !src[i].IsNull()
 			}
 		}
-		rowid, err := x.rowidFor(t, vals, explicitRowid)
+		rowid, err := x.rowidFor(t, vals, explicitRowid, seq)
 		if err != nil {
 			return res, err
 		}
-		if err := x.insertRow(w, vals, rowid); err != nil {
+		if ups != nil {
+			inserted, err := ups.insertRow(w, vals, rowid)
+			if err != nil {
+				return res, err
+			}
+			if !inserted {
+				res.RowsAffected += ups.updated
+				ups.updated = 0
+				continue
+			}
+		} else if err := x.insertRow(w, vals, rowid); err != nil {
 			if errors.Is(err, errSkipRow) {
 				continue
 			}
@@ -417,6 +455,16 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		if !t.WithoutRowid {
 			res.LastInsertID = rowid
 			x.sess.lastInsertID = rowid
+		}
+		if ret != nil {
+			if err := ret.add(vals); err != nil {
+				return res, err
+			}
+		}
+	}
+	if seq != nil {
+		if err := seq.store(x); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
@@ -441,8 +489,9 @@ func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error
 	return x.writeRow(t, vals, rowid)
 }
 
-// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next.
-func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, error) {
+// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next
+// (seq: the sqlite_sequence entry of an AUTOINCREMENT table, else nil).
+func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool, seq *seqState) (int64, error) {
 	if t.WithoutRowid {
 		return 0, nil
 	}
@@ -455,7 +504,13 @@ func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, 
 		if !ok {
 			return 0, errors.New("datatype mismatch")
 		}
+		if seq != nil {
+			seq.saw(id)
+		}
 		return id, nil
+	}
+	if seq != nil {
+		return seq.next(x)
 	}
 	return x.nextRowid(t)
 }
@@ -528,6 +583,7 @@ type targetPlan struct {
 	sets    []setColumn
 	checks  []expr
 	uniques []int
+	ret     *returningPlan
 }
 
 // setColumn is one column = expression of an UPDATE (the column len(t.Columns): the rowid).
@@ -604,6 +660,9 @@ func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
 		return nil, err
 	}
 	p.uniques = uniqueOrder(t)
+	if p.ret, err = planReturning(pc, t, st.Returning); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -629,20 +688,33 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Result, error) {
 	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) {
 		p, _, err := x.planTarget(st.Table, st.Alias, st.Where)
-		return p, err
+		if err != nil {
+			return nil, err
+		}
+		pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+		if p.ret, err = planReturning(pc, p.t, st.Returning); err != nil {
+			return nil, err
+		}
+		return p, nil
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	t := p.t
-	x.sess.writeStarted = true
+	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
+	ret := x.newReturner(p.ret, params)
 	for _, row := range rows {
 		if err := x.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
 			return Result{}, err
+		}
+		if ret != nil {
+			if err := ret.add(row); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	return Result{RowsAffected: int64(len(rows))}, nil
@@ -655,14 +727,16 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	t, sets := p.t, p.sets
-	x.sess.writeStarted = true
+	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	ret := x.newReturner(p.ret, params)
 	run := &runState{cx: x, params: params}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
+	slot := rowidSetSlot(t, sets)
 	var res Result
 	for _, target := range rows {
 		// The row as it is now at the target's key: REPLACE may have deleted it, or moved an
@@ -684,56 +758,81 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 			}
 			vals[s.col] = v.Clone()
 		}
-		oldRowid := rowidOfRow(t, old)
-		rowid := oldRowid
-		if !t.WithoutRowid {
-			slot := len(t.Columns)
-			for _, s := range sets {
-				if s.col == t.RowidColumn || s.col == len(t.Columns) {
-					slot = s.col
-				}
-			}
-			if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
-				id, ok := value.MustBeInt(vals[slot])
-				if !ok {
-					return res, errors.New("datatype mismatch")
-				}
-				rowid = id
-			}
-		}
-		if !t.WithoutRowid { // the rowid first: CHECK constraints see it
-			vals[len(t.Columns)] = value.Int(rowid)
-			if t.RowidColumn >= 0 {
-				vals[t.RowidColumn] = value.Int(rowid)
-			}
-		}
-		if err := w.prepare(vals); err != nil {
-			if errors.Is(err, errSkipRow) {
-				continue
-			}
+		written, err := x.updateRow(w, old, vals, slot)
+		if err != nil {
 			return res, err
 		}
-		oldKey := t.rowKey(old, oldRowid)
-		newKey := t.rowKey(vals, rowid)
-		if err := x.deleteRow(t, old, oldRowid); err != nil {
-			return res, err
-		}
-		keyMoved := string(oldKey) != string(newKey)
-		if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
-			// The row stays as it was: skipped by IGNORE, or left by FAIL (which keeps the
-			// rows changed before it).
-			if werr := x.writeRow(t, old, oldRowid); werr != nil {
-				return res, werr
-			}
-			if errors.Is(err, errSkipRow) {
-				continue
-			}
-			return res, err
-		}
-		if err := x.writeRow(t, vals, rowid); err != nil {
-			return res, err
+		if !written {
+			continue
 		}
 		res.RowsAffected++
+		if ret != nil {
+			if err := ret.add(vals); err != nil {
+				return res, err
+			}
+		}
 	}
 	return res, nil
+}
+
+// rowidSetSlot returns the slot of a row of t from which an UPDATE with sets takes the new
+// rowid: the last SET of the rowid or its alias column, else the rowid slot (len(t.Columns)).
+func rowidSetSlot(t *Table, sets []setColumn) int {
+	slot := len(t.Columns)
+	for _, s := range sets {
+		if s.col == t.RowidColumn || s.col == len(t.Columns) {
+			slot = s.col
+		}
+	}
+	return slot
+}
+
+// updateRow replaces the row old of w's table by vals (old with the SET values applied; the new
+// rowid, for a rowid table, from vals[slot]), checking the constraints. It reports false when
+// IGNORE skipped the row.
+func (x *execCtx) updateRow(w *rowWriter, old, vals []value.Value, slot int) (bool, error) {
+	t := w.t
+	oldRowid := rowidOfRow(t, old)
+	rowid := oldRowid
+	if !t.WithoutRowid {
+		if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
+			id, ok := value.MustBeInt(vals[slot])
+			if !ok {
+				return false, errors.New("datatype mismatch")
+			}
+			rowid = id
+		}
+		// The rowid first: CHECK constraints see it.
+		vals[len(t.Columns)] = value.Int(rowid)
+		if t.RowidColumn >= 0 {
+			vals[t.RowidColumn] = value.Int(rowid)
+		}
+	}
+	if err := w.prepare(vals); err != nil {
+		if errors.Is(err, errSkipRow) {
+			return false, nil
+		}
+		return false, err
+	}
+	oldKey := t.rowKey(old, oldRowid)
+	newKey := t.rowKey(vals, rowid)
+	if err := x.deleteRow(t, old, oldRowid); err != nil {
+		return false, err
+	}
+	keyMoved := string(oldKey) != string(newKey)
+	if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
+		// The row stays as it was: skipped by IGNORE, or left by FAIL (which keeps the
+		// rows changed before it).
+		if werr := x.writeRow(t, old, oldRowid); werr != nil {
+			return false, werr
+		}
+		if errors.Is(err, errSkipRow) {
+			return false, nil
+		}
+		return false, err
+	}
+	if err := x.writeRow(t, vals, rowid); err != nil {
+		return false, err
+	}
+	return true, nil
 }

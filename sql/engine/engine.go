@@ -130,10 +130,6 @@ type Session struct {
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
-	// writeStarted is set when the running INSERT, UPDATE or DELETE is planned and begins to
-	// change rows: if it then fails, changes() is reset (as SQLite's is by a statement that
-	// ran), not kept as after a statement that failed to prepare.
-	writeStarted bool
 
 	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
 	busyTimeout time.Duration
@@ -233,6 +229,20 @@ func (st *Stmt) ReadOnly() bool {
 	return false
 }
 
+// Returns reports whether the statement is an INSERT, UPDATE or DELETE with a RETURNING clause:
+// Query runs it to its end and returns its rows; Exec runs it and drops them.
+func (st *Stmt) Returns() bool {
+	switch s := st.parsed.Stmt.(type) {
+	case *ast.Insert:
+		return len(s.Returning) > 0
+	case *ast.Update:
+		return len(s.Returning) > 0
+	case *ast.Delete:
+		return len(s.Returning) > 0
+	}
+	return false
+}
+
 // Text returns the statement's SQL text.
 func (st *Stmt) Text() string { return st.parsed.Text }
 
@@ -245,7 +255,8 @@ type Result struct {
 	RowsAffected int64
 }
 
-// Exec runs a statement that returns no rows (a query's rows are read and dropped).
+// Exec runs a statement that returns no rows (a query's rows, and those of RETURNING, are read
+// and dropped).
 func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
 	if st.ReadOnly() {
 		rows, err := st.Query(ctx, args)
@@ -314,9 +325,19 @@ func (r *Rows) Close() error {
 	return nil
 }
 
-// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
+// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them. An INSERT,
+// UPDATE or DELETE with RETURNING runs to its end first and its rows follow; another statement
+// runs and returns no rows.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 	if !st.ReadOnly() {
+		if st.Returns() {
+			// RETURNING: the statement runs to its end, then its rows are read.
+			sink := &returnSink{}
+			if _, err := st.sess.execTo(ctx, st, args, sink); err != nil {
+				return nil, err
+			}
+			return &Rows{it: &sliceIter{rows: sink.rows}, names: sink.names, decl: sink.decl}, nil
+		}
 		res, err := st.Exec(ctx, args)
 		_ = res
 		if err != nil {

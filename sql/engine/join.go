@@ -24,8 +24,9 @@ type level struct {
 	null   []value.Value
 }
 
-// addSources resolves the FROM items into sc's sources.
-func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
+// addSources resolves the FROM items into sc's sources (where is the core's WHERE, which may
+// give a table-valued function's arguments).
+func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) error {
 	for i := range from {
 		item := &from[i]
 		src, err := newSource(pc, item, sc)
@@ -46,12 +47,27 @@ func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
 			}
 		}
 	}
+	// The arguments of table-valued functions may read any source of the FROM clause.
+	for i := range from {
+		if src := sc.sources[i]; src.fn != nil {
+			terms := conjuncts(from[i].On, nil) // a LEFT JOIN's right side: its ON only
+			if from[i].Join != ast.JoinLeft {
+				terms = conjuncts(where, terms)
+			}
+			if err := bindTableFuncArgs(pc, &from[i], src, sc, terms); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
 func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Subquery != nil {
 		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
+	}
+	if item.Func {
+		return tableFuncSource(pc, item, sc)
 	}
 	if t := pc.schema.table(item.Table); t != nil {
 		name := t.Name
@@ -64,6 +80,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			src.rowidSlot = len(t.Columns)
 		}
 		return src, nil
+	}
+	if f := tableFuncs[strings.ToLower(item.Table)]; f != nil && !item.Func {
+		return tableFuncSource(pc, item, sc) // an eponymous table-valued function without arguments
 	}
 	if v := pc.view(item.Table); v != nil {
 		if pc.viewDepth > 32 {
@@ -243,6 +262,9 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		}
 		for _, t := range onTerms[i] {
 			lv.on = append(lv.on, t.x)
+		}
+		if src.fn != nil && src.fn.deps&^avail != 0 {
+			return fmt.Errorf("no query solution")
 		}
 		bound := avail | 1<<uint(i)
 		for _, t := range where {

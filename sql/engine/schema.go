@@ -78,7 +78,9 @@ type Table struct {
 	PKConflict ast.Conflict
 	Checks     []ast.Check
 	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
-	bucket     []byte
+	// AutoInc is set for an INTEGER PRIMARY KEY declared AUTOINCREMENT (autoinc.go).
+	AutoInc bool
+	bucket  []byte
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
 	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
 	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
@@ -404,6 +406,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	case isInteger:
 		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
 		t.RowidColumn = pk[0].Column
+		t.AutoInc = autoIncOf(st)
 	case len(pk) > 0:
 		uniques = append(uniques[:pkPos], append([][]IndexColumn{pk}, uniques[pkPos:]...)...)
 		conflicts = append(conflicts[:pkPos], append([]ast.Conflict{t.PKConflict}, conflicts[pkPos:]...)...)

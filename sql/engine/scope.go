@@ -31,6 +31,9 @@ type srcColumn struct {
 	// hidden columns are found by qualified names only: the right-hand copy of a column
 	// merged by USING or NATURAL.
 	hidden bool
+	// notInStar columns are found by name but left out of * (a table-valued function's hidden
+	// columns, tvf.go).
+	notInStar bool
 }
 
 // source is one FROM item of a query.
@@ -41,6 +44,8 @@ type source struct {
 	// rowidSlot is the index in the row of the rowid (len(cols)), or -1 for sources without one.
 	rowidSlot int
 	sub       *selectPlan // a subquery or view, materialized when the query runs
+	// fn is the call of a table-valued function (tvf.go), nil for other sources.
+	fn *tableFuncCall
 	// left is set for the right side of a LEFT JOIN.
 	left bool
 	// notIndexed is set by NOT INDEXED: no index serves the source, not even for ORDER BY.

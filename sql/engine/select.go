@@ -290,7 +290,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	if core.Values != nil {
 		return planValues(pc, core, sc, cp)
 	}
-	if err := addSources(pc, core.From, sc); err != nil {
+	if err := addSources(pc, core.From, core.Where, sc); err != nil {
 		return nil, resultInfo{}, err
 	}
 	cp.sources = sc.sources
@@ -520,7 +520,7 @@ func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
 			}
 			found = true
 			for _, col := range src.cols {
-				if col.hidden && c.Table == "" {
+				if col.hidden && c.Table == "" || col.notInStar {
 					continue
 				}
 				out = append(out, selectItem{expr: &ast.ColumnRef{Table: src.name, Column: col.name}, text: col.name})

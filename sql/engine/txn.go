@@ -24,58 +24,80 @@ import (
 
 // exec runs a statement that is not a query.
 func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Result, error) {
+	return s.execTo(ctx, st, args, nil)
+}
+
+// execTo runs a statement that is not a query; the rows of its RETURNING clause go to sink
+// (nil: dropped).
+func (s *Session) execTo(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
 	switch st.parsed.Stmt.(type) {
 	case *ast.Begin, *ast.Commit, *ast.Rollback, *ast.Savepoint, *ast.Release:
 		if s.attached {
 			return Result{}, ErrAttached
 		}
 	}
+	// A statement that changes no rows leaves changes() as it was, and database/sql drivers of
+	// SQLite report that count (sqlite3_changes) as its RowsAffected.
+	var err error
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
-		return s.unchanged(), s.begin(ctx, stmt.Mode, false)
+		err = s.begin(ctx, stmt.Mode, false)
 	case *ast.Commit:
-		return s.unchanged(), s.commit()
+		err = s.commit()
 	case *ast.Rollback:
 		if stmt.Savepoint != "" {
-			return s.unchanged(), s.rollbackTo(stmt.Savepoint)
+			err = s.rollbackTo(stmt.Savepoint)
+		} else {
+			err = s.rollback()
 		}
-		return s.unchanged(), s.rollback()
 	case *ast.Savepoint:
-		return s.unchanged(), s.savepoint(ctx, stmt.Name)
+		err = s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
-		return s.unchanged(), s.release(stmt.Name)
-	}
-	s.writeStarted = false
-	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
-	dml := false
-	switch st.parsed.Stmt.(type) {
+		err = s.release(stmt.Name)
 	case *ast.Insert, *ast.Update, *ast.Delete:
-		dml = true
+		return s.execDML(ctx, st, args, sink)
+	default:
+		_, err = s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	}
-	switch {
-	case err == nil && dml:
-		s.changes = res.RowsAffected
-		s.totalChanges += res.RowsAffected
-	case err == nil: // other statements leave changes() as it is, and report it
-		res.RowsAffected = s.changes
-	case dml && s.writeStarted:
-		// A write that failed while it ran: changes() counts the rows a FAIL conflict kept,
-		// else none (the statement was undone); one that failed to plan leaves it.
-		s.changes = 0
-		if ce := (*conflictError)(nil); errors.As(err, &ce) && ce.algo == ast.ConflictFail {
-			s.changes = res.RowsAffected
-			s.totalChanges += res.RowsAffected
-		}
+	if err != nil {
+		return Result{}, err
 	}
-	res.LastInsertID = s.lastInsertID
-	return res, err
+	return s.unchanged(), nil
 }
 
-// unchanged is the Result of a statement that changes no rows: the counters of the last INSERT,
-// UPDATE or DELETE, as SQLite's drivers report sqlite3_changes() and last_insert_rowid() after
-// any statement.
+// unchanged is the Result of a statement that changed no rows: SQLite's drivers report
+// sqlite3_changes, the count of the last INSERT, UPDATE or DELETE.
 func (s *Session) unchanged() Result {
 	return Result{LastInsertID: s.lastInsertID, RowsAffected: s.changes}
+}
+
+// execDML runs an INSERT, UPDATE or DELETE; the rows of its RETURNING clause go to sink (nil:
+// dropped).
+func (s *Session) execDML(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
+	var ran *bool
+	res, err := s.write(ctx, func(cx *execCtx) (Result, error) {
+		cx.ret, ran = sink, &cx.ran
+		return cx.run(st, args)
+	})
+	if err == nil {
+		s.changes = res.RowsAffected
+		s.totalChanges += res.RowsAffected
+		res.LastInsertID = s.lastInsertID
+		return res, nil
+	}
+	// A statement that failed while it ran counts the rows it kept (FAIL) or none (it was
+	// undone), as SQLite does; one that failed before (a name that does not resolve, which
+	// SQLite finds when it prepares the statement) leaves changes() alone.
+	if ran != nil && *ran {
+		var ce *conflictError
+		if errors.As(err, &ce) && ce.algo == ast.ConflictFail {
+			s.changes = res.RowsAffected
+			s.totalChanges += res.RowsAffected
+		} else {
+			s.changes = 0
+		}
+	}
+	return res, err
 }
 
 // run executes a write statement in the context's transaction.

@@ -144,7 +144,7 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 		if err != nil {
 			return out, err
 		}
-		out.Columns = cols
+		out.Columns, out.AutoInc = cols, tc.AutoIncrement
 	case m.TableCheck:
 		out.Kind = ast.CheckConstraint
 		x, err := c.expr(tc.Expr)

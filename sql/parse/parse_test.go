@@ -233,3 +233,20 @@ func TestFoldsKeepFunctions(t *testing.T) {
 		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
 	}
 }
+
+// TestJSONOperatorsAndTableFunctions: x -> p and x ->> p are calls of the functions "->" and
+// "->>"; name(args) in FROM is a table-valued function.
+func TestJSONOperatorsAndTableFunctions(t *testing.T) {
+	sel := one(t, `SELECT doc -> '$.a', doc ->> 'b' FROM json_each(t.doc, '$') AS j`).Stmt.(*ast.Select)
+	for i, name := range []string{"->", "->>"} {
+		c, ok := sel.Cores[0].Columns[i].Expr.(*ast.Call)
+		require.True(t, ok)
+		require.Equal(t, name, c.Name)
+		require.Len(t, c.Args, 2)
+	}
+	f := sel.Cores[0].From[0]
+	require.True(t, f.Func)
+	require.Equal(t, "json_each", f.Table)
+	require.Equal(t, "j", f.Alias)
+	require.Len(t, f.FuncArgs, 2)
+}

@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"strings"
+
 	"github.com/cairndb/cairn/sql/ast"
 	m "github.com/sqlc-dev/meyer/ast"
 )
@@ -176,7 +178,15 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 	}
 	switch {
 	case t.HasArgs:
-		return item, c.unsupported(t, "table-valued functions")
+		name, err := c.name(t.Name)
+		if err != nil {
+			return item, err
+		}
+		args, err := c.exprs(t.Args)
+		if err != nil {
+			return item, err
+		}
+		item.Table, item.FuncArgs, item.Func = strings.ToLower(name), args, true
 	case t.Select != nil:
 		s, err := c.selectStmt(t.Select)
 		if err != nil {
