@@ -1,11 +1,12 @@
 package engine
 
 // Core scalar functions beyond funcs.go's (lang_corefunc.html): the connection's counters
-// (changes, last_insert_rowid, total_changes, read from the session when the call is evaluated,
-// so that a multi-row INSERT sees the rowid of its previous row as SQLite's does), versions,
+// (changes, last_insert_rowid, total_changes, read from the session when the call is evaluated;
+// a multi-row INSERT evaluates its VALUES before it inserts, so they see the values from before
+// it: docs/SQL.md), versions,
 // concat, concat_ws, octet_length, unhex, like and glob as functions, the planner hints
 // (likelihood, likely, unlikely: the value of their first argument), randomblob, sign, soundex,
-// unistr and unistr_quote.
+// unistr and unistr_quote, and load_extension, which fails as SQLite's does by default.
 
 import (
 	"bytes"
@@ -32,6 +33,7 @@ var (
 	errLikeEscape    = errors.New("ESCAPE expression must be a single character")
 	errLikelihood    = errors.New("second argument to likelihood() must be a constant between 0.0 and 1.0")
 	errUnicodeEscape = errors.New("invalid Unicode escape")
+	errNotAuthorized = errors.New("not authorized")
 )
 
 func init() {
@@ -55,6 +57,7 @@ func init() {
 		{name: "soundex", minArgs: 1, maxArgs: 1, fn: fnSoundex},
 		{name: "unistr", minArgs: 1, maxArgs: 1, fn: fnUnistr},
 		{name: "unistr_quote", minArgs: 1, maxArgs: 1, fn: fnUnistrQuote},
+		{name: "load_extension", minArgs: 1, maxArgs: 2, fn: fnLoadExtension, nondeterministic: true},
 	} {
 		scalarFuncs[f.name] = f
 	}
@@ -434,4 +437,10 @@ func fnUnistrQuote(a []value.Value, _ value.Collation) (value.Value, error) {
 		}
 	}
 	return value.TextBytes(append(out, "')"...)), nil
+}
+
+// fnLoadExtension is load_extension(X[, Y]): cairn loads no extensions, and the call fails as it
+// does in SQLite while extension loading is off (its default), when it is evaluated.
+func fnLoadExtension([]value.Value, value.Collation) (value.Value, error) {
+	return value.Value{}, errNotAuthorized
 }

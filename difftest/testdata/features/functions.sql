@@ -290,3 +290,15 @@ CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID
 INSERT INTO w VALUES ('a', 1), ('b', 2)
 
 SELECT changes(), last_insert_rowid()
+
+-- load_extension fails when it is called, as with SQLite's extension loading off (its default)
+
+SELECT load_extension('x')
+
+SELECT load_extension(NULL, 'entry')
+
+SELECT load_extension()
+
+SELECT 1 WHERE 0 AND load_extension('x')
+
+SELECT load_extension(b) FROM t WHERE b = 'none'
