@@ -1,9 +1,9 @@
 package engine
 
 // Core scalar functions beyond funcs.go's (lang_corefunc.html): the connection's counters
-// (changes, last_insert_rowid, total_changes, read from the session when the call is evaluated;
-// a multi-row INSERT evaluates its VALUES before it inserts, so they see the values from before
-// it: docs/SQL.md), versions,
+// (changes, last_insert_rowid, total_changes, read from the session when the call is evaluated:
+// a row of a multi-row VALUES sees the rowid of the row inserted before it, dml.go's
+// streamableValues), versions,
 // concat, concat_ws, octet_length, unhex, like and glob as functions, the planner hints
 // (likelihood, likely, unlikely: the value of their first argument), randomblob, sign, soundex,
 // unistr and unistr_quote, and load_extension, which fails as SQLite's does by default.

@@ -278,8 +278,21 @@ SELECT changes(), total_changes()
 
 SELECT * FROM c ORDER BY a
 
--- last_insert_rowid() in a multi-row INSERT that reads its table (SQLite evaluates every row
--- first then, as cairn always does); WITHOUT ROWID inserts leave it
+-- last_insert_rowid() in a multi-row INSERT: each row sees the row inserted before it, unless a
+-- row reads the target table (SQLite evaluates every row first then); a failing row leaves the
+-- rowid of the rows undone; WITHOUT ROWID inserts leave it
+
+INSERT INTO c(b) VALUES (last_insert_rowid() * 100), (last_insert_rowid() * 100), (CASE WHEN last_insert_rowid() > 0 THEN -last_insert_rowid() END)
+
+SELECT a, b FROM c WHERE a > 11 ORDER BY a
+
+INSERT INTO c(b) VALUES ('first'), (abs(-9223372036854775808))
+
+SELECT last_insert_rowid(), changes()
+
+INSERT OR IGNORE INTO c(a, b) VALUES (1, 'dup'), (300, last_insert_rowid())
+
+SELECT a, b FROM c WHERE a = 300
 
 INSERT INTO c(b) VALUES ((SELECT count(*) FROM c)), (last_insert_rowid())
 
