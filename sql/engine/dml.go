@@ -145,6 +145,11 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 		}
 		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
 	}
+	if len(t.gen) > 0 {
+		if err := t.computeGenerated(vals); err != nil {
+			return err
+		}
+	}
 	// NOT NULL in SQLite's two passes (sqlite3GenerateConstraintChecks): on the first, a NULL
 	// in a column whose algorithm is REPLACE takes the column's DEFAULT, if it has one, and any
 	// other NULL fails at once (or skips the row, for IGNORE); on the second, a REPLACE column
@@ -256,7 +261,7 @@ func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
 		}
 		return nil
 	}
-	return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
+	return &conflictError{err: uniqueIndexError(ix), algo: algo}
 }
 
 // resolveKey handles a row already at the new row's table key self (its rowid, or a WITHOUT
@@ -302,6 +307,7 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 // and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
 type insertPlan struct {
 	schema   *Schema
+	temp     *tempState // the session's TEMP tables it was planned with
 	t        *Table
 	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
 	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
@@ -317,20 +323,22 @@ type insertPlan struct {
 
 // planInsert plans st against x's schema.
 func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
-	t := x.schema.table(st.Table)
+	t := x.table(st.Table)
 	if t == nil {
 		if x.schema.view(st.Table) != nil {
 			return nil, fmt.Errorf("cannot modify %s because it is a view", st.Table)
 		}
 		return nil, fmt.Errorf("no such table: %s", st.Table)
 	}
-	p := &insertPlan{schema: x.schema, t: t, uniques: uniqueOrder(t)}
+	p := &insertPlan{schema: x.schema, temp: x.sess.temp, t: t, uniques: uniqueOrder(t)}
 	// Target columns (none for DEFAULT VALUES: every column takes its default).
 	switch {
 	case st.DefaultValues:
 	case st.Columns == nil:
 		for i := range t.Columns {
-			p.targets = append(p.targets, i)
+			if !t.isGenerated(i) {
+				p.targets = append(p.targets, i)
+			}
 		}
 	default:
 		for _, name := range st.Columns {
@@ -342,10 +350,18 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 					return nil, fmt.Errorf("table %s has no column named %s", t.Name, name)
 				}
 			}
+			if t.isGenerated(i) {
+				return nil, fmt.Errorf("cannot INSERT into generated column %q", t.Columns[i].Name)
+			}
 			p.targets = append(p.targets, i)
 		}
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	if !st.DefaultValues && st.Select != nil {
 		plan, err := planSelect(pc, st.Select, &scope{})
 		if err != nil {
@@ -353,7 +369,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		}
 		if n := len(p.targets); plan.ncols != n {
 			if st.Columns == nil {
-				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
+				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, n, plan.ncols)
 			}
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
@@ -391,7 +407,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 // insert runs an INSERT, with the plan cached in stmt (nil: plan for this run only).
 func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Result, error) {
 	var p *insertPlan
-	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema {
+	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema && stmt.ins.temp == x.sess.temp {
 		p = stmt.ins
 	} else {
 		var err error
@@ -651,6 +667,7 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 // its WHERE, and for UPDATE the bound SET expressions, CHECK constraints and UNIQUE order.
 type targetPlan struct {
 	schema  *Schema
+	temp    *tempState // the session's TEMP tables it was planned with
 	t       *Table
 	cp      *corePlan
 	sets    []setColumn
@@ -668,7 +685,7 @@ type setColumn struct {
 // cachedTarget returns stmt's targetPlan for x's schema, planning it with plan when there is
 // none (stmt nil: for this run only).
 func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*targetPlan, error) {
-	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema {
+	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema && stmt.dml.temp == x.sess.temp {
 		return stmt.dml, nil
 	}
 	p, err := plan()
@@ -683,8 +700,8 @@ func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*t
 
 // planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
 // expressions bind in.
-func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *scope, error) {
-	t := x.schema.table(table)
+func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With) (*targetPlan, *scope, error) {
+	t := x.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
 			return nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
@@ -692,6 +709,11 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 		return nil, nil, fmt.Errorf("no such table: %s", table)
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(with)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pop()
 	name := t.Name
 	if alias != "" {
 		name = alias
@@ -702,17 +724,22 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, nil, err
 	}
-	return &targetPlan{schema: x.schema, t: t, cp: cp}, sc, nil
+	return &targetPlan{schema: x.schema, temp: x.sess.temp, t: t, cp: cp}, sc, nil
 }
 
 // planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.
 func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
-	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where)
+	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 	if err != nil {
 		return nil, err
 	}
 	t := p.t
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
 	for _, a := range st.Set {
 		col := t.columnIndex(a.Columns[0])
@@ -722,6 +749,9 @@ func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
 			} else {
 				return nil, fmt.Errorf("no such column: %s", a.Columns[0])
 			}
+		}
+		if t.isGenerated(col) {
+			return nil, fmt.Errorf("cannot UPDATE generated column %q", t.Columns[col].Name)
 		}
 		ex, _, err := b.bind(a.Expr)
 		if err != nil {
@@ -760,7 +790,7 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 
 func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Result, error) {
 	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) {
-		p, _, err := x.planTarget(st.Table, st.Alias, st.Where)
+		p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 		if err != nil {
 			return nil, err
 		}

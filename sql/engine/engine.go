@@ -41,8 +41,12 @@ type lsnSchema struct {
 	schema *Schema
 }
 
-// New returns an engine over db. db stays the caller's to close.
+// New returns an engine over db. db stays the caller's to close. An Engine takes itself to be the
+// only one on db: it deletes the buckets of TEMP tables it finds, which a process that died left.
 func New(db *cairn.DB) *Engine {
+	// The TEMP tables a process that died left (temp.go): best effort, as a read-only
+	// database cannot lose them.
+	_ = deleteBuckets(db, tempBucketPrefix)
 	return &Engine{db: db, schemas: map[int64]*Schema{}}
 }
 
@@ -126,6 +130,10 @@ type Session struct {
 	schema     *Schema
 	savepoints []namedSavepoint
 	tempViews  map[string]*View
+	// temp holds the session's TEMP tables (temp.go); tempAtBegin is temp when the explicit
+	// transaction began, which its rollback puts back; tempID names their buckets.
+	temp, tempAtBegin *tempState
+	tempID            string
 
 	lastInsertID int64
 	changes      int64
@@ -147,8 +155,10 @@ type namedSavepoint struct {
 	// begins is set for a SAVEPOINT outside a transaction, which begins one (RELEASE of it
 	// commits).
 	begins bool
-	// schema is the transaction's schema when the savepoint was made (ROLLBACK TO restores it).
+	// schema is the transaction's schema when the savepoint was made (ROLLBACK TO restores it),
+	// temp the session's TEMP tables.
 	schema *Schema
+	temp   *tempState
 }
 
 // Errors of sessions.
@@ -181,6 +191,7 @@ type Stmt struct {
 	// plan is the select plan of a query, for the schema of cookie planCookie.
 	plan       *selectPlan
 	planSchema *Schema
+	planTemp   *tempState
 	// ins is the plan of an INSERT, dml of an UPDATE or DELETE, each for the schema it names.
 	ins *insertPlan
 	dml *targetPlan
@@ -389,7 +400,7 @@ type queryState struct {
 // sizes of cx's transaction) after a schema change.
 func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 	schema := cx.schema
-	if st.plan != nil && st.planSchema == schema {
+	if st.plan != nil && st.planSchema == schema && st.planTemp == cx.sess.temp {
 		return st.plan, nil
 	}
 	sel, ok := st.parsed.Stmt.(*ast.Select)
@@ -401,7 +412,7 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.plan, st.planSchema = plan, schema
+	st.plan, st.planSchema, st.planTemp = plan, schema, cx.sess.temp
 	return plan, nil
 }
 

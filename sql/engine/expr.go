@@ -28,6 +28,7 @@ type runState struct {
 	cx        *execCtx
 	params    []value.Value
 	subqCache map[*subquery]*subqResult // nil until the first uncorrelated subquery runs
+	ctes      map[*cteDef]*cteMemo      // nil until a shared CTE is opened (cte.go)
 }
 
 // cacheSubquery keeps the result of the uncorrelated subquery s for the rest of the run.

@@ -69,7 +69,10 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Func {
 		return tableFuncSource(pc, item, sc)
 	}
-	if t := pc.schema.table(item.Table); t != nil {
+	if def := pc.cte(item.Table); def != nil && item.Schema == "" {
+		return cteSource(pc, def, item, sc)
+	}
+	if t := pc.table(item.Table); t != nil {
 		name := t.Name
 		if item.Alias != "" {
 			name = item.Alias
@@ -89,7 +92,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			return nil, fmt.Errorf("view %s is circularly defined", v.Name)
 		}
 		pc.viewDepth++
-		defer func() { pc.viewDepth-- }()
+		savedWith := pc.with // a view's select sees no CTE of the statement
+		pc.with = nil
+		defer func() { pc.viewDepth--; pc.with = savedWith }()
 		name := v.Name
 		if item.Alias != "" {
 			name = item.Alias
@@ -107,6 +112,9 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			}
 		}
 		return src, nil
+	}
+	if item.Schema != "" {
+		return nil, fmt.Errorf("no such table: %s.%s", item.Schema, item.Table)
 	}
 	return nil, fmt.Errorf("no such table: %s", item.Table)
 }

@@ -54,6 +54,9 @@ type source struct {
 	// holds every used column covers the source (cover.go). Bit 63 stands for every column
 	// from 63 on.
 	used uint64
+	// partialOK holds the partial indexes of the table that the terms of the source's loop
+	// imply (exprindex.go), which its access path may use.
+	partialOK map[*Index]bool
 }
 
 // markUsed records that an expression read column c.

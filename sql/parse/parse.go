@@ -173,7 +173,7 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 	case *m.CreateVirtualTableStmt:
 		return nil, c.unsupported(s, "CREATE VIRTUAL TABLE")
 	case *m.AlterTableStmt:
-		return nil, c.unsupported(s, "ALTER TABLE")
+		return c.alterTable(s)
 	case *m.PragmaStmt:
 		return nil, c.unsupported(s, "PRAGMA")
 	case *m.AttachStmt:

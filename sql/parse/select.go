@@ -10,10 +10,11 @@ import (
 var compoundOps = map[string]ast.CompoundOp{"UNION": ast.Union, "INTERSECT": ast.Intersect, "EXCEPT": ast.Except}
 
 func (c *converter) selectStmt(s *m.SelectStmt) (*ast.Select, error) {
-	if s.With != nil {
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
-	}
 	out := &ast.Select{At: pos(s)}
+	var err error
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	for i, core := range s.Cores {
 		last := i == len(s.Cores)-1
 		cc, err := c.core(core, out, last)
@@ -199,6 +200,9 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 			return item, err
 		}
 		item.Table = name
+		if t.Name.Schema != nil {
+			item.Schema = t.Name.Schema.Name
+		}
 	}
 	if t.Alias != nil {
 		item.Alias = t.Alias.Name
