@@ -316,6 +316,9 @@ type insertPlan struct {
 	uniques  []int       // uniqueOrder(t)
 	ret      *returningPlan
 	up       *upsertPlan // the ON CONFLICT clauses, or nil
+	// streamValues: the source is a VALUES list evaluated a row at a time, each row just before
+	// it is inserted (streamableValues).
+	streamValues bool
 }
 
 // planInsert plans st against x's schema.
@@ -374,6 +377,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
 		p.source = plan
+		p.streamValues = plan.plainValues() != nil && streamableValues(st.Select)
 	}
 	p.defaults = make([]expr, len(t.Columns))
 	for i, c := range t.Columns {
@@ -419,9 +423,15 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 	}
 	t := p.t
 	x.ran = true
-	rows, err := x.insertSource(p, params)
-	if err != nil {
-		return Result{}, err
+	var rows [][]value.Value
+	var stream *valuesStream
+	if p.streamValues {
+		stream = newValuesStream(x, p, params)
+	} else {
+		var err error
+		if rows, err = x.insertSource(p, params); err != nil {
+			return Result{}, err
+		}
 	}
 	defaults, err := x.defaults(p)
 	if err != nil {
@@ -440,7 +450,15 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	var res Result
-	for _, src := range rows {
+	for r := 0; stream != nil && r < len(stream.values) || r < len(rows); r++ {
+		var src []value.Value
+		if stream != nil {
+			if src, err = stream.row(r); err != nil {
+				return res, err
+			}
+		} else {
+			src = rows[r]
+		}
 		vals := make([]value.Value, len(t.Columns)+1)
 		copy(vals, defaults)
 		explicitRowid := false
@@ -561,6 +579,61 @@ func (p *selectPlan) plainValues() [][]expr {
 		return cp.values
 	}
 	return nil
+}
+
+// streamableValues reports whether the VALUES list of an INSERT may be evaluated a row at a time,
+// each just before it is inserted, as SQLite's co-routine does (so that last_insert_rowid() in a
+// row sees the row before): when its expressions hold no subquery (SQLite evaluates every row
+// first when one reads the target table, and cairn does so for any subquery) and only nodes whose
+// parts walkAST knows.
+func streamableValues(sel *ast.Select) bool {
+	if len(sel.Cores) != 1 || len(sel.Cores[0].Values) < 2 {
+		return false // one row: nothing to interleave
+	}
+	ok := true
+	for _, row := range sel.Cores[0].Values {
+		for _, e := range row {
+			walkAST(e, func(n exprAST) bool {
+				switch n := n.(type) {
+				case *ast.Literal, *ast.Param:
+					return true
+				case *ast.In:
+					ok = n.Select == nil
+					return ok
+				}
+				_, ok = astChildren(n)
+				return ok
+			})
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// valuesStream evaluates the rows of a streamed VALUES list one at a time.
+type valuesStream struct {
+	values [][]expr
+	e      *env
+	buf    []value.Value // the row, overwritten by the next
+}
+
+func newValuesStream(x *execCtx, p *insertPlan, params []value.Value) *valuesStream {
+	return &valuesStream{values: p.source.plainValues(), buf: make([]value.Value, len(p.targets)),
+		e: &env{params: params, run: &runState{cx: x, params: params}}}
+}
+
+// row evaluates row r (its values copied: they outlive the statement's buffers).
+func (s *valuesStream) row(r int) ([]value.Value, error) {
+	for i, ex := range s.values[r] {
+		v, err := ex.eval(s.e)
+		if err != nil {
+			return nil, err
+		}
+		s.buf[i] = v.Clone()
+	}
+	return s.buf, nil
 }
 
 // insertSource returns the rows p inserts (one value per target each), materialized first so

@@ -265,7 +265,10 @@ func (st *Stmt) Returns() bool {
 // Text returns the statement's SQL text.
 func (st *Stmt) Text() string { return st.parsed.Text }
 
-// Result is what a statement that is not a query did.
+// Result is what a statement that is not a query did: the rows an INSERT, UPDATE or DELETE
+// changed; after any other statement, those of the session's last INSERT, UPDATE or DELETE (as
+// SQLite's changes() and its drivers' RowsAffected report them). LastInsertID is the session's
+// last_insert_rowid() after the statement.
 type Result struct {
 	LastInsertID int64
 	RowsAffected int64
