@@ -21,6 +21,7 @@ type Expr interface{ Offset() Pos }
 // that apply to the whole.
 type Select struct {
 	At      Pos
+	With    *With // nil: no WITH clause
 	Cores   []*SelectCore
 	Ops     []CompoundOp // len(Cores)-1 operators
 	OrderBy []OrderTerm
@@ -81,6 +82,7 @@ type FromItem struct {
 	Join     JoinKind
 	Natural  bool
 	Table    string  // table or view name; empty for a subquery
+	Schema   string  // the schema before Table as written ("main"); empty when unqualified
 	Subquery *Select // nil for a table
 	Alias    string
 	On       Expr
@@ -89,6 +91,9 @@ type FromItem struct {
 	// to use (INDEXED BY).
 	NotIndexed bool
 	IndexedBy  string
+	// Func is set for a table-valued function, Table(FuncArgs...): Table is its name.
+	Func     bool
+	FuncArgs []Expr
 }
 
 // OrderTerm is one ORDER BY term.
@@ -112,8 +117,16 @@ type ColumnDef struct {
 	Unique      bool
 	UniqueConf  Conflict
 	Default     Expr // nil: NULL
+	// DefaultText is the DEFAULT expression's text as written, outer parentheses removed.
+	DefaultText string
 	Checks      []Check
 	Collation   string
+	// Generated is the expression of a generated column (AS (expr)), nil for a stored value;
+	// Stored is set for STORED, else it is VIRTUAL.
+	Generated Expr
+	Stored    bool
+	// DefaultSet records a DEFAULT clause (with Generated, an error).
+	DefaultSet bool
 }
 
 // Check is a CHECK constraint: its expression, its text (for the error message of an unnamed
@@ -151,6 +164,8 @@ type IndexedColumn struct {
 	Name      string
 	Collation string
 	Desc      bool
+	// Expr is the expression of an index on an expression (Name is then empty); nil for a column.
+	Expr Expr
 }
 
 // Conflict is an ON CONFLICT / OR clause's algorithm.
@@ -169,13 +184,16 @@ const (
 // CreateTable is CREATE TABLE.
 type CreateTable struct {
 	At           Pos
+	Temp         bool // CREATE TEMP TABLE: a table of the connection
 	Name         string
 	IfNotExists  bool
 	Columns      []ColumnDef
 	Constraints  []TableConstraint
 	WithoutRowid bool
-	AsSelect     *Select
-	SQL          string // the statement's text, kept in the schema
+	// ForeignKeys are the REFERENCES and FOREIGN KEY clauses, in the order written.
+	ForeignKeys []ForeignKey
+	AsSelect    *Select
+	SQL         string // the statement's text, kept in the schema
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX.
@@ -187,6 +205,8 @@ type CreateIndex struct {
 	IfNotExists bool
 	Columns     []IndexedColumn
 	SQL         string
+	// Where is the condition of a partial index, or nil.
+	Where Expr
 }
 
 // CreateView is CREATE [TEMP] VIEW. A TEMP view exists for its connection only.
@@ -227,6 +247,7 @@ type Reindex struct {
 // Insert is INSERT or REPLACE.
 type Insert struct {
 	At            Pos
+	With          *With // WITH before INSERT; nil: none
 	Conflict      Conflict
 	Table         string
 	Columns       []string
@@ -249,6 +270,7 @@ type Assignment struct {
 // Update is UPDATE.
 type Update struct {
 	At       Pos
+	With     *With // WITH before UPDATE; nil: none
 	Conflict Conflict
 	Table    string
 	Alias    string
@@ -261,6 +283,7 @@ type Update struct {
 // Delete is DELETE.
 type Delete struct {
 	At    Pos
+	With  *With // WITH before DELETE; nil: none
 	Table string
 	Alias string
 	Where Expr

@@ -145,6 +145,11 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 		}
 		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
 	}
+	if len(t.gen) > 0 {
+		if err := t.computeGenerated(vals); err != nil {
+			return err
+		}
+	}
 	// NOT NULL in SQLite's two passes (sqlite3GenerateConstraintChecks): on the first, a NULL
 	// in a column whose algorithm is REPLACE takes the column's DEFAULT, if it has one, and any
 	// other NULL fails at once (or skips the row, for IGNORE); on the second, a REPLACE column
@@ -256,7 +261,7 @@ func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
 		}
 		return nil
 	}
-	return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
+	return &conflictError{err: uniqueIndexError(ix), algo: algo}
 }
 
 // resolveKey handles a row already at the new row's table key self (its rowid, or a WITHOUT
@@ -302,6 +307,7 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 // and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
 type insertPlan struct {
 	schema   *Schema
+	temp     *tempState // the session's TEMP tables it was planned with
 	t        *Table
 	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
 	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
@@ -310,24 +316,32 @@ type insertPlan struct {
 	uniques  []int       // uniqueOrder(t)
 	ret      *returningPlan
 	up       *upsertPlan // the ON CONFLICT clauses, or nil
+	// streamValues: the source is a VALUES list evaluated a row at a time, each row just before
+	// it is inserted (streamableValues).
+	streamValues bool
 }
 
 // planInsert plans st against x's schema.
 func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
-	t := x.schema.table(st.Table)
+	t := x.table(st.Table)
 	if t == nil {
 		if x.schema.view(st.Table) != nil {
 			return nil, fmt.Errorf("cannot modify %s because it is a view", st.Table)
 		}
+		if err := masterWriteError(st.Table, "modified"); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("no such table: %s", st.Table)
 	}
-	p := &insertPlan{schema: x.schema, t: t, uniques: uniqueOrder(t)}
+	p := &insertPlan{schema: x.schema, temp: x.sess.temp, t: t, uniques: uniqueOrder(t)}
 	// Target columns (none for DEFAULT VALUES: every column takes its default).
 	switch {
 	case st.DefaultValues:
 	case st.Columns == nil:
 		for i := range t.Columns {
-			p.targets = append(p.targets, i)
+			if !t.isGenerated(i) {
+				p.targets = append(p.targets, i)
+			}
 		}
 	default:
 		for _, name := range st.Columns {
@@ -339,10 +353,18 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 					return nil, fmt.Errorf("table %s has no column named %s", t.Name, name)
 				}
 			}
+			if t.isGenerated(i) {
+				return nil, fmt.Errorf("cannot INSERT into generated column %q", t.Columns[i].Name)
+			}
 			p.targets = append(p.targets, i)
 		}
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	if !st.DefaultValues && st.Select != nil {
 		plan, err := planSelect(pc, st.Select, &scope{})
 		if err != nil {
@@ -350,11 +372,12 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		}
 		if n := len(p.targets); plan.ncols != n {
 			if st.Columns == nil {
-				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
+				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, n, plan.ncols)
 			}
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
 		p.source = plan
+		p.streamValues = plan.plainValues() != nil && streamableValues(st.Select)
 	}
 	p.defaults = make([]expr, len(t.Columns))
 	for i, c := range t.Columns {
@@ -387,7 +410,7 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 // insert runs an INSERT, with the plan cached in stmt (nil: plan for this run only).
 func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Result, error) {
 	var p *insertPlan
-	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema {
+	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema && stmt.ins.temp == x.sess.temp {
 		p = stmt.ins
 	} else {
 		if v := x.viewTarget(st.Table, ast.TriggerInsert); v != nil {
@@ -411,9 +434,15 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	x.ran = true
-	rows, err := x.insertSource(p, params)
-	if err != nil {
-		return Result{}, err
+	var rows [][]value.Value
+	var stream *valuesStream
+	if p.streamValues {
+		stream = newValuesStream(x, p, params)
+	} else {
+		var err error
+		if rows, err = x.insertSource(p, params); err != nil {
+			return Result{}, err
+		}
 	}
 	defaults, err := x.defaults(p)
 	if err != nil {
@@ -432,7 +461,15 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	var res Result
-	for _, src := range rows {
+	for r := 0; stream != nil && r < len(stream.values) || r < len(rows); r++ {
+		var src []value.Value
+		if stream != nil {
+			if src, err = stream.row(r); err != nil {
+				return res, err
+			}
+		} else {
+			src = rows[r]
+		}
 		vals := make([]value.Value, len(t.Columns)+1)
 		copy(vals, defaults)
 		explicitRowid := false
@@ -572,6 +609,61 @@ func (p *selectPlan) plainValues() [][]expr {
 	return nil
 }
 
+// streamableValues reports whether the VALUES list of an INSERT may be evaluated a row at a time,
+// each just before it is inserted, as SQLite's co-routine does (so that last_insert_rowid() in a
+// row sees the row before): when its expressions hold no subquery (SQLite evaluates every row
+// first when one reads the target table, and cairn does so for any subquery) and only nodes whose
+// parts walkAST knows.
+func streamableValues(sel *ast.Select) bool {
+	if len(sel.Cores) != 1 || len(sel.Cores[0].Values) < 2 {
+		return false // one row: nothing to interleave
+	}
+	ok := true
+	for _, row := range sel.Cores[0].Values {
+		for _, e := range row {
+			walkAST(e, func(n exprAST) bool {
+				switch n := n.(type) {
+				case *ast.Literal, *ast.Param:
+					return true
+				case *ast.In:
+					ok = n.Select == nil
+					return ok
+				}
+				_, ok = astChildren(n)
+				return ok
+			})
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// valuesStream evaluates the rows of a streamed VALUES list one at a time.
+type valuesStream struct {
+	values [][]expr
+	e      *env
+	buf    []value.Value // the row, overwritten by the next
+}
+
+func newValuesStream(x *execCtx, p *insertPlan, params []value.Value) *valuesStream {
+	return &valuesStream{values: p.source.plainValues(), buf: make([]value.Value, len(p.targets)),
+		e: &env{params: params, run: &runState{cx: x, params: params}}}
+}
+
+// row evaluates row r (its values copied: they outlive the statement's buffers).
+func (s *valuesStream) row(r int) ([]value.Value, error) {
+	for i, ex := range s.values[r] {
+		v, err := ex.eval(s.e)
+		if err != nil {
+			return nil, err
+		}
+		s.buf[i] = v.Clone()
+	}
+	return s.buf, nil
+}
+
 // insertSource returns the rows p inserts (one value per target each), materialized first so
 // that an INSERT ... SELECT from the same table reads it as it was.
 func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.Value, error) {
@@ -606,6 +698,7 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 // its WHERE, and for UPDATE the bound SET expressions, CHECK constraints and UNIQUE order.
 type targetPlan struct {
 	schema  *Schema
+	temp    *tempState // the session's TEMP tables it was planned with
 	t       *Table
 	cp      *corePlan
 	sets    []setColumn
@@ -623,7 +716,7 @@ type setColumn struct {
 // cachedTarget returns stmt's targetPlan for x's schema, planning it with plan when there is
 // none (stmt nil: for this run only).
 func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*targetPlan, error) {
-	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema {
+	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema && stmt.dml.temp == x.sess.temp {
 		return stmt.dml, nil
 	}
 	p, err := plan()
@@ -638,15 +731,23 @@ func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*t
 
 // planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
 // expressions bind in.
-func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *scope, error) {
-	t := x.schema.table(table)
+func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With) (*targetPlan, *scope, error) {
+	t := x.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
 			return nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
 		}
+		if err := masterWriteError(table, "modified"); err != nil {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("no such table: %s", table)
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(with)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pop()
 	name := t.Name
 	if alias != "" {
 		name = alias
@@ -657,17 +758,22 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, nil, err
 	}
-	return &targetPlan{schema: x.schema, t: t, cp: cp}, sc, nil
+	return &targetPlan{schema: x.schema, temp: x.sess.temp, t: t, cp: cp}, sc, nil
 }
 
 // planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.
 func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
-	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where)
+	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 	if err != nil {
 		return nil, err
 	}
 	t := p.t
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
 	for _, a := range st.Set {
 		col := t.columnIndex(a.Columns[0])
@@ -677,6 +783,9 @@ func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
 			} else {
 				return nil, fmt.Errorf("no such column: %s", a.Columns[0])
 			}
+		}
+		if t.isGenerated(col) {
+			return nil, fmt.Errorf("cannot UPDATE generated column %q", t.Columns[col].Name)
 		}
 		ex, _, err := b.bind(a.Expr)
 		if err != nil {
@@ -715,7 +824,7 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 
 // planDelete plans st: its target loop and RETURNING.
 func (x *execCtx) planDelete(st *ast.Delete) (*targetPlan, error) {
-	p, _, err := x.planTarget(st.Table, st.Alias, st.Where)
+	p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 	if err != nil {
 		return nil, err
 	}

@@ -29,15 +29,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairndb/cairn"
 	"github.com/cairndb/cairn/sql/ast"
 	"github.com/cairndb/cairn/sql/codec"
 	"github.com/cairndb/cairn/sql/value"
 )
 
-// triggerFormatVersion is the schema layout version of a database holding triggers: version 2
-// with entries of kind "trigger". The first CREATE TRIGGER writes it, so that builds that do not
-// know triggers refuse the database instead of failing on the entry.
-const triggerFormatVersion = 3
+// triggerFormatVersion is the schema layout version of a database holding triggers: version 3
+// (formatVersion) with entries of kind "trigger". The first CREATE TRIGGER writes it, so that
+// builds that do not know triggers refuse the database instead of failing on the entry.
+const triggerFormatVersion = 4
 
 // Trigger is a trigger of the schema.
 type Trigger struct {
@@ -121,6 +122,8 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	temp := st.Temp
 	if tv := x.sess.tempViews[fold(st.Table)]; tv != nil { // TEMP objects come first
 		t, v, temp = nil, tv, true
+	} else if tt := x.sess.temp.table(st.Table); tt != nil {
+		t, v, temp = tt, nil, true
 	}
 	exists := x.schema.trigger(st.Name) != nil
 	if temp {
@@ -165,7 +168,7 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Put(versionKey, beUint64(triggerFormatVersion)); err != nil {
+	if err := raiseVersion(b, triggerFormatVersion); err != nil {
 		return err
 	}
 	id, err := x.newID(b)
@@ -226,11 +229,7 @@ func (x *execCtx) dropTrigger(st *ast.DropTrigger) error {
 // dropTriggersOn deletes the schema entries of the triggers on the table or view name and
 // removes them from s (DROP TABLE, DROP VIEW).
 func (x *execCtx) dropTriggersOn(s *Schema, name string) error {
-	if tt := x.sess.tempTriggers; tt != nil {
-		for _, tr := range tt.tableTriggers[fold(name)] {
-			tt.removeTrigger(tr)
-		}
-	}
+	x.dropTempTriggersOn(name)
 	list := s.tableTriggers[fold(name)]
 	if len(list) == 0 {
 		return nil
@@ -246,6 +245,15 @@ func (x *execCtx) dropTriggersOn(s *Schema, name string) error {
 		s.removeTrigger(tr)
 	}
 	return nil
+}
+
+// dropTempTriggersOn removes the session's TEMP triggers on the table or view name.
+func (x *execCtx) dropTempTriggersOn(name string) {
+	if tt := x.sess.tempTriggers; tt != nil {
+		for _, tr := range tt.tableTriggers[fold(name)] {
+			tt.removeTrigger(tr)
+		}
+	}
 }
 
 // trigBind is what NEW and OLD name while a trigger program is bound.
@@ -370,6 +378,9 @@ func (x *execCtx) triggersFor(name string, event ast.TriggerEvent, cols []srcCol
 		return nil, nil
 	}
 	list := x.schema.tableTriggers[fold(name)]
+	if x.sess.temp.table(name) != nil || x.sess.tempViews[fold(name)] != nil {
+		list = nil // a TEMP table or view hides the database's object of that name
+	}
 	if tt := x.sess.tempTriggers; tt != nil && len(tt.tableTriggers[fold(name)]) > 0 {
 		list = append(slices.Clone(tt.tableTriggers[fold(name)]), list...) // TEMP ones first
 	}
@@ -693,7 +704,7 @@ func (x *execCtx) viewTarget(name string, event ast.TriggerEvent) *View {
 		if tt := x.sess.tempTriggers; tt != nil {
 			list = tt.tableTriggers[fold(name)]
 		}
-	case x.schema.table(name) != nil:
+	case x.table(name) != nil:
 		return nil
 	default:
 		v = x.schema.view(name)
@@ -903,4 +914,64 @@ func writeTarget(st ast.Stmt) string {
 		return st.Table
 	}
 	return ""
+}
+
+// raiseVersion writes version into the schema bucket b's version entry unless it holds a later
+// one: each version reads the ones before it (FORMAT.md, "Versions").
+func raiseVersion(b *cairn.Bucket, version uint64) error {
+	if v, err := b.Get(versionKey); err == nil && schemaVersionOf(v) >= version {
+		return nil
+	}
+	return b.Put(versionKey, beUint64(version))
+}
+
+// triggerNaming returns a trigger, of the database or the session, that is on the table name or
+// whose text names it (a conservative test: ALTER TABLE does not rewrite trigger texts, so it
+// refuses to rename or drop what a trigger may use), or nil.
+func (x *execCtx) triggerNaming(name string) *Trigger {
+	if !x.hasTriggers() {
+		return nil
+	}
+	lname := strings.ToLower(name)
+	all := []*Schema{x.schema}
+	if x.sess.tempTriggers != nil {
+		all = append(all, x.sess.tempTriggers)
+	}
+	for _, s := range all {
+		for _, tr := range s.triggers {
+			if fold(tr.Table) == fold(name) || containsWord(strings.ToLower(tr.SQL), lname) {
+				return tr
+			}
+		}
+	}
+	return nil
+}
+
+// triggerOrder is the sign that sorts triggers by id into creation order: the database's ids
+// grow, a session's TEMP triggers' ids count down.
+func triggerOrder(temp bool) int {
+	if temp {
+		return -1
+	}
+	return 1
+}
+
+// containsWord reports whether text holds word with no identifier character right before or
+// after it.
+func containsWord(text, word string) bool {
+	isIdent := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], word)
+		if i < 0 || word == "" {
+			return false
+		}
+		i += from
+		end := i + len(word)
+		if (i == 0 || !isIdent(text[i-1])) && (end == len(text) || !isIdent(text[end])) {
+			return true
+		}
+		from = i + 1
+	}
 }

@@ -1,8 +1,8 @@
 package engine_test
 
-// The golden file of SQL layout version 3 (FORMAT.md, "SQL schema"): version 2 with trigger
-// entries. The golden database of version 2 with two triggers (one sharing its name with a
-// table) and a view's INSTEAD OF trigger; TestGoldenSchemaV3Reads loads the committed file and
+// The golden file of SQL layout version 4 (FORMAT.md, "SQL schema"): version 3 with trigger
+// entries. The golden database of version 3 with a table and four triggers (one sharing its name with a
+// table) and a view's INSTEAD OF trigger; TestGoldenSchemaV4Reads loads the committed file and
 // fires them, so a build that reads the trigger entries differently fails.
 
 import (
@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const schemaV3Path = "testdata/schema_v3.txt"
+const schemaV4Path = "testdata/schema_v4.txt"
 
-var goldenV3SQL = append(append([]string(nil), goldenSQL...),
+var goldenV4SQL = append(append([]string(nil), goldenSQL...),
 	"CREATE TABLE log(x)",
 	"CREATE TRIGGER fruit_log AFTER INSERT ON fruit BEGIN INSERT INTO log VALUES ('first ' || NEW.name); END",
 	"CREATE TRIGGER fruit BEFORE INSERT ON fruit WHEN NEW.price < 0 BEGIN SELECT RAISE(ABORT, 'negative price'); END",
@@ -25,28 +25,28 @@ var goldenV3SQL = append(append([]string(nil), goldenSQL...),
 	"CREATE TRIGGER cheap_ins INSTEAD OF INSERT ON cheap BEGIN INSERT INTO fruit(name, price) VALUES (NEW.name, 1); END",
 )
 
-func TestGoldenSchemaV3(t *testing.T) {
+func TestGoldenSchemaV4(t *testing.T) {
 	db := openMemory(t)
 	s := engine.New(db).NewSession()
 	defer s.Close()
-	for _, q := range goldenV3SQL {
+	for _, q := range goldenV4SQL {
 		_, err := s.Exec(context.Background(), q, nil)
 		require.NoError(t, err, q)
 	}
-	got := strings.NewReplacer("# SQL layout version 2", "# SQL layout version 3",
-		"# TestGoldenSchemaLayout makes", "# TestGoldenSchemaV3 makes").Replace(dumpBuckets(t, db))
-	require.Contains(t, got, "0076657273696f6e\t0000000000000003\n", "the first CREATE TRIGGER makes the layout version 3")
+	got := strings.NewReplacer("# SQL layout version 3", "# SQL layout version 4",
+		"# TestGoldenSchemaLayout makes", "# TestGoldenSchemaV4 makes").Replace(dumpBuckets(t, db))
+	require.Contains(t, got, "0076657273696f6e\t0000000000000004\n", "the first CREATE TRIGGER makes the layout version 4")
 	if *update {
-		require.NoError(t, os.WriteFile(schemaV3Path, []byte(got), 0o644))
+		require.NoError(t, os.WriteFile(schemaV4Path, []byte(got), 0o644))
 	}
-	want, err := os.ReadFile(schemaV3Path)
+	want, err := os.ReadFile(schemaV4Path)
 	require.NoError(t, err)
 	require.Equal(t, string(want), got, "the SQL layout changed: see FORMAT.md (\"SQL schema\"), then go test -update")
 }
 
-func TestGoldenSchemaV3Reads(t *testing.T) {
+func TestGoldenSchemaV4Reads(t *testing.T) {
 	db := openMemory(t)
-	loadDump(t, db, schemaV3Path)
+	loadDump(t, db, schemaV4Path)
 	s := engine.New(db).NewSession()
 	defer s.Close()
 	ctx := context.Background()

@@ -138,3 +138,23 @@ func TestTempTriggersArePerSession(t *testing.T) {
 	_, err = s3.Exec(context.Background(), `DROP TRIGGER tt`, nil)
 	require.EqualError(t, err, "no such trigger: tt")
 }
+
+// TestTriggerAlterTable: ADD COLUMN keeps the table's triggers (in the schema it rebuilds, and
+// the stored one); the forms that rename or drop names are refused while a trigger names the
+// table, since ALTER TABLE does not edit trigger texts.
+func TestTriggerAlterTable(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `CREATE TABLE t(a); CREATE TABLE log(x); CREATE TABLE other(y);
+		CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END;
+		CREATE TRIGGER tr2 AFTER INSERT ON other BEGIN INSERT INTO log VALUES (NEW.y); END;
+		ALTER TABLE t ADD COLUMN b DEFAULT 2;
+		INSERT INTO t(a) VALUES (1)`)
+	require.Equal(t, [][]value.Value{{value.Int(1)}}, query(t, s, `SELECT x FROM log`))
+	for _, q := range []string{`ALTER TABLE t RENAME TO u`, `ALTER TABLE t RENAME COLUMN a TO c`,
+		`ALTER TABLE t DROP COLUMN b`, `ALTER TABLE log RENAME TO journal`} {
+		_, err := s.Exec(context.Background(), q, nil)
+		require.ErrorContains(t, err, "unsupported: ALTER TABLE of table", q)
+	}
+	mustExec(t, s, `DROP TRIGGER tr; ALTER TABLE t RENAME TO u`)
+	require.Len(t, query(t, s, `SELECT name FROM sqlite_schema WHERE type = 'trigger'`), 1)
+}

@@ -54,6 +54,8 @@ func (s *Session) execTo(ctx context.Context, st *Stmt, args []value.Value, sink
 		err = s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
 		err = s.release(stmt.Name)
+	case *ast.Vacuum:
+		err = s.vacuum(ctx, stmt, args)
 	case *ast.Insert, *ast.Update, *ast.Delete:
 		return s.execDML(ctx, st, args, sink)
 	default:
@@ -119,6 +121,10 @@ func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
 		return Result{}, x.drop(st)
 	case *ast.Reindex:
 		return Result{}, x.reindex(st)
+	case *ast.Analyze:
+		return Result{}, x.analyze(st)
+	case *ast.AlterTable:
+		return Result{}, x.alterTable(st)
 	case *ast.CreateTrigger:
 		return Result{}, x.createTrigger(st)
 	case *ast.DropTrigger:
@@ -144,6 +150,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 		return Result{}, err
 	}
 	cx := &execCtx{ctx: ctx, tx: tx, schema: s.schema, sess: s}
+	temp := s.temp
 	res, err := fn(cx)
 	if err != nil {
 		var ce *conflictError
@@ -154,6 +161,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 		case errors.As(err, &ce) && ce.algo == ast.ConflictRollback:
 			s.endTx(false)
 		default:
+			s.temp = temp // the statement's TEMP table changes are undone with it
 			if rerr := tx.RollbackTo(sp); rerr != nil {
 				s.endTx(false)
 				return res, fmt.Errorf("%w (and the statement could not be undone: %v; the transaction was rolled back)", err, rerr)
@@ -185,9 +193,11 @@ func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, 
 		return Result{}, err
 	}
 	cx := &execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
+	temp := s.temp
 	res, fnErr := fn(cx)
 	var ce *conflictError
 	if fnErr != nil && !(errors.As(fnErr, &ce) && ce.algo == ast.ConflictFail) {
+		s.temp = temp // rolled back with the transaction
 		return res, fnErr
 	}
 	committing = true
@@ -254,6 +264,7 @@ func (s *Session) begin(ctx context.Context, mode ast.TxMode, readOnly bool) err
 		return errors.New("cannot start a transaction within a transaction")
 	}
 	s.inTx, s.mode, s.schema, s.readOnly = true, mode, nil, readOnly
+	s.tempAtBegin = s.temp
 	if mode != ast.Deferred && !readOnly {
 		if _, err := s.writeTx(ctx); err != nil {
 			s.reset()
@@ -325,6 +336,9 @@ func (s *Session) endTx(bool) {
 	if s.tx != nil {
 		s.tx.Rollback()
 	}
+	if s.inTx {
+		s.temp = s.tempAtBegin
+	}
 	s.reset()
 }
 
@@ -353,7 +367,7 @@ func (s *Session) savepoint(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema})
+	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema, temp: s.temp})
 	return nil
 }
 
@@ -397,7 +411,7 @@ func (s *Session) rollbackTo(name string) error {
 		return err
 	}
 	s.savepoints = s.savepoints[:i+1]
-	s.schema = sp.schema
+	s.schema, s.temp = sp.schema, sp.temp
 	return nil
 }
 
@@ -411,4 +425,5 @@ func (s *Session) Close() {
 	if s.inTx {
 		s.endTx(false)
 	}
+	_ = s.dropTempBuckets() // best effort: the next Engine on the database deletes what is left
 }

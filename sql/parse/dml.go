@@ -6,15 +6,14 @@ import (
 )
 
 func (c *converter) insert(s *m.InsertStmt) (ast.Stmt, error) {
-	switch {
-	case s.With != nil:
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
-	}
 	name, err := c.name(s.Table)
 	if err != nil {
 		return nil, err
 	}
 	out := &ast.Insert{At: pos(s), Conflict: ast.Conflict(s.OrConflict), Table: name, DefaultValues: s.DefaultValues}
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	if s.Alias != nil {
 		out.Alias = s.Alias.Name
 	}
@@ -44,8 +43,6 @@ func (c *converter) insert(s *m.InsertStmt) (ast.Stmt, error) {
 
 func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 	switch {
-	case s.With != nil:
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
 	case len(s.From) > 0:
 		return nil, c.unsupported(s.From[0], "UPDATE ... FROM")
 	case len(s.OrderBy) > 0 || s.Limit != nil:
@@ -58,6 +55,9 @@ func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 		return nil, err
 	}
 	out := &ast.Update{At: pos(s), Conflict: ast.Conflict(s.OrConflict), Table: name}
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	if s.Alias != nil {
 		out.Alias = s.Alias.Name
 	}
@@ -160,8 +160,6 @@ func (c *converter) returning(cols []*m.ResultColumn) ([]ast.ResultColumn, error
 
 func (c *converter) delete(s *m.DeleteStmt) (ast.Stmt, error) {
 	switch {
-	case s.With != nil:
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
 	case s.IndexedBy != nil || s.NotIndexed:
 		return nil, c.unsupported(s, "INDEXED BY")
 	}
@@ -170,6 +168,9 @@ func (c *converter) delete(s *m.DeleteStmt) (ast.Stmt, error) {
 		return nil, err
 	}
 	out := &ast.Delete{At: pos(s), Table: name}
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	if s.Alias != nil {
 		out.Alias = s.Alias.Name
 	}

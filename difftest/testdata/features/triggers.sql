@@ -652,3 +652,43 @@ INSERT INTO ai(v) VALUES (1), (2), (3)
 SELECT * FROM ai ORDER BY id
 
 SELECT * FROM sqlite_sequence
+
+-- triggers in sqlite_schema
+
+SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name
+
+-- ALTER TABLE ADD COLUMN keeps a table's triggers
+
+CREATE TABLE al(a INTEGER)
+
+CREATE TRIGGER al_ai AFTER INSERT ON al BEGIN INSERT INTO seen(tag) VALUES ('al ' || NEW.a); END
+
+ALTER TABLE al ADD COLUMN b TEXT DEFAULT 'x'
+
+-- exec
+INSERT INTO al(a) VALUES (1)
+
+SELECT tag FROM seen WHERE tag LIKE 'al%'
+
+-- a trigger on a TEMP table is a TEMP trigger
+
+CREATE TEMP TABLE tmp_t(a)
+
+CREATE TRIGGER tmp_ai AFTER INSERT ON tmp_t BEGIN INSERT INTO seen(tag) VALUES ('tmp ' || NEW.a); END
+
+-- exec
+INSERT INTO tmp_t VALUES (5)
+
+SELECT tag FROM seen WHERE tag LIKE 'tmp%'
+
+SELECT name FROM sqlite_schema WHERE name = 'tmp_ai'
+
+DROP TABLE tmp_t
+
+DROP TRIGGER tmp_ai
+
+CREATE TABLE Foo(a)
+
+CREATE TRIGGER foo_case AFTER INSERT ON fOO BEGIN SELECT 1; END
+
+SELECT type, name, tbl_name, rootpage FROM sqlite_schema WHERE name = 'foo_case'
