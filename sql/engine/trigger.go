@@ -492,13 +492,15 @@ func (x *execCtx) fire(progs []*trigProg, newRow, oldRow []value.Value) error {
 
 func (x *execCtx) runProgram(p *trigProg, newRow, oldRow []value.Value) error {
 	tg := x.trg
-	savedFrame, savedBind, savedID := tg.frame, tg.bind, x.sess.lastInsertID
+	// Inside the program, last_insert_rowid() and changes() follow its own statements; both
+	// are back to the outer values when it ends. total_changes() counts its rows.
+	savedFrame, savedBind, savedID, savedChanges := tg.frame, tg.bind, x.sess.lastInsertID, x.sess.changes
 	tg.frame, tg.bind = &trigFrame{new: newRow, old: oldRow}, p.bind
 	tg.active = append(tg.active, p.tr)
 	defer func() {
 		tg.frame, tg.bind = savedFrame, savedBind
 		tg.active = tg.active[:len(tg.active)-1]
-		x.sess.lastInsertID = savedID
+		x.sess.lastInsertID, x.sess.changes = savedID, savedChanges
 	}()
 	run := &runState{cx: x}
 	if p.when != nil {
@@ -512,18 +514,23 @@ func (x *execCtx) runProgram(p *trigProg, newRow, oldRow []value.Value) error {
 	}
 	for _, step := range p.steps {
 		var err error
+		var res Result
 		switch st := step.st.(type) {
 		case *ast.Select:
 			err = x.runTriggerSelect(step.sel)
 		case *ast.Insert:
-			_, err = x.insert(st, nil, step.cache)
+			res, err = x.insert(st, nil, step.cache)
 		case *ast.Update:
-			_, err = x.update(st, nil, step.cache)
+			res, err = x.update(st, nil, step.cache)
 		case *ast.Delete:
-			_, err = x.delete(st, nil, step.cache)
+			res, err = x.delete(st, nil, step.cache)
 		}
 		if err != nil {
 			return err
+		}
+		if _, isSelect := step.st.(*ast.Select); !isSelect {
+			x.sess.changes = res.RowsAffected
+			x.sess.totalChanges += res.RowsAffected
 		}
 	}
 	return nil

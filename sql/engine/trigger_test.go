@@ -158,3 +158,17 @@ func TestTriggerAlterTable(t *testing.T) {
 	mustExec(t, s, `DROP TRIGGER tr; ALTER TABLE t RENAME TO u`)
 	require.Len(t, query(t, s, `SELECT name FROM sqlite_schema WHERE type = 'trigger'`), 1)
 }
+
+// TestTriggerChangeCounters: a trigger program's rows count in total_changes() (as SQLite's
+// do), never in the statement's changes().
+func TestTriggerChangeCounters(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `CREATE TABLE t(a); CREATE TABLE log(x); CREATE TABLE other(y);
+		INSERT INTO other VALUES (1), (2), (3);
+		CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); UPDATE other SET y = y + 1; END`)
+	before := query(t, s, `SELECT total_changes()`)[0][0].Int()
+	res := mustExec(t, s, `INSERT INTO t VALUES (1), (2)`)
+	require.Equal(t, int64(2), res.RowsAffected)
+	require.Equal(t, [][]value.Value{{value.Int(2), value.Int(before + 2 + 2*(1+3))}},
+		query(t, s, `SELECT changes(), total_changes()`))
+}

@@ -692,3 +692,38 @@ CREATE TABLE Foo(a)
 CREATE TRIGGER foo_case AFTER INSERT ON fOO BEGIN SELECT 1; END
 
 SELECT type, name, tbl_name, rootpage FROM sqlite_schema WHERE name = 'foo_case'
+
+-- last_insert_rowid(), changes() and total_changes() inside and after trigger programs
+
+CREATE TABLE lt(id INTEGER PRIMARY KEY, a)
+
+CREATE TABLE llog(seq INTEGER PRIMARY KEY, x)
+
+CREATE TABLE lother(id INTEGER PRIMARY KEY, y)
+
+INSERT INTO lother VALUES (100, 1), (101, 2), (102, 3), (103, 4), (104, 5)
+
+CREATE TRIGGER lt_b BEFORE INSERT ON lt BEGIN
+  INSERT INTO llog(x) VALUES ('before lir=' || last_insert_rowid() || ' ch=' || changes());
+END
+
+CREATE TRIGGER lt_a AFTER INSERT ON lt BEGIN
+  INSERT INTO llog(x) VALUES ('a lir=' || last_insert_rowid() || ' ch=' || changes());
+  UPDATE lother SET y = y + 1 WHERE id < 102;
+  INSERT INTO llog(x) VALUES ('b lir=' || last_insert_rowid() || ' ch=' || changes());
+  INSERT INTO llog(x) SELECT 'c ch=' || changes();
+END
+
+SELECT total_changes() > 0
+
+-- exec
+INSERT INTO lt(a) VALUES (1), (2)
+
+SELECT last_insert_rowid(), changes()
+
+SELECT x FROM llog ORDER BY seq
+
+-- exec
+UPDATE lother SET y = 0 WHERE id = 104
+
+SELECT changes()
