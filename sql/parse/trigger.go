@@ -56,13 +56,23 @@ func (c *converter) createTrigger(s *m.CreateTriggerStmt) (ast.Stmt, error) {
 	for _, b := range s.Body {
 		var table *m.QualifiedName
 		var returning bool
+		indexed := "" // "INDEXED BY" or "NOT INDEXED" on UPDATE or DELETE
+		clause := func(by *m.Ident, not bool) string {
+			switch {
+			case by != nil:
+				return "INDEXED BY"
+			case not:
+				return "NOT INDEXED"
+			}
+			return ""
+		}
 		switch b := b.(type) {
 		case *m.InsertStmt:
 			table, returning = b.Table, len(b.Returning) > 0
 		case *m.UpdateStmt:
-			table, returning = b.Table, len(b.Returning) > 0
+			table, returning, indexed = b.Table, len(b.Returning) > 0, clause(b.IndexedBy, b.NotIndexed)
 		case *m.DeleteStmt:
-			table, returning = b.Table, len(b.Returning) > 0
+			table, returning, indexed = b.Table, len(b.Returning) > 0, clause(b.IndexedBy, b.NotIndexed)
 		case *m.SelectStmt:
 		default:
 			return nil, c.unsupported(b, "this statement in a trigger")
@@ -72,6 +82,9 @@ func (c *converter) createTrigger(s *m.CreateTriggerStmt) (ast.Stmt, error) {
 		}
 		if returning {
 			return nil, c.semantic("cannot use RETURNING in a trigger")
+		}
+		if indexed != "" {
+			return nil, c.semantic("the " + indexed + " clause is not allowed on UPDATE or DELETE statements within triggers")
 		}
 		st, err := c.stmt(b)
 		if err != nil {
