@@ -293,6 +293,7 @@ type aggCall struct {
 	args     []expr
 	distinct bool
 	coll     value.Collation
+	filter   expr // FILTER (WHERE ...), nil without one
 }
 
 func (a *aggCall) newState() aggState {
