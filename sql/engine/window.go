@@ -110,32 +110,37 @@ type winCollector struct {
 	named map[string]*ast.Window
 }
 
-// newWinCollector resolves the WINDOW clause: each entry may build on an earlier one; a later
-// entry of the same name replaces an earlier one, as in SQLite.
-func newWinCollector(list []ast.NamedWindow) (*winCollector, error) {
+// newWinCollector takes the WINDOW clause. Its windows are resolved when a call uses them, in
+// any order of definition (an unused window is never checked); a later entry of the same name
+// replaces an earlier one, as in SQLite.
+func newWinCollector(list []ast.NamedWindow) *winCollector {
 	wc := &winCollector{}
 	for _, nw := range list {
-		w, err := wc.resolve(nw.Window)
-		if err != nil {
-			return nil, err
-		}
 		if wc.named == nil {
 			wc.named = map[string]*ast.Window{}
 		}
-		wc.named[strings.ToLower(nw.Name)] = w
+		wc.named[strings.ToLower(nw.Name)] = nw.Window
 	}
-	return wc, nil
+	return wc
 }
 
 // resolve returns w with the named window it refers to merged in, with SQLite's errors.
 func (wc *winCollector) resolve(w *ast.Window) (*ast.Window, error) {
+	return wc.resolveDepth(w, 0)
+}
+
+func (wc *winCollector) resolveDepth(w *ast.Window, depth int) (*ast.Window, error) {
 	if w.Base == "" {
 		return w, nil
 	}
 	base := wc.named[strings.ToLower(w.Base)]
-	switch {
-	case base == nil:
+	if base == nil || depth > len(wc.named) { // unknown, or a cycle of names
 		return nil, fmt.Errorf("no such window: %s", w.Base)
+	}
+	base, err := wc.resolveDepth(base, depth+1)
+	switch {
+	case err != nil:
+		return nil, err
 	case w.NameOnly:
 		return base, nil
 	case len(w.Partition) > 0:
@@ -474,6 +479,7 @@ func (w *windowIter) evalOffsets() error {
 				return err
 			}
 			if c.frame.unit == ast.FrameRange {
+				v = value.AffinityNumeric.Apply(v)
 				if !v.IsNumeric() || value.Compare(v, value.Int(0), value.Binary) < 0 {
 					return frameOffsetError(c.frame.unit, which)
 				}
@@ -481,7 +487,7 @@ func (w *windowIter) evalOffsets() error {
 				continue
 			}
 			n, ok := value.MustBeInt(v)
-			if !ok || n < 0 || v.Kind() == value.Text || v.Kind() == value.Blob {
+			if !ok || n < 0 {
 				return frameOffsetError(c.frame.unit, which)
 			}
 			w.offs[i][j] = value.Int(n)
@@ -631,7 +637,10 @@ func (p *winPartition) frameParts(k, ci int, c *winCall, parts *[3][2]int) []([2
 	gs, ge := p.gStart[k-p.ps], p.gEnd[k-p.ps]
 	switch c.frame.exclude {
 	case ast.ExcludeNoOthers:
-		return append(out, [2]int{fs, fe})
+		if fs < fe {
+			out = append(out, [2]int{fs, fe})
+		}
+		return out
 	case ast.ExcludeCurrentRow:
 		gs, ge = k, k+1
 	}
