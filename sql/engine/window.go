@@ -757,34 +757,48 @@ func compareKey(x, y value.Value, k orderKey) int {
 }
 
 // aggregate computes an aggregate over each row's frame. A frame that starts at the partition's
-// start and excludes nothing only grows from row to row: one state takes the new rows; any other
-// frame is computed afresh, unless it is the previous row's (peers).
+// start and excludes nothing only grows from row to row: one state takes the new rows. A frame
+// that excludes nothing slides (both ends move forward only): an aggregate with an inverse
+// (count, sum, total, avg, group_concat, string_agg) takes the rows that enter and gives back
+// those that leave, as SQLite's xInverse does. Any other frame is computed afresh, unless it is
+// the previous row's (peers).
 func (p *winPartition) aggregate(ci int, c *winCall) error {
 	var parts [3][2]int
 	var prev [][2]int
 	var prevRes value.Value
+	st := c.agg.make(c.coll)
+	inv, canInvert := st.(aggInverse)
 	grow := c.frame.start.kind == ast.UnboundedPreceding && c.frame.exclude == ast.ExcludeNoOthers
-	var st aggState
-	stepped := p.ps
+	slide := !grow && canInvert && c.frame.exclude == ast.ExcludeNoOthers
+	if cs, ok := st.(*concatState); ok && slide {
+		cs.track = true
+	}
+	lo, hi := p.ps, p.ps // the rows in st, when it grows or slides
 	for k := p.ps; k < p.pe; k++ {
-		fp := p.frameParts(k, ci, c, &parts)
-		if grow {
-			if st == nil {
-				st = c.agg.make(c.coll)
+		switch {
+		case grow || slide:
+			fs := p.frameEnd(k, ci, c, c.frame.start, true)
+			fe := max(p.frameEnd(k, ci, c, c.frame.end, false), fs)
+			// Rows leave before others enter, in SQLite's order (which decides the rounding
+			// of REAL sums).
+			for ; lo < fs; lo++ {
+				if lo < hi {
+					if err := p.inverse(inv, c, lo); err != nil {
+						return err
+					}
+				}
 			}
-			end := p.ps
-			if len(fp) > 0 {
-				end = fp[0][1]
-			}
-			for ; stepped < end; stepped++ {
-				if err := p.step(st, c, stepped); err != nil {
+			for hi = max(hi, lo); hi < fe; hi++ {
+				if err := p.step(st, c, hi); err != nil {
 					return err
 				}
 			}
-		} else if prev != nil && slices.Equal(prev, fp) {
-			p.setResult(k, ci, prevRes)
-			continue
-		} else {
+		default:
+			fp := p.frameParts(k, ci, c, &parts)
+			if prev != nil && slices.Equal(prev, fp) {
+				p.setResult(k, ci, prevRes)
+				continue
+			}
 			st = c.agg.make(c.coll)
 			for _, r := range fp {
 				for j := r[0]; j < r[1]; j++ {
@@ -803,6 +817,93 @@ func (p *winPartition) aggregate(ci int, c *winCall) error {
 		prevRes = v
 		p.setResult(k, ci, v)
 	}
+	return nil
+}
+
+// inverse takes the row at position j, which step added, out of st.
+func (p *winPartition) inverse(st aggInverse, c *winCall, j int) error {
+	vals := p.vals(j)
+	if c.filter != nil {
+		if t, _ := value.Truth(vals[c.argOff+len(c.args)]); !t {
+			return nil
+		}
+	}
+	return st.inverse(vals[c.argOff : c.argOff+len(c.args)])
+}
+
+// aggInverse is an aggregate state that can take back a row it was given (SQLite's xInverse),
+// so that a sliding frame costs a step and an inverse per row.
+type aggInverse interface {
+	inverse(args []value.Value) error
+}
+
+func (c *countState) inverse(args []value.Value) error {
+	if len(args) == 0 || !args[0].IsNull() {
+		c.n--
+	}
+	return nil
+}
+
+// inverse subtracts v as step added it: exactly while the sum is an integer, else with the
+// same compensated summation.
+func (s *sumState) inverse(args []value.Value) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	if v.Kind() == value.Text || v.Kind() == value.Blob {
+		v = value.AffinityNumeric.ApplyForCompare(v)
+	}
+	s.count--
+	switch {
+	case v.Kind() == value.Integer && !s.approx:
+		x := s.iSum - v.Int()
+		if (x < s.iSum) == (v.Int() > 0) || v.Int() == 0 {
+			s.iSum = x
+			return nil
+		}
+		s.overflow = true
+		s.kbnInit(s.iSum)
+		s.approx = true
+		s.kbnInverseInt(v.Int())
+	case v.Kind() == value.Integer:
+		s.kbnInverseInt(v.Int())
+	default:
+		if !s.approx {
+			s.kbnInit(s.iSum)
+			s.approx = true
+		}
+		s.kbnStep(-value.ToFloat(v))
+	}
+	return nil
+}
+
+func (s *sumState) kbnInverseInt(i int64) {
+	if i == -1<<63 {
+		s.kbnStepInt(1<<63 - 1)
+		s.kbnStepInt(1)
+		return
+	}
+	s.kbnStepInt(-i)
+}
+
+// inverse drops the first value of the list and the separator after it.
+func (c *concatState) inverse(args []value.Value) error {
+	if args[0].IsNull() {
+		return nil
+	}
+	if len(c.lens) == 0 {
+		return nil
+	}
+	n := c.lens[0]
+	c.lens = c.lens[1:]
+	if len(c.lens) == 0 {
+		c.buf, c.have = c.buf[:0], false
+		return nil
+	}
+	n += c.seps[0]
+	c.seps = c.seps[1:]
+	c.buf = c.buf[:copy(c.buf, c.buf[n:])]
 	return nil
 }
 
