@@ -960,3 +960,25 @@ func (p *winPartition) value(ci int, c *winCall) error {
 	}
 	return nil
 }
+
+// explainWindows adds a core's windows to EXPLAIN QUERY PLAN in SQLite's shape: a co-routine per
+// distinct window, the first outermost, each holding the next (the innermost the core's loops)
+// and its sort, and read by a scan in its parent.
+func explainWindows(wp *winPlan, parent int, add func(int, string) int, counter *int, body func(int)) {
+	var win func(parent, si int)
+	win = func(parent, si int) {
+		*counter++
+		name := fmt.Sprintf("(subquery-%d)", *counter)
+		co := add(parent, "CO-ROUTINE "+name)
+		if si+1 < len(wp.specs) {
+			win(co, si+1)
+		} else {
+			body(co)
+		}
+		if len(wp.specs[si].keys) > 0 {
+			add(co, "USE TEMP B-TREE FOR ORDER BY")
+		}
+		add(parent, "SCAN "+name)
+	}
+	win(parent, 0)
+}
