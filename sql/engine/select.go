@@ -319,7 +319,10 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	sc.aggs = coll
 	defer func() { sc.aggs = nil }()
 	var info resultInfo
-	wc := newWinCollector(core.Windows)
+	wc, err := newWinCollector(core.Windows)
+	if err != nil {
+		return nil, info, err
+	}
 	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect, win: wc}
 	readInside := sc.readInside // to learn whether a subquery there reads a column of this one
 	for _, it := range items {

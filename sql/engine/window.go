@@ -110,37 +110,39 @@ type winCollector struct {
 	named map[string]*ast.Window
 }
 
-// newWinCollector takes the WINDOW clause. Its windows are resolved when a call uses them, in
-// any order of definition (an unused window is never checked); a later entry of the same name
-// replaces an earlier one, as in SQLite.
-func newWinCollector(list []ast.NamedWindow) *winCollector {
+// newWinCollector resolves the WINDOW clause as SQLite's parser does: in order, each entry
+// merged with the earlier entry it names (a name no earlier entry has is ignored, as in SQLite);
+// a later entry of the same name replaces an earlier one for OVER.
+func newWinCollector(list []ast.NamedWindow) (*winCollector, error) {
 	wc := &winCollector{}
 	for _, nw := range list {
+		w := nw.Window
+		if w.Base != "" && wc.named[strings.ToLower(w.Base)] == nil {
+			c := *w
+			c.Base = ""
+			w = &c
+		}
+		w, err := wc.resolve(w)
+		if err != nil {
+			return nil, err
+		}
 		if wc.named == nil {
 			wc.named = map[string]*ast.Window{}
 		}
-		wc.named[strings.ToLower(nw.Name)] = nw.Window
+		wc.named[strings.ToLower(nw.Name)] = w
 	}
-	return wc
+	return wc, nil
 }
 
 // resolve returns w with the named window it refers to merged in, with SQLite's errors.
 func (wc *winCollector) resolve(w *ast.Window) (*ast.Window, error) {
-	return wc.resolveDepth(w, 0)
-}
-
-func (wc *winCollector) resolveDepth(w *ast.Window, depth int) (*ast.Window, error) {
 	if w.Base == "" {
 		return w, nil
 	}
 	base := wc.named[strings.ToLower(w.Base)]
-	if base == nil || depth > len(wc.named) { // unknown, or a cycle of names
-		return nil, fmt.Errorf("no such window: %s", w.Base)
-	}
-	base, err := wc.resolveDepth(base, depth+1)
 	switch {
-	case err != nil:
-		return nil, err
+	case base == nil:
+		return nil, fmt.Errorf("no such window: %s", w.Base)
 	case w.NameOnly:
 		return base, nil
 	case len(w.Partition) > 0:
