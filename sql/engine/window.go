@@ -437,9 +437,21 @@ func (w *windowIter) compute() error {
 	for i := range w.perm {
 		w.perm[i] = i
 	}
+	pos := make([]int, len(w.rows))
 	for si := len(plan.specs) - 1; si >= 0; si-- {
 		s := plan.specs[si]
-		slices.SortStableFunc(w.perm, func(a, b int) int { return compareRows(w.rows[a].vals, w.rows[b].vals, s.keys) })
+		if len(s.keys) > 0 {
+			// A stable sort: ties keep the order the previous window left.
+			for i, r := range w.perm {
+				pos[r] = i
+			}
+			slices.SortFunc(w.perm, func(a, b int) int {
+				if c := compareRows(w.rows[a].vals, w.rows[b].vals, s.keys); c != 0 {
+					return c
+				}
+				return pos[a] - pos[b]
+			})
+		}
 		p := &winPartition{w: w, spec: s}
 		for ps := 0; ps < len(w.perm); {
 			pe := ps + 1

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cairndb/cairn"
+
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -109,5 +111,56 @@ func TestWindowLargePartition(t *testing.T) {
 		require.Equal(t, window, r[0].Int(), "row %d", i)
 		require.Equal(t, suffixes[i], r[1].Int(), "row %d", i)
 		require.Equal(t, int64(min(n-1, i+5)-max(0, i-10)+1), r[2].Int(), "row %d", i)
+	}
+}
+
+// BenchmarkWindow runs window queries over 10,000 rows in 100 partitions: a ranking, a running
+// total (a growing frame) and a moving average (a sliding one), beside a plain sort of the same
+// rows for scale.
+func BenchmarkWindow(b *testing.B) {
+	db, err := cairn.Open("bench.db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := New(db).NewSession()
+	if _, err := s.Exec(b.Context(), `CREATE TABLE t(i INTEGER PRIMARY KEY, g INTEGER, v REAL)`, nil); err != nil {
+		b.Fatal(err)
+	}
+	st, err := s.Prepare("INSERT INTO t VALUES (?, ?, ?)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10000; i++ {
+		if _, err := st.Exec(b.Context(), []value.Value{value.Int(int64(i)), value.Int(int64(i % 100)), value.Float(float64(i*31%997) / 7)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range []struct{ name, sql string }{
+		{"sort", "SELECT i, g, v FROM t ORDER BY g, v DESC"}, // the same sort, without windows
+		{"rank", "SELECT i, rank() OVER (PARTITION BY g ORDER BY v DESC) FROM t"},
+		{"running", "SELECT i, sum(v) OVER (PARTITION BY g ORDER BY i) FROM t"},
+		{"moving", "SELECT i, avg(v) OVER (PARTITION BY g ORDER BY i ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING) FROM t"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			st, err := s.Prepare(q.sql)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				rows, err := st.Query(b.Context(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for rows.Next() {
+					n++
+				}
+				rows.Close()
+				if n != 10000 {
+					b.Fatalf("%d rows", n)
+				}
+			}
+		})
 	}
 }

@@ -30,6 +30,7 @@ func TestSyntaxErrorNamesThePosition(t *testing.T) {
 func TestUnsupportedIsNamed(t *testing.T) {
 	for sql, msg := range map[string]string{
 		"WITH x AS (SELECT 1) SELECT * FROM x":                    "1:1: unsupported: WITH (common table expressions)",
+		"SELECT group_concat(a ORDER BY a) FROM t":                "1:8: unsupported: ORDER BY in an aggregate",
 		"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END": "1:1: unsupported: CREATE TRIGGER",
 		"SELECT (1, 2) = (1, 2)":                                  "1:8: unsupported: row values",
 	} {
