@@ -9,11 +9,9 @@ package cairn
 // catalog's keys and values are specified in package internal/ondisk.
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/cairndb/cairn/btree"
 	"github.com/cairndb/cairn/internal/ondisk"
@@ -92,28 +90,21 @@ func (tx *Tx) Bucket(name []byte) (*Bucket, error) {
 	if err := tx.checkBucketName(name, false); err != nil {
 		return nil, err
 	}
-	b := tx.buckets[string(name)]
+	b := tx.buckets.get(name)
 	if b == nil {
-		b = &Bucket{tx: tx, name: bytes.Clone(name)}
+		b = newHandle(tx, name)
 		if err := tx.reloadBucket(b); err != nil {
 			return nil, err
 		}
 		if b.deleted {
 			return nil, ErrBucketNotFound
 		}
-		tx.addHandle(b)
+		tx.buckets.add(b)
 	}
 	if err := b.usable(); err != nil {
 		return nil, err
 	}
 	return b, nil
-}
-
-func (tx *Tx) addHandle(b *Bucket) {
-	if tx.buckets == nil {
-		tx.buckets = make(map[string]*Bucket)
-	}
-	tx.buckets[unsafe.String(unsafe.SliceData(b.name), len(b.name))] = b // b.name never changes
 }
 
 // CreateBucket creates an empty bucket called name (any bytes, 1 to MaxKeySize of them) and
@@ -133,10 +124,10 @@ func (tx *Tx) CreateBucket(name []byte) (*Bucket, error) {
 	if err := tx.catalog.Put(bucketKey(name), bucketEntry(0)); err != nil {
 		return nil, err
 	}
-	b := tx.buckets[string(name)]
+	b := tx.buckets.get(name)
 	if b == nil {
-		b = &Bucket{tx: tx, name: bytes.Clone(name)}
-		tx.addHandle(b)
+		b = newHandle(tx, name)
+		tx.buckets.add(b)
 	}
 	tx.resetTree(&b.tree, 0)
 	b.deleted, b.gen = false, tx.gen
@@ -181,7 +172,7 @@ func (tx *Tx) DeleteBucket(name []byte) error {
 			return err
 		}
 	}
-	if b := tx.buckets[string(name)]; b != nil {
+	if b := tx.buckets.get(name); b != nil {
 		tx.resetTree(&b.tree, 0) // its changes die with it; the drop stack frees its pages
 		b.deleted = true
 	}

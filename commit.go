@@ -64,10 +64,7 @@ package cairn
 //     (mayHold): the drop stack's steps run only in commits that materialize.
 
 import (
-	"bytes"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/cairndb/cairn/btree"
@@ -211,15 +208,6 @@ func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
 	return v.ticket
 }
 
-// bucketNamesSorted returns the names of the transaction's bucket handles in order (none, without
-// allocating, when it used no bucket), so that page layout does not depend on map order.
-func (tx *Tx) bucketNamesSorted() []string {
-	if len(tx.buckets) == 0 {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(tx.buckets))
-}
-
 // commitTrees writes the transaction's changed trees (buckets, drop-stack progress, catalog,
 // default key space) for the commit at lsn and returns the version they make. Either every tree
 // is written and the pages they replace are freed, or nothing is: on error every page allocated
@@ -234,8 +222,8 @@ func (tx *Tx) commitTrees(lsn uint64) (*version, error) {
 		}
 		return nil, err
 	}
-	for _, name := range tx.bucketNamesSorted() {
-		b := tx.buckets[name]
+	var handleBuf [8]*Bucket
+	for _, b := range tx.buckets.sorted(handleBuf[:0]) {
 		if b.deleted || b.gen != tx.gen || !b.tree.Dirty() {
 			continue
 		}
@@ -522,11 +510,11 @@ type heldBucket struct {
 func (c *heldTrees) takeFrom(tx *Tx) {
 	c.reset()
 	c.main, c.catalog, c.catalogOpen = tx.main.tree, tx.catalog, tx.catalogOpen
-	for _, b := range tx.buckets { // in any order: giveTo makes handles of them, commitTrees sorts
+	tx.buckets.all(func(b *Bucket) { // in any order: giveTo makes handles of them, commitTrees sorts
 		if !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
 			c.buckets = append(c.buckets, heldBucket{name: b.name, tree: b.tree})
 		}
-	}
+	})
 }
 
 // giveTo makes the held trees tx's, tx having just begun on latest: each held bucket gets
@@ -537,7 +525,9 @@ func (c *heldTrees) giveTo(tx *Tx) {
 		tx.catalog, tx.catalogOpen = c.catalog, true
 	}
 	for _, cb := range c.buckets {
-		tx.addHandle(&Bucket{tx: tx, name: bytes.Clone(cb.name), tree: cb.tree, gen: tx.gen})
+		b := newHandle(tx, cb.name)
+		b.tree, b.gen = cb.tree, tx.gen
+		tx.buckets.add(b)
 	}
 }
 
@@ -649,5 +639,5 @@ func (tx *Tx) dropTrees() {
 	tx.main.tree.Reset(nil, 0, false)
 	tx.catalog.Reset(nil, 0, false)
 	tx.catalogOpen = false
-	tx.buckets = nil
+	tx.buckets.reset()
 }

@@ -30,7 +30,7 @@ type Tx struct {
 	catalog     btree.Tree
 	catalogOpen bool
 	// buckets holds the handles returned by this transaction, by name.
-	buckets map[string]*Bucket
+	buckets handleSet
 	// gen is bumped by RollbackTo: handles then reload their tree from the catalog.
 	gen uint64
 	// redo is the transaction's WAL record; redoBucket is the bucket its next operation applies

@@ -249,8 +249,19 @@ func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
 // bindArgs turns database/sql arguments into the statement's parameter values: by position, or
 // by name (":name", "@name" and "$name" all match sql.Named("name", ...)).
 func bindArgs(st *engine.Stmt, args []driver.NamedValue) ([]value.Value, error) {
+	return bindArgsInto(st, args, nil)
+}
+
+// bindArgsInto is bindArgs into dst's array when it has room for them.
+func bindArgsInto(st *engine.Stmt, args []driver.NamedValue, dst []value.Value) ([]value.Value, error) {
 	n := st.NumInput()
-	vals := make([]value.Value, n)
+	var vals []value.Value
+	if cap(dst) >= n {
+		vals = dst[:n]
+		clear(vals)
+	} else {
+		vals = make([]value.Value, n)
+	}
 	for _, a := range args {
 		i := a.Ordinal
 		if a.Name != "" {
@@ -354,21 +365,25 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	vals, err := bindArgs(s.st, args)
+	out := &rows{ctx: ctx}
+	vals, err := bindArgsInto(s.st, args, out.args[:0])
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.st.Query(ctx, vals)
+	out.r, err = s.st.Query(ctx, vals)
 	if err != nil {
 		return nil, err
 	}
-	return &rows{r: r, ctx: ctx}, nil
+	return out, nil
 }
 
 // rows adapts engine.Rows.
 type rows struct {
 	r   *engine.Rows
 	ctx context.Context
+	// args holds the parameters of a query with few, for as long as its rows are read: one
+	// allocation for both.
+	args [4]value.Value
 }
 
 var (

@@ -27,6 +27,9 @@ type execCtx struct {
 	// bucketBuf backs buckets for the usual statement (a table and an index), so that a query's
 	// execution state, which holds the execCtx, holds them too.
 	bucketBuf [2]namedBucket
+	// now is the statement's current time for the date functions (a julian day in
+	// milliseconds), read at its first use; 0 until then (datetime.go).
+	now int64
 }
 
 // namedBucket is a bucket the statement opened, by name.

@@ -438,6 +438,9 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	if f.pureVariant != nil && b.noAgg == "CHECK" {
+		f = f.pureVariant("a CHECK constraint")
+	}
 	out := &funcExpr{fn: f}
 	var infos []exprInfo
 	for _, a := range e.Args {

@@ -262,7 +262,7 @@ type Rows struct {
 	decl  []string
 	err   error
 	done  bool
-	end   func() // ends the statement's transaction (autocommit)
+	read  readHandle // the query's transaction, ended with the rows
 	row   []value.Value
 	cx    *execCtx
 }
@@ -303,9 +303,7 @@ func (r *Rows) Close() error {
 	if r.it != nil {
 		r.it.close()
 	}
-	if r.end != nil {
-		r.end()
-	}
+	r.read.end()
 	return nil
 }
 
@@ -320,34 +318,35 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		return &Rows{it: &sliceIter{}, done: false}, nil
 	}
 	s := st.sess
-	tx, end, err := s.readTx()
+	read, err := s.readTx()
 	if err != nil {
 		return nil, err
 	}
+	tx := read.tx
 	schema, err := s.schemaOf(tx)
 	if err != nil {
-		end()
+		read.end()
 		return nil, err
 	}
 	q := &queryState{cx: execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}}
 	cx := &q.cx
 	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
 		rows, err := st.explain(cx, ex)
-		end()
+		read.end()
 		return rows, err
 	}
 	plan, err := st.selectPlan(cx)
 	if err != nil {
-		end()
+		read.end()
 		return nil, err
 	}
 	q.run = runState{cx: cx, params: args}
 	it, err := plan.open(&q.run, nil)
 	if err != nil {
-		end()
+		read.end()
 		return nil, err
 	}
-	q.rows = Rows{it: it, names: plan.names, decl: plan.decl, end: end, cx: cx}
+	q.rows = Rows{it: it, names: plan.names, decl: plan.decl, read: read, cx: cx}
 	return &q.rows, nil
 }
 
@@ -378,25 +377,39 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 	return plan, nil
 }
 
-// readTx returns the transaction a query reads in and the function that ends it: the explicit
-// transaction's (begun now if deferred), or a read transaction of its own.
-func (s *Session) readTx() (*cairn.Tx, func(), error) {
+// readTx returns the transaction a query reads in: the explicit transaction's (begun now if
+// deferred), or a read transaction of its own, which the handle's end rolls back.
+func (s *Session) readTx() (readHandle, error) {
 	db := s.eng.db
 	if s.inTx {
 		if s.tx == nil {
 			tx, err := db.Begin(false)
 			if err != nil {
-				return nil, nil, err
+				return readHandle{}, err
 			}
 			s.tx, s.snapshot = tx, tx.LSN()
 		}
-		return s.tx, func() {}, nil
+		return readHandle{tx: s.tx}, nil
 	}
 	tx, err := db.Begin(false)
 	if err != nil {
-		return nil, nil, err
+		return readHandle{}, err
 	}
-	return tx, func() { tx.Rollback() }, nil
+	return readHandle{tx: tx, own: true}, nil
+}
+
+// readHandle is the transaction a query reads in, and whether the query owns it (a read
+// transaction of its own, rolled back when the query ends) or not (the session's).
+type readHandle struct {
+	tx  *cairn.Tx
+	own bool
+}
+
+// end ends the transaction if the query owns it; a zero handle does nothing.
+func (h readHandle) end() {
+	if h.own {
+		h.tx.Rollback()
+	}
 }
 
 // schemaOf returns the schema a statement of this session sees in tx.

@@ -26,6 +26,10 @@ type scalarFunc struct {
 	// lazy, when set, evaluates the call instead of fn: it evaluates only the arguments it
 	// needs, as SQLite codes coalesce, ifnull and iif (an argument not needed cannot fail).
 	lazy func(args []expr, e *env) (value.Value, error)
+	// pureVariant, when set, returns the function to bind where SQLite requires a pure call
+	// (where: "a CHECK constraint"): one that fails when the call reads the clock or the
+	// time zone (datetime.go).
+	pureVariant func(where string) *scalarFunc
 }
 
 func (f *scalarFunc) call(args []value.Value, coll value.Collation) (value.Value, error) {

@@ -27,11 +27,12 @@ type Object struct {
 // explicit ones in the order of creation); then the views, by name. The order is one that
 // re-creates the schema when the SQL texts are run again, views on views aside.
 func (s *Session) Objects() ([]Object, error) {
-	tx, end, err := s.readTx()
+	read, err := s.readTx()
 	if err != nil {
 		return nil, err
 	}
-	defer end()
+	defer read.end()
+	tx := read.tx
 	schema, err := s.schemaOf(tx)
 	if err != nil {
 		return nil, err

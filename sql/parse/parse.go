@@ -214,12 +214,12 @@ func (c *converter) literal(l *m.Literal) (ast.Expr, error) {
 			return nil, c.errorf(l, "malformed blob literal %s", raw)
 		}
 		return &ast.Literal{At: pos(l), Value: value.BlobBytes(b)}, nil
-	case m.LitCurrentDate:
-		return nil, c.unsupported(l, "CURRENT_DATE")
+	case m.LitCurrentDate: // SQLite codes the keywords as calls of these functions
+		return &ast.Call{At: pos(l), Name: "current_date"}, nil
 	case m.LitCurrentTime:
-		return nil, c.unsupported(l, "CURRENT_TIME")
+		return &ast.Call{At: pos(l), Name: "current_time"}, nil
 	case m.LitCurrentTimestamp:
-		return nil, c.unsupported(l, "CURRENT_TIMESTAMP")
+		return &ast.Call{At: pos(l), Name: "current_timestamp"}, nil
 	}
 	return nil, c.unsupported(l, "literal "+l.Raw)
 }

@@ -1,0 +1,68 @@
+package cairn
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestHandleSet checks the set past its inline array: every handle is found by name, the
+// sorted order is the names' order, and reset empties it.
+func TestHandleSet(t *testing.T) {
+	var h handleSet
+	names := []string{"m", "b", "zz", "a", "c", "long bucket name past the inline copy", "k", "\x00sql/t/1"}
+	for i, n := range names {
+		require.Nil(t, h.get([]byte(n)))
+		b := newHandle(nil, []byte(n))
+		h.add(b)
+		require.Equal(t, i+1, h.len())
+		for _, m := range names[:i+1] {
+			require.Equal(t, m, string(h.get([]byte(m)).Name()), "after %d adds", i+1)
+		}
+	}
+	var got []string
+	for _, b := range h.sorted(nil) {
+		got = append(got, string(b.Name()))
+	}
+	require.Equal(t, []string{"\x00sql/t/1", "a", "b", "c", "k", "long bucket name past the inline copy", "m", "zz"}, got)
+	h.reset()
+	require.Zero(t, h.len())
+	require.Nil(t, h.get([]byte("a")))
+}
+
+// TestNewHandleCopiesName checks that a handle keeps its own copy of the name, short or long.
+func TestNewHandleCopiesName(t *testing.T) {
+	for _, n := range []int{1, shortName, shortName + 1} {
+		name := []byte(fmt.Sprintf("%0*d", n, 7))
+		b := newHandle(nil, name)
+		name[0] = 'x'
+		require.Equal(t, fmt.Sprintf("%0*d", n, 7), string(b.Name()))
+		if n <= shortName {
+			require.Len(t, b.Name(), cap(b.Name()), "appending to a name must not write into the handle")
+		}
+	}
+}
+
+// TestReadTxBucketAllocs pins the allocations of a read transaction that opens one bucket and
+// reads a key: a regression here is a regression of every SQL point query.
+func TestReadTxBucketAllocs(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	require.NoError(t, db.Update(func(tx *Tx) error {
+		b, err := tx.CreateBucket([]byte("\x00sql/t/1"))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("k"), []byte("v"))
+	}))
+	allocs := testing.AllocsPerRun(100, func() {
+		tx, err := db.Begin(false)
+		require.NoError(t, err)
+		b, err := tx.Bucket([]byte("\x00sql/t/1"))
+		require.NoError(t, err)
+		_, err = b.Get([]byte("k"))
+		require.NoError(t, err)
+		require.NoError(t, tx.Rollback())
+	})
+	require.LessOrEqual(t, allocs, 2.0, "the Tx and the bucket handle")
+}
