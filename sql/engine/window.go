@@ -777,6 +777,11 @@ func compareKey(x, y value.Value, k orderKey) int {
 // those that leave, as SQLite's xInverse does. Any other frame is computed afresh, unless it is
 // the previous row's (peers).
 func (p *winPartition) aggregate(ci int, c *winCall) error {
+	if (c.name == "min" || c.name == "max") && c.frame.start.kind != ast.UnboundedPreceding &&
+		c.frame.exclude == ast.ExcludeNoOthers {
+		p.slidingMinMax(ci, c)
+		return nil
+	}
 	var parts [3][2]int
 	var prev [][2]int
 	var prevRes value.Value
@@ -832,6 +837,47 @@ func (p *winPartition) aggregate(ci int, c *winCall) error {
 		p.setResult(k, ci, v)
 	}
 	return nil
+}
+
+// slidingMinMax computes min or max over a sliding frame with a queue of the frame's candidates
+// (positions whose values no later value in the frame beats), best first: a row entering drops the
+// candidates it beats or equals, so of equal values the latest is the result, as SQLite's
+// ordered table of the frame's values gives it; rows leaving drop off the front.
+func (p *winPartition) slidingMinMax(ci int, c *winCall) {
+	sign := 1
+	if c.name == "min" {
+		sign = -1
+	}
+	var queue []int
+	head, hi := 0, p.ps
+	for k := p.ps; k < p.pe; k++ {
+		fs := p.frameEnd(k, ci, c, c.frame.start, true)
+		fe := max(p.frameEnd(k, ci, c, c.frame.end, false), fs)
+		for hi = max(hi, fs); hi < fe; hi++ {
+			vals := p.vals(hi)
+			v := vals[c.argOff]
+			if v.IsNull() {
+				continue
+			}
+			if c.filter != nil {
+				if t, _ := value.Truth(vals[c.argOff+1]); !t {
+					continue
+				}
+			}
+			for len(queue) > head && value.Compare(v, p.vals(queue[len(queue)-1])[c.argOff], c.coll)*sign >= 0 {
+				queue = queue[:len(queue)-1]
+			}
+			queue = append(queue, hi)
+		}
+		for head < len(queue) && queue[head] < fs {
+			head++
+		}
+		var res value.Value
+		if head < len(queue) {
+			res = p.vals(queue[head])[c.argOff]
+		}
+		p.setResult(k, ci, res)
+	}
 }
 
 // inverse takes the row at position j, which step added, out of st.
