@@ -35,9 +35,12 @@ type FrameBound struct {
 // FrameExclude is a frame's EXCLUDE clause.
 type FrameExclude uint8
 
-// Frame exclusions; ExcludeNoOthers is the default.
+// Frame exclusions. ExcludeNone (no EXCLUDE clause) and ExcludeNoOthers exclude nothing, but
+// SQLite computes a frame written with EXCLUDE NO OTHERS afresh for each row, which decides the
+// storage class of a sum and which of equal values min and max return.
 const (
-	ExcludeNoOthers FrameExclude = iota
+	ExcludeNone FrameExclude = iota
+	ExcludeNoOthers
 	ExcludeCurrentRow
 	ExcludeGroup
 	ExcludeTies
@@ -52,8 +55,8 @@ type Frame struct {
 
 // Window is the window of an OVER clause or of a WINDOW clause entry. NameOnly is set for
 // OVER name (Base names the window, nothing else is set); otherwise Base, if set, names the
-// window this one builds on. PartitionText and OrderText hold the terms as written (ORDER BY
-// terms with their direction), which tell identical windows apart.
+// window this one builds on. PartitionText and OrderText hold the key expressions as written
+// (ORDER BY terms without their direction), which tell identical windows apart.
 type Window struct {
 	At            Pos
 	Base          string

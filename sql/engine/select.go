@@ -406,6 +406,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	}
 	aggregate = aggregate || len(coll.calls) > 0
 	if len(wc.plan.calls) > 0 {
+		wc.plan.finish()
 		cp.win = &wc.plan
 	}
 	if aggregate {

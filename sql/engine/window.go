@@ -8,9 +8,9 @@ package engine
 // of that window per partition; last it projects each row with the calls' results (env.wins).
 //
 // Invariants: a core without window calls has cp.win == nil and runs as before (no per-row work);
-// the windows are sorted from the last distinct one to the first, each sort stable over the order
-// the previous left, so the rows come out in the first window's order with ties as SQLite leaves
-// them; a plan holds no execution state (frame offsets are evaluated per execution).
+// the distinct windows sort in SQLite's nesting order (winPlan.sortOrder), each sort stable over
+// the order the previous left, so rows and ties come out as SQLite leaves them; a plan holds no
+// execution state (frame offsets are evaluated per execution).
 
 import (
 	"fmt"
@@ -81,6 +81,9 @@ type winSpec struct {
 	first     int
 	keys      []orderKey
 	nPart     int
+	// sortKeys name keys as the sort sees them (expression text, direction, NULLs, collation),
+	// so that a sort the rows are already in can be skipped.
+	sortKeys []string
 }
 
 // winCall is one window call of the core: its function, arguments (in each row's vals from
@@ -102,6 +105,37 @@ type winPlan struct {
 	specs []*winSpec
 	calls []*winCall
 	width int // values kept per row
+	// levels are the specs in the order they sort and compute (sortOrder); sorts says which of
+	// them sort (the others find the rows in their order already).
+	levels []int
+	sorts  []bool
+}
+
+// finish decides the levels of the windows and which of them sort: a window whose keys are a
+// prefix of the last sort's keys needs none, as SQLite finds.
+func (wp *winPlan) finish() {
+	wp.levels = wp.sortOrder()
+	wp.sorts = make([]bool, len(wp.levels))
+	var last []string
+	for i, si := range wp.levels {
+		keys := wp.specs[si].sortKeys
+		if len(keys) > 0 && !(len(keys) <= len(last) && slices.Equal(keys, last[:len(keys)])) {
+			wp.sorts[i] = true
+			last = keys
+		}
+	}
+}
+
+// sortOrder returns the order in which the distinct windows sort and compute, innermost first:
+// SQLite computes a query's first window (and the windows equal to it) last, over a subquery that
+// computes the others the same way, so the windows compute from the last first used to the first.
+// Each sort is stable over the previous one's order, so rows and ties come out as SQLite's.
+func (wp *winPlan) sortOrder() []int {
+	order := make([]int, len(wp.specs))
+	for i := range order {
+		order[i] = len(order) - 1 - i
+	}
+	return order
 }
 
 // winCollector gathers the window calls of a core while its select list and ORDER BY are bound.
@@ -211,7 +245,7 @@ func (b *binder) window(e *ast.Call) (expr, exprInfo, error) {
 	// Arguments, keys and FILTER are bound as the rest of the select list is (aggregates allowed
 	// in an aggregate query), but no window call inside them.
 	inner := &binder{pc: b.pc, sc: b.sc, agg: b.agg, noAgg: b.noAgg, existsList: b.existsList}
-	if call.spec, err = b.win.spec(inner, w); err != nil {
+	if call.spec, err = b.win.spec(inner, w, frameKey(call.kind, w.Frame)); err != nil {
 		return nil, exprInfo{}, err
 	}
 	if call.frame, err = b.frame(w); err != nil {
@@ -242,10 +276,48 @@ func (b *binder) window(e *ast.Call) (expr, exprInfo, error) {
 	return &winRefExpr{i: len(plan.calls) - 1}, collated(infos...), nil
 }
 
-// spec returns the index of the distinct window w, adding it when it is new (windows whose
-// PARTITION BY and ORDER BY read the same are one).
-func (wc *winCollector) spec(b *binder, w *ast.Window) (int, error) {
-	key := strings.Join(w.PartitionText, "\x00") + "\x01" + strings.Join(w.OrderText, "\x00")
+// builtinFrames are the frames SQLite gives the built-in window functions that ignore the one
+// written (sqlite3WindowUpdate): they decide which windows are the same one.
+var builtinFrames = map[winKind]string{
+	winRowNumber: "rows|0|2", winRank: "range|0|2", winDenseRank: "range|0|2",
+	winPercentRank: "groups|2|4", winCumeDist: "groups|3|4", winNtile: "rows|2|4",
+	winLead: "rows|0|4", winLag: "rows|0|2",
+}
+
+// frameKey tells frames apart as SQLite compares windows: the default frame is RANGE BETWEEN
+// UNBOUNDED PRECEDING AND CURRENT ROW; offsets compare by value when they are literals.
+func frameKey(kind winKind, f *ast.Frame) string {
+	if k, ok := builtinFrames[kind]; ok {
+		return k
+	}
+	if f == nil {
+		return "range|0|2"
+	}
+	key := fmt.Sprintf("%d|%d|%d|%d", f.Unit, f.Start.Kind, f.End.Kind, f.Exclude)
+	if f.Exclude == ast.ExcludeNone {
+		key = fmt.Sprintf("%s|%d|%d", [...]string{"range", "rows", "groups"}[f.Unit], f.Start.Kind, f.End.Kind)
+	}
+	for _, x := range []ast.Expr{f.Start.Expr, f.End.Expr} {
+		switch x := x.(type) {
+		case nil:
+		case *ast.Literal:
+			key += "|" + x.Value.String()
+		default:
+			key += fmt.Sprintf("|%p", x)
+		}
+	}
+	return key
+}
+
+// spec returns the index of the distinct window w with the frame frame (see frameKey), adding it
+// when it is new: windows whose PARTITION BY, ORDER BY (as written) and frame are the same are
+// one, as SQLite's sqlite3WindowCompare finds them.
+func (wc *winCollector) spec(b *binder, w *ast.Window, frame string) (int, error) {
+	key := strings.Join(w.PartitionText, "\x00") + "\x01"
+	for i, t := range w.OrderBy {
+		key += fmt.Sprintf("%s\x00%t%t\x00", w.OrderText[i], t.Desc, nullsFirst(t))
+	}
+	key += "\x01" + frame
 	for i, s := range wc.plan.specs {
 		if s.key == key {
 			return i, nil
@@ -259,6 +331,7 @@ func (wc *winCollector) spec(b *binder, w *ast.Window) (int, error) {
 		}
 		s.partition = append(s.partition, x)
 		s.keys = append(s.keys, orderKey{col: s.first + len(s.keys), nullsFirst: true, coll: collationOf(info)})
+		s.sortKeys = append(s.sortKeys, fmt.Sprintf("%s\x00%t%t%d", w.PartitionText[len(s.partition)-1], false, true, collationOf(info)))
 	}
 	for _, t := range w.OrderBy {
 		x, info, err := b.bind(t.Expr)
@@ -267,6 +340,7 @@ func (wc *winCollector) spec(b *binder, w *ast.Window) (int, error) {
 		}
 		s.order = append(s.order, x)
 		s.keys = append(s.keys, orderKey{col: s.first + len(s.keys), desc: t.Desc, nullsFirst: nullsFirst(t), coll: collationOf(info)})
+		s.sortKeys = append(s.sortKeys, fmt.Sprintf("%s\x00%t%t%d", w.OrderText[len(s.order)-1], t.Desc, nullsFirst(t), collationOf(info)))
 	}
 	wc.plan.width += len(s.keys)
 	wc.plan.specs = append(wc.plan.specs, s)
@@ -438,9 +512,9 @@ func (w *windowIter) compute() error {
 		w.perm[i] = i
 	}
 	pos := make([]int, len(w.rows))
-	for si := len(plan.specs) - 1; si >= 0; si-- {
+	for level, si := range plan.levels {
 		s := plan.specs[si]
-		if len(s.keys) > 0 {
+		if plan.sorts[level] {
 			// A stable sort: ties keep the order the previous window left.
 			for i, r := range w.perm {
 				pos[r] = i
@@ -650,7 +724,7 @@ func (p *winPartition) frameParts(k, ci int, c *winCall, parts *[3][2]int) []([2
 	out := parts[:0]
 	gs, ge := p.gStart[k-p.ps], p.gEnd[k-p.ps]
 	switch c.frame.exclude {
-	case ast.ExcludeNoOthers:
+	case ast.ExcludeNone, ast.ExcludeNoOthers:
 		if fs < fe {
 			out = append(out, [2]int{fs, fe})
 		}
@@ -778,7 +852,7 @@ func compareKey(x, y value.Value, k orderKey) int {
 // the previous row's (peers).
 func (p *winPartition) aggregate(ci int, c *winCall) error {
 	if (c.name == "min" || c.name == "max") && c.frame.start.kind != ast.UnboundedPreceding &&
-		c.frame.exclude == ast.ExcludeNoOthers {
+		c.frame.exclude == ast.ExcludeNone {
 		p.slidingMinMax(ci, c)
 		return nil
 	}
@@ -787,8 +861,8 @@ func (p *winPartition) aggregate(ci int, c *winCall) error {
 	var prevRes value.Value
 	st := c.agg.make(c.coll)
 	inv, canInvert := st.(aggInverse)
-	grow := c.frame.start.kind == ast.UnboundedPreceding && c.frame.exclude == ast.ExcludeNoOthers
-	slide := !grow && canInvert && c.frame.exclude == ast.ExcludeNoOthers
+	grow := c.frame.start.kind == ast.UnboundedPreceding && c.frame.exclude == ast.ExcludeNone
+	slide := !grow && canInvert && c.frame.exclude == ast.ExcludeNone
 	if cs, ok := st.(*concatState); ok && slide {
 		cs.track = true
 	}
@@ -799,15 +873,20 @@ func (p *winPartition) aggregate(ci int, c *winCall) error {
 			fs := p.frameEnd(k, ci, c, c.frame.start, true)
 			fe := max(p.frameEnd(k, ci, c, c.frame.end, false), fs)
 			// Rows leave before others enter, in SQLite's order (which decides the rounding
-			// of REAL sums).
+			// of REAL sums); a row the frame's start passes before its end reached it enters
+			// first (SQLite's end cursor passes every row before its start cursor does).
 			for ; lo < fs; lo++ {
-				if lo < hi {
-					if err := p.inverse(inv, c, lo); err != nil {
+				if lo == hi {
+					if err := p.step(st, c, hi); err != nil {
 						return err
 					}
+					hi++
+				}
+				if err := p.inverse(inv, c, lo); err != nil {
+					return err
 				}
 			}
-			for hi = max(hi, lo); hi < fe; hi++ {
+			for ; hi < fe; hi++ {
 				if err := p.step(st, c, hi); err != nil {
 					return err
 				}
@@ -1025,20 +1104,21 @@ func (p *winPartition) value(ci int, c *winCall) error {
 // distinct window, the first outermost, each holding the next (the innermost the core's loops)
 // and its sort, and read by a scan in its parent.
 func explainWindows(wp *winPlan, parent int, add func(int, string) int, counter *int, body func(int)) {
-	var win func(parent, si int)
-	win = func(parent, si int) {
+	order := wp.levels // innermost first
+	var win func(parent, level int)
+	win = func(parent, level int) {
 		*counter++
 		name := fmt.Sprintf("(subquery-%d)", *counter)
 		co := add(parent, "CO-ROUTINE "+name)
-		if si+1 < len(wp.specs) {
-			win(co, si+1)
+		if level > 0 {
+			win(co, level-1)
 		} else {
 			body(co)
 		}
-		if len(wp.specs[si].keys) > 0 {
+		if wp.sorts[level] {
 			add(co, "USE TEMP B-TREE FOR ORDER BY")
 		}
 		add(parent, "SCAN "+name)
 	}
-	win(parent, 0)
+	win(parent, len(order)-1)
 }

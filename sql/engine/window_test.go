@@ -59,7 +59,16 @@ func TestWindowPlans(t *testing.T) {
 		{"SELECT a, sum(a) OVER () FROM t", []string{"CO-ROUTINE (subquery-2)", "SCAN t", "SCAN (subquery-2)"}},
 		{"SELECT a, sum(a) OVER (ORDER BY b) FROM t ORDER BY a", []string{"CO-ROUTINE (subquery-2)", "SCAN t",
 			"USE TEMP B-TREE FOR ORDER BY", "SCAN (subquery-2)", "USE TEMP B-TREE FOR ORDER BY"}},
+		// Three windows (lag's frame is not sum's), nested from the last used; the outer two
+		// find the rows sorted by b already. SQLite 3.54 gives the same lines.
 		{"SELECT a, sum(a) OVER (ORDER BY b), rank() OVER (PARTITION BY b), lag(a) OVER (ORDER BY b) FROM t", []string{
+			"CO-ROUTINE (subquery-2)", "CO-ROUTINE (subquery-3)", "CO-ROUTINE (subquery-4)", "SCAN t",
+			"USE TEMP B-TREE FOR ORDER BY", "SCAN (subquery-4)", "SCAN (subquery-3)", "SCAN (subquery-2)"}},
+		// max's window is sum's (same keys, same default frame): two levels.
+		{"SELECT a, sum(a) OVER (ORDER BY b), rank() OVER (PARTITION BY b), max(a) OVER (ORDER BY b) FROM t", []string{
+			"CO-ROUTINE (subquery-2)", "CO-ROUTINE (subquery-3)", "SCAN t", "USE TEMP B-TREE FOR ORDER BY",
+			"SCAN (subquery-3)", "SCAN (subquery-2)"}},
+		{"SELECT a, rank() OVER (ORDER BY b DESC), sum(a) OVER (ORDER BY b) FROM t", []string{
 			"CO-ROUTINE (subquery-2)", "CO-ROUTINE (subquery-3)", "SCAN t", "USE TEMP B-TREE FOR ORDER BY",
 			"SCAN (subquery-3)", "USE TEMP B-TREE FOR ORDER BY", "SCAN (subquery-2)"}},
 		{"SELECT b, sum(a) OVER (ORDER BY b) FROM t GROUP BY b", []string{"CO-ROUTINE (subquery-2)", "SCAN t",

@@ -19,7 +19,7 @@ var boundKinds = map[m.FrameBoundType]ast.BoundKind{
 }
 
 var excludes = map[m.FrameExclude]ast.FrameExclude{
-	m.ExcludeNone: ast.ExcludeNoOthers, m.ExcludeNoOthers: ast.ExcludeNoOthers,
+	m.ExcludeNone: ast.ExcludeNone, m.ExcludeNoOthers: ast.ExcludeNoOthers,
 	m.ExcludeCurrentRow: ast.ExcludeCurrentRow, m.ExcludeGroup: ast.ExcludeGroup, m.ExcludeTies: ast.ExcludeTies,
 }
 
@@ -40,7 +40,7 @@ func (c *converter) window(w *m.WindowDef) (*ast.Window, error) {
 		return nil, err
 	}
 	for _, t := range w.OrderBy {
-		out.OrderText = append(out.OrderText, c.text(t))
+		out.OrderText = append(out.OrderText, c.text(t.Expr))
 	}
 	if w.Frame == m.FrameNone {
 		return out, nil

@@ -10,7 +10,7 @@ import (
 
 // TestWindowsConvert checks that OVER, FILTER and WINDOW arrive in the tree as written: the
 // frame with its bounds and exclusion, a frame with one bound ending at CURRENT ROW, a named
-// window and its uses, and the text of the keys that tells windows apart.
+// window and its uses, and the text of the keys (without direction) that tells windows apart.
 func TestWindowsConvert(t *testing.T) {
 	sel := one(t, `SELECT sum(a) FILTER (WHERE a > 1) OVER (PARTITION BY b ORDER BY c DESC
 		GROUPS BETWEEN 2 PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES),
@@ -21,7 +21,7 @@ func TestWindowsConvert(t *testing.T) {
 	require.NotNil(t, sum.Filter)
 	w := sum.Over
 	require.Equal(t, []string{"b"}, w.PartitionText)
-	require.Equal(t, []string{"c DESC"}, w.OrderText)
+	require.Equal(t, []string{"c"}, w.OrderText)
 	require.True(t, w.OrderBy[0].Desc)
 	require.Equal(t, &ast.Frame{Unit: ast.FrameGroups,
 		Start:   ast.FrameBound{Kind: ast.Preceding, Expr: w.Frame.Start.Expr},
