@@ -326,6 +326,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect, win: wc}
 	readInside := sc.readInside // to learn whether a subquery there reads a column of this one
 	for _, it := range items {
+		wc.startColumn()
 		x, xi, err := lb.bind(it.expr)
 		if err != nil {
 			return nil, info, err
@@ -385,6 +386,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 		if err != nil {
 			return nil, info, err
 		}
+		wc.orderByColumn(col)
 		coll := value.Binary
 		if col < len(info.infos) && info.infos[col].hasColl {
 			coll = info.infos[col].coll
@@ -406,7 +408,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	}
 	aggregate = aggregate || len(coll.calls) > 0
 	if len(wc.plan.calls) > 0 {
-		wc.plan.finish()
+		wc.finish()
 		cp.win = &wc.plan
 	}
 	if aggregate {

@@ -115,6 +115,11 @@ type winPlan struct {
 // prefix of the last sort's keys needs none, as SQLite finds.
 func (wp *winPlan) finish() {
 	wp.levels = wp.sortOrder()
+	wp.finishSorts()
+}
+
+// finishSorts decides which levels sort.
+func (wp *winPlan) finishSorts() {
 	wp.sorts = make([]bool, len(wp.levels))
 	var last []string
 	for i, si := range wp.levels {
@@ -142,6 +147,47 @@ func (wp *winPlan) sortOrder() []int {
 type winCollector struct {
 	plan  winPlan
 	named map[string]*ast.Window
+	// colCalls[i] is the first window call of result column i; firstSpecs are the windows of the
+	// result columns ORDER BY names, in its order (see finish).
+	colCalls   []int
+	firstSpecs []int
+}
+
+// startColumn notes that the next calls belong to the next result column.
+func (wc *winCollector) startColumn() { wc.colCalls = append(wc.colCalls, len(wc.plan.calls)) }
+
+// orderByColumn notes that ORDER BY names result column col.
+func (wc *winCollector) orderByColumn(col int) {
+	if col >= len(wc.colCalls) {
+		return
+	}
+	end := len(wc.plan.calls)
+	if col+1 < len(wc.colCalls) {
+		end = wc.colCalls[col+1]
+	}
+	for _, c := range wc.plan.calls[wc.colCalls[col]:end] {
+		if !slices.Contains(wc.firstSpecs, c.spec) {
+			wc.firstSpecs = append(wc.firstSpecs, c.spec)
+		}
+	}
+}
+
+// finish fixes the order of the windows: SQLite computes the windows of a result column that
+// ORDER BY names (by number or alias) first, then the others as sortOrder says.
+func (wc *winCollector) finish() {
+	wp := &wc.plan
+	wp.finish()
+	if len(wc.firstSpecs) == 0 {
+		return
+	}
+	levels := append([]int(nil), wc.firstSpecs...)
+	for _, si := range wp.levels {
+		if !slices.Contains(levels, si) {
+			levels = append(levels, si)
+		}
+	}
+	wp.levels = levels
+	wp.finishSorts()
 }
 
 // newWinCollector resolves the WINDOW clause as SQLite's parser does: in order, each entry

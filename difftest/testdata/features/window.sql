@@ -10,6 +10,14 @@ CREATE TABLE t2(a, rn, s)
 
 CREATE TABLE f(i INTEGER PRIMARY KEY, x)
 
+CREATE TABLE g10(id INTEGER PRIMARY KEY, p, x, y)
+
+CREATE TABLE g26(id INTEGER PRIMARY KEY, p, x, y)
+
+CREATE TABLE g54(id INTEGER PRIMARY KEY, p, x, y)
+
+CREATE TABLE g71(id INTEGER PRIMARY KEY, p, x, y)
+
 CREATE TABLE w5(id INTEGER PRIMARY KEY, p, x, y)
 
 CREATE TABLE w27(id INTEGER PRIMARY KEY, p, x, y)
@@ -755,3 +763,180 @@ SELECT id, group_concat(x) OVER (PARTITION BY p ORDER BY x NULLS LAST, y DESC NU
 SELECT id, row_number() OVER ( ORDER BY x NULLS LAST GROUPS BETWEEN CURRENT ROW AND 1 PRECEDING ), last_value(y) OVER ( ORDER BY p, y DESC NULLS FIRST GROUPS BETWEEN CURRENT ROW AND CURRENT ROW EXCLUDE CURRENT ROW), sum(y) FILTER (WHERE x > 0) OVER ( ORDER BY y RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING EXCLUDE CURRENT ROW) FROM w175 ORDER BY id
 
 SELECT id, group_concat(y, '|') OVER ( ORDER BY y DESC NULLS FIRST ), count(*) FILTER (WHERE p IS NOT NULL) OVER ( ORDER BY x GROUPS BETWEEN 0 FOLLOWING AND 1 FOLLOWING EXCLUDE CURRENT ROW), lag(x, 1, y) OVER ( ORDER BY p ) FROM w175 ORDER BY id
+
+-- Random windows over groups (generated once). A window of a result column that ORDER BY names
+-- is computed first, as in SQLite, which decides what order-dependent functions see.
+
+INSERT INTO g10 VALUES (1, NULL, 3, 4), (2, NULL, NULL, 'a'), (3, 1, 'B', 1), (4, 2, 2, NULL), (5, 'x', -3, 1), (6, 2, 'B', -2), (7, 1, NULL, NULL), (8, 1, 3, -2), (9, 1, 'B', 0)
+
+SELECT p, count(*), max(y), cume_dist() OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), ntile(2) OVER ( ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, min(x), sum(x), lead(sum(x), 1, 'd') OVER (ORDER BY p ), max(p) OVER (ORDER BY p ) FROM g10 GROUP BY p  ORDER BY 4, p
+
+SELECT p, total(y), min(x), lag(p) OVER (ORDER BY p ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, count(y) FILTER (WHERE x > 0), total(y), count(count(y) FILTER (WHERE x > 0)) FILTER (WHERE count(y) FILTER (WHERE x > 0) > 0) OVER ( ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, max(y), sum(x), count(sum(x)) FILTER (WHERE sum(x) > 0) OVER (ORDER BY p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), lead(sum(x), 1, 'd') OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM g10 GROUP BY p  ORDER BY p DESC
+
+SELECT p, min(x), max(y), sum(min(x)) OVER ( ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, min(x), group_concat(x), rank() OVER (ORDER BY min(x) ROWS UNBOUNDED PRECEDING), dense_rank() OVER (ORDER BY min(x) DESC, p ) FROM g10 GROUP BY p  ORDER BY p DESC
+
+SELECT p, min(x), total(y), rank() OVER (ORDER BY p ROWS UNBOUNDED PRECEDING) FROM g10 GROUP BY p  ORDER BY 4, p
+
+SELECT p, group_concat(x), sum(x), percent_rank() OVER (ORDER BY sum(x) ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, sum(x), max(y), ntile(2) OVER (ORDER BY sum(x) DESC, p ROWS UNBOUNDED PRECEDING), max(max(y)) OVER (ORDER BY p ROWS UNBOUNDED PRECEDING) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, avg(x), min(x), count(min(x)) FILTER (WHERE min(x) > 0) OVER (ORDER BY avg(x) DESC, p ROWS UNBOUNDED PRECEDING), group_concat(avg(x)) OVER (ORDER BY avg(x) DESC, p ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, group_concat(x), sum(x), last_value(sum(x)) OVER (ORDER BY sum(x) ), cume_dist() OVER ( ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, total(y), count(y) FILTER (WHERE x > 0), lag(total(y)) OVER (ORDER BY total(y) DESC, p ) FROM g10 GROUP BY p  ORDER BY p
+
+SELECT p, group_concat(x), count(y) FILTER (WHERE x > 0), ntile(2) OVER ( ), last_value(count(y) FILTER (WHERE x > 0)) OVER (ORDER BY group_concat(x) DESC, p ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, group_concat(x), sum(x), count(sum(x)) FILTER (WHERE sum(x) > 0) OVER (ORDER BY p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g10 GROUP BY p  ORDER BY 4, p
+
+SELECT p, count(y) FILTER (WHERE x > 0), total(y), first_value(p) OVER (ORDER BY total(y) ), lag(p) OVER (ORDER BY count(y) FILTER (WHERE x > 0) ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, count(y) FILTER (WHERE x > 0), sum(x), dense_rank() OVER (ORDER BY count(y) FILTER (WHERE x > 0) ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, avg(x), count(y) FILTER (WHERE x > 0), lag(p) OVER (ORDER BY avg(x) DESC, p ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, max(y), min(x), group_concat(min(x)) OVER (ORDER BY max(y) GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), max(min(x)) OVER ( ) FROM g10 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, min(x), sum(x), max(p) OVER ( ), ntile(2) OVER (ORDER BY min(x) DESC, p ) FROM g10 GROUP BY p  ORDER BY p DESC
+
+INSERT INTO g26 VALUES (1, 1, 0, 'b'), (2, 1, 3, 'b'), (3, 3, NULL, NULL), (4, NULL, 4.5, NULL), (5, 2, 'B', NULL), (6, NULL, NULL, NULL), (7, 'x', NULL, NULL), (8, 2, -2, 0.5), (9, 'x', NULL, NULL), (10, 'x', NULL, 1.75), (11, 3, -1, NULL)
+
+SELECT p, count(y) FILTER (WHERE x > 0), avg(x), group_concat(avg(x)) OVER (ORDER BY p ) FROM g26 GROUP BY p  ORDER BY p
+
+SELECT p, min(x), total(y), cume_dist() OVER (ORDER BY p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, count(*), avg(x), max(count(*)) OVER (ORDER BY count(*) ROWS UNBOUNDED PRECEDING) FROM g26 GROUP BY p  ORDER BY 4, p
+
+SELECT p, count(*), total(y), ntile(2) OVER (ORDER BY p ), row_number() OVER ( ) FROM g26 GROUP BY p  ORDER BY p
+
+SELECT p, count(*), total(y), row_number() OVER ( ) FROM g26 GROUP BY p  ORDER BY 4, p
+
+SELECT p, total(y), avg(x), lag(p) OVER (ORDER BY total(y) ) FROM g26 GROUP BY p  ORDER BY p DESC
+
+SELECT p, sum(x), max(y), lag(sum(x)) OVER (ORDER BY max(y) DESC, p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), group_concat(max(y)) OVER ( ) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, sum(x), count(y) FILTER (WHERE x > 0), last_value(count(y) FILTER (WHERE x > 0)) OVER (ORDER BY sum(x) ) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, count(y) FILTER (WHERE x > 0), group_concat(x), last_value(p) OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM g26 GROUP BY p  ORDER BY p
+
+SELECT p, count(*), count(y) FILTER (WHERE x > 0), count(count(*)) FILTER (WHERE count(*) > 0) OVER (ORDER BY p ) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, total(y), min(x), group_concat(p) OVER (ORDER BY min(x) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), cume_dist() OVER (ORDER BY total(y) DESC, p ROWS UNBOUNDED PRECEDING) FROM g26 GROUP BY p  ORDER BY 4, p
+
+SELECT p, max(y), group_concat(x), cume_dist() OVER (ORDER BY max(y) ROWS UNBOUNDED PRECEDING) FROM g26 GROUP BY p  ORDER BY p DESC
+
+SELECT p, total(y), sum(x), lead(sum(x), 1, 'd') OVER (ORDER BY p ROWS UNBOUNDED PRECEDING), percent_rank() OVER ( ) FROM g26 GROUP BY p  ORDER BY p DESC
+
+SELECT p, min(x), count(y) FILTER (WHERE x > 0), rank() OVER ( ) FROM g26 GROUP BY p  ORDER BY 4, p
+
+SELECT p, count(y) FILTER (WHERE x > 0), min(x), first_value(count(y) FILTER (WHERE x > 0)) OVER ( ), max(p) OVER (ORDER BY min(x) DESC, p ROWS UNBOUNDED PRECEDING) FROM g26 GROUP BY p  ORDER BY 4, p
+
+SELECT p, sum(x), max(y), last_value(p) OVER (ORDER BY max(y) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, sum(x), group_concat(x), max(group_concat(x)) OVER (ORDER BY sum(x) DESC, p ), max(group_concat(x)) OVER (ORDER BY group_concat(x) GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g26 GROUP BY p  ORDER BY p DESC
+
+SELECT p, group_concat(x), min(x), group_concat(group_concat(x)) OVER (ORDER BY p ROWS UNBOUNDED PRECEDING) FROM g26 GROUP BY p  ORDER BY p
+
+SELECT p, count(*), count(y) FILTER (WHERE x > 0), lag(count(y) FILTER (WHERE x > 0)) OVER (ORDER BY p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), cume_dist() OVER ( ) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, max(y), count(y) FILTER (WHERE x > 0), dense_rank() OVER (ORDER BY max(y) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g26 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+INSERT INTO g54 VALUES (1, 1, 'A', 'b'), (2, 2, 6, NULL), (3, 'x', 'A', NULL), (4, 2, 'a', NULL), (5, 1, 'b', 'b'), (6, 3, 6, 'a'), (7, 'x', 'B', NULL), (8, 3, -0.5, NULL), (9, 'x', 4, 4.25), (10, 2, -4.5, 'B'), (11, 1, 'A', 3), (12, 'x', 0.25, -3.0), (13, 2, 3.0, -2), (14, 'x', -2, 5)
+
+SELECT p, min(x), group_concat(x), ntile(2) OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), last_value(min(x)) OVER ( ) FROM g54 GROUP BY p  ORDER BY 4, p
+
+SELECT p, total(y), min(x), lead(min(x), 1, 'd') OVER ( ), first_value(min(x)) OVER (ORDER BY min(x) ) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, sum(x), min(x), cume_dist() OVER (ORDER BY min(x) ROWS UNBOUNDED PRECEDING) FROM g54 GROUP BY p  ORDER BY 4, p
+
+SELECT p, max(y), min(x), row_number() OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), sum(p) OVER (ORDER BY max(y) ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM g54 GROUP BY p  ORDER BY 4, p
+
+SELECT p, avg(x), count(y) FILTER (WHERE x > 0), ntile(2) OVER (ORDER BY p ) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, total(y), sum(x), group_concat(p) OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), dense_rank() OVER (ORDER BY sum(x) GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, count(y) FILTER (WHERE x > 0), sum(x), lag(sum(x)) OVER (ORDER BY count(y) FILTER (WHERE x > 0) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), lag(count(y) FILTER (WHERE x > 0)) OVER (ORDER BY sum(x) DESC, p ) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, avg(x), max(y), lag(max(y)) OVER (ORDER BY max(y) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), dense_rank() OVER (ORDER BY max(y) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g54 GROUP BY p  ORDER BY p
+
+SELECT p, count(y) FILTER (WHERE x > 0), sum(x), last_value(p) OVER ( ), first_value(p) OVER ( ) FROM g54 GROUP BY p  ORDER BY p DESC
+
+SELECT p, group_concat(x), avg(x), row_number() OVER (ORDER BY p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, count(*), count(y) FILTER (WHERE x > 0), last_value(count(*)) OVER ( ), group_concat(count(y) FILTER (WHERE x > 0)) OVER (ORDER BY count(*) ) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, count(*), min(x), max(count(*)) OVER ( ), cume_dist() OVER (ORDER BY count(*) ) FROM g54 GROUP BY p  ORDER BY p DESC
+
+SELECT p, min(x), count(y) FILTER (WHERE x > 0), last_value(p) OVER ( ), count(count(y) FILTER (WHERE x > 0)) FILTER (WHERE count(y) FILTER (WHERE x > 0) > 0) OVER (ORDER BY count(y) FILTER (WHERE x > 0) ROWS UNBOUNDED PRECEDING) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, max(y), count(*), group_concat(count(*)) OVER (ORDER BY count(*) DESC, p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, avg(x), sum(x), count(avg(x)) FILTER (WHERE avg(x) > 0) OVER (ORDER BY sum(x) GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, group_concat(x), count(y) FILTER (WHERE x > 0), percent_rank() OVER (ORDER BY p ), sum(p) OVER (ORDER BY p ) FROM g54 GROUP BY p  ORDER BY p
+
+SELECT p, min(x), avg(x), lead(min(x), 1, 'd') OVER ( ), last_value(p) OVER ( ) FROM g54 GROUP BY p  ORDER BY p
+
+SELECT p, sum(x), min(x), sum(sum(x)) OVER ( ) FROM g54 GROUP BY p  ORDER BY p
+
+SELECT p, avg(x), max(y), last_value(avg(x)) OVER (ORDER BY p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM g54 GROUP BY p  ORDER BY p DESC
+
+SELECT p, avg(x), sum(x), max(p) OVER (ORDER BY avg(x) ), ntile(2) OVER (ORDER BY avg(x) GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g54 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+INSERT INTO g71 VALUES (1, 'x', 6, 0), (2, 'x', NULL, 5), (3, 2, NULL, 3), (4, 2, NULL, 0), (5, 1, NULL, 'b')
+
+SELECT p, sum(x), total(y), percent_rank() OVER (ORDER BY p ROWS UNBOUNDED PRECEDING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, group_concat(x), max(y), percent_rank() OVER (ORDER BY p ROWS UNBOUNDED PRECEDING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, count(*), group_concat(x), max(p) OVER (ORDER BY count(*) ), lead(group_concat(x), 1, 'd') OVER (ORDER BY count(*) DESC, p ) FROM g71 GROUP BY p  ORDER BY 4, p
+
+SELECT p, total(y), count(*), last_value(total(y)) OVER (ORDER BY count(*) DESC, p ROWS UNBOUNDED PRECEDING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, avg(x), min(x), last_value(min(x)) OVER (ORDER BY p ), lead(min(x), 1, 'd') OVER ( ) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, count(*), max(y), ntile(2) OVER (ORDER BY max(y) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, avg(x), min(x), last_value(p) OVER (ORDER BY min(x) DESC, p ) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, group_concat(x), min(x), ntile(2) OVER (ORDER BY p ), max(min(x)) OVER (ORDER BY p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, max(y), min(x), lead(max(y), 1, 'd') OVER ( ), first_value(p) OVER (ORDER BY min(x) ) FROM g71 GROUP BY p  ORDER BY 4, p
+
+SELECT p, sum(x), max(y), row_number() OVER (ORDER BY sum(x) ) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, sum(x), total(y), ntile(2) OVER (ORDER BY total(y) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, avg(x), max(y), percent_rank() OVER ( ), row_number() OVER ( ) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, min(x), max(y), lag(max(y)) OVER (ORDER BY min(x) DESC, p GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), lead(p, 1, 'd') OVER (ORDER BY min(x) GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p
+
+SELECT p, count(y) FILTER (WHERE x > 0), avg(x), rank() OVER (ORDER BY avg(x) DESC, p ROWS UNBOUNDED PRECEDING), first_value(p) OVER (ORDER BY avg(x) DESC, p ) FROM g71 GROUP BY p  ORDER BY 4, p
+
+SELECT p, count(y) FILTER (WHERE x > 0), avg(x), row_number() OVER ( ) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, count(*), total(y), first_value(count(*)) OVER ( ) FROM g71 GROUP BY p  ORDER BY 4, p
+
+SELECT p, group_concat(x), count(*), row_number() OVER ( ), group_concat(count(*)) OVER (ORDER BY group_concat(x) DESC, p ) FROM g71 GROUP BY p  ORDER BY 4, p
+
+SELECT p, total(y), avg(x), rank() OVER (ORDER BY avg(x) ), sum(total(y)) OVER (ORDER BY total(y) DESC, p ROWS UNBOUNDED PRECEDING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY 4, p
+
+SELECT p, total(y), sum(x), count(total(y)) FILTER (WHERE total(y) > 0) OVER (ORDER BY sum(x) DESC, p ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT p, avg(x), group_concat(x), cume_dist() OVER (ORDER BY avg(x) DESC, p ) FROM g71 GROUP BY p HAVING count(*) > 1 ORDER BY p DESC
+
+SELECT a, group_concat(a) OVER () AS g, rank() OVER (ORDER BY c) AS r FROM t ORDER BY 2
+
+SELECT a, group_concat(a) OVER () AS g, rank() OVER (ORDER BY c) AS r FROM t ORDER BY g, a
+
+SELECT a, group_concat(a) OVER () AS g, rank() OVER (ORDER BY c) AS r FROM t ORDER BY r
