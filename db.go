@@ -435,3 +435,12 @@ func (db *DB) unlockWriter() {
 	db.treeMu.Unlock()
 	db.writer.Unlock()
 }
+
+// Options returns the options the database was opened with, defaults filled in (CacheBytes,
+// CheckpointBytes and PageSize as in use; PageSize is the one asked for: an existing database
+// keeps its own, which Stats reports).
+func (db *DB) Options() Options {
+	o := db.opts
+	o.fs = nil
+	return o
+}

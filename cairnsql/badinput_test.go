@@ -56,18 +56,12 @@ func TestUnsupportedFeaturesSaySo(t *testing.T) {
 	mustExec(t, db, "CREATE TABLE t(a, b)", "CREATE TABLE r(x)")
 	for _, q := range []string{
 		"SELECT group_concat(a ORDER BY b) FROM t",
-		"WITH c(x) AS (SELECT 1) SELECT x FROM c",
-		"CREATE TEMP TABLE tt(a)",
 		"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END",
 		"ATTACH 'x.db' AS x",
-		"PRAGMA table_info(t)",
-		"VACUUM",
 		"CREATE VIRTUAL TABLE v USING fts5(a)",
 		"SELECT * FROM t RIGHT JOIN r ON 1",
-		"INSERT INTO t VALUES (1, 2) RETURNING *",
-		"INSERT INTO t(a) VALUES (5) ON CONFLICT(a) DO NOTHING",
-		"ALTER TABLE t ADD COLUMN z",
-		"CREATE INDEX i ON t(a) WHERE a > 0",
+		"INSERT INTO t(a) VALUES (5) ON CONFLICT(a + 1) DO NOTHING",
+		"ALTER TABLE t DROP CONSTRAINT c",
 		"CREATE TABLE s(a INTEGER) STRICT",
 		"SELECT * FROM other.t",
 	} {

@@ -90,11 +90,16 @@ type Options struct {
 	TxLock TxLock
 	// InMemory keeps the database in memory (the DSN ":memory:").
 	InMemory bool
+	// Pragmas run on every new connection, in order, each as "PRAGMA " + the text
+	// ("foreign_keys(1)", "busy_timeout = 5000"): the DSN's _pragma options, as
+	// modernc.org/sqlite takes them. A failing one fails the connection.
+	Pragmas []string
 }
 
 // ParseDSN splits a DSN into the database path and options: PATH[?OPTIONS], where OPTIONS are
 // _sync=full|none, _cache_bytes=N (0: cairn's default; negative: no cap),
-// _busy_timeout=MILLISECONDS and _txlock=deferred|immediate (or exclusive, which is immediate).
+// _busy_timeout=MILLISECONDS, _txlock=deferred|immediate (or exclusive, which is immediate) and
+// _pragma=NAME(VALUE), which may be repeated (Options.Pragmas).
 // An unknown or malformed option is an error. The path ":memory:" is a private in-memory
 // database.
 func ParseDSN(dsn string) (string, Options, error) {
@@ -146,6 +151,8 @@ func ParseDSN(dsn string) (string, Options, error) {
 			default:
 				return path, o, fmt.Errorf("cairnsql: _txlock=%q: want deferred or immediate", v)
 			}
+		case "_pragma":
+			o.Pragmas = append(o.Pragmas, vs...)
 		default:
 			return path, o, fmt.Errorf("cairnsql: unknown DSN option %q", k)
 		}
@@ -214,6 +221,12 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	sess := d.eng.NewSession()
 	sess.SetBusyTimeout(c.opts.BusyTimeout)
+	for _, p := range c.opts.Pragmas {
+		if _, err := sess.Exec(ctx, "PRAGMA "+p, nil); err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("cairnsql: _pragma %q: %w", p, err)
+		}
+	}
 	return &conn{c: c, sess: sess, eng: d.eng}, nil
 }
 

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/cairndb/cairn v0.0.0
 	github.com/stretchr/testify v1.12.1
+	modernc.org/libc v1.79.0
 	modernc.org/sqlite v1.61.1
 )
 
@@ -17,7 +18,6 @@ require (
 	github.com/sqlc-dev/meyer v0.1.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

@@ -924,7 +924,7 @@ func (g *gen) function(c ctx) ex {
 	}
 	// passing returns a call whose value is one of its arguments (its computed flag stays).
 	passing := func(name string, args ...ex) ex { return call(name, kindAny, args...) }
-	switch g.n(28) {
+	switch g.n(38) {
 	case 0:
 		if g.lazy() || !c.results || g.inCompound {
 			return passing("ifnull", e(), e()) // abs() may overflow, an error SQLite may never reach
@@ -989,6 +989,35 @@ func (g *gen) function(c ctx) ex {
 		return call("length", kindInt, ex{sql: "zeroblob(" + fmt.Sprint(g.n(4)) + ")", collKnown: true})
 	case 26:
 		return passing(pick(g, "coalesce", "ifnull"), e(), g.literalExpr())
+	case 27:
+		return call("sign", kindInt, e())
+	case 28:
+		r := call(pick(g, "ceil", "floor", "trunc"), kindAny, e())
+		r.computed = true
+		return r
+	case 29:
+		return call("concat", kindText, t(), e())
+	case 30:
+		return call("concat_ws", kindText, ex{sql: pick(g, "','", "''", "NULL"), collKnown: true}, t(), t())
+	case 31:
+		return call("octet_length", kindInt, t())
+	case 32:
+		return passing(pick(g, "likely", "unlikely"), e())
+	case 33:
+		p := ex{sql: pick(g, "'a%'", "'%b%'", "'_'", "'%'", "'A_c'"), collKnown: true}
+		if g.n(2) == 0 {
+			p.sql = pick(g, "'a*'", "'*b*'", "'?'", "'[a-c]*'", "'*'")
+			return call("glob", kindInt, p, t())
+		}
+		return call("like", kindInt, p, t())
+	case 34:
+		r := call("mod", kindAny, e(), smallInt())
+		r.computed = true
+		return r
+	case 35:
+		return call("unhex", kindAny, call("hex", kindText, t()))
+	case 36:
+		return passing("iif", g.cond(c), e(), g.cond(c), e(), e())
 	}
 	return call("typeof", kindText, g.arith(c))
 }

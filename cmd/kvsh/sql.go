@@ -88,7 +88,7 @@ func (sh *shell) execSQL(text string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if st.ReadOnly() {
+	if st.ReadOnly() || st.Returns() { // RETURNING prints its rows as a query does
 		err = sh.query(ctx, st)
 	} else {
 		_, err = st.Exec(ctx, nil)

@@ -16,11 +16,11 @@ import (
 	"github.com/cairndb/cairn/pager"
 )
 
-// version is the release of cairn (the library and kvsh, one module) this program belongs to.
-// `kvsh -version` prints it and so does the first line of an interactive session; README.md's
-// transcript shows it, so raising it means updating that transcript (go test ./cmd/kvsh
-// -run TestReadmeTranscript -update).
-const version = "0.1.0"
+// version is the release of cairn (the library and kvsh, one module) this program belongs to:
+// cairn.Version (version.go at the module root). `kvsh -version` prints it and so does the first
+// line of an interactive session; README.md's transcript shows it, so raising it means updating
+// that transcript (go test ./cmd/kvsh -run TestReadmeTranscript -update).
+const version = cairn.Version
 
 // startCountBudget bounds the time the start line spends counting keys; a larger database is
 // reported as "more than N keys".

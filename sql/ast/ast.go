@@ -21,6 +21,7 @@ type Expr interface{ Offset() Pos }
 // that apply to the whole.
 type Select struct {
 	At      Pos
+	With    *With // nil: no WITH clause
 	Cores   []*SelectCore
 	Ops     []CompoundOp // len(Cores)-1 operators
 	OrderBy []OrderTerm
@@ -82,6 +83,7 @@ type FromItem struct {
 	Join     JoinKind
 	Natural  bool
 	Table    string  // table or view name; empty for a subquery
+	Schema   string  // the schema before Table as written ("main"); empty when unqualified
 	Subquery *Select // nil for a table
 	Alias    string
 	On       Expr
@@ -90,6 +92,9 @@ type FromItem struct {
 	// to use (INDEXED BY).
 	NotIndexed bool
 	IndexedBy  string
+	// Func is set for a table-valued function, Table(FuncArgs...): Table is its name.
+	Func     bool
+	FuncArgs []Expr
 }
 
 // OrderTerm is one ORDER BY term.
@@ -113,8 +118,16 @@ type ColumnDef struct {
 	Unique      bool
 	UniqueConf  Conflict
 	Default     Expr // nil: NULL
+	// DefaultText is the DEFAULT expression's text as written, outer parentheses removed.
+	DefaultText string
 	Checks      []Check
 	Collation   string
+	// Generated is the expression of a generated column (AS (expr)), nil for a stored value;
+	// Stored is set for STORED, else it is VIRTUAL.
+	Generated Expr
+	Stored    bool
+	// DefaultSet records a DEFAULT clause (with Generated, an error).
+	DefaultSet bool
 }
 
 // Check is a CHECK constraint: its expression, its text (for the error message of an unnamed
@@ -132,6 +145,8 @@ type TableConstraint struct {
 	Columns  []IndexedColumn
 	Check    *Check
 	Conflict Conflict
+	// AutoInc is set for PRIMARY KEY(col AUTOINCREMENT).
+	AutoInc bool
 }
 
 // ConstraintKind is the kind of a table constraint.
@@ -150,6 +165,8 @@ type IndexedColumn struct {
 	Name      string
 	Collation string
 	Desc      bool
+	// Expr is the expression of an index on an expression (Name is then empty); nil for a column.
+	Expr Expr
 }
 
 // Conflict is an ON CONFLICT / OR clause's algorithm.
@@ -168,13 +185,16 @@ const (
 // CreateTable is CREATE TABLE.
 type CreateTable struct {
 	At           Pos
+	Temp         bool // CREATE TEMP TABLE: a table of the connection
 	Name         string
 	IfNotExists  bool
 	Columns      []ColumnDef
 	Constraints  []TableConstraint
 	WithoutRowid bool
-	AsSelect     *Select
-	SQL          string // the statement's text, kept in the schema
+	// ForeignKeys are the REFERENCES and FOREIGN KEY clauses, in the order written.
+	ForeignKeys []ForeignKey
+	AsSelect    *Select
+	SQL         string // the statement's text, kept in the schema
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX.
@@ -186,6 +206,8 @@ type CreateIndex struct {
 	IfNotExists bool
 	Columns     []IndexedColumn
 	SQL         string
+	// Where is the condition of a partial index, or nil.
+	Where Expr
 }
 
 // CreateView is CREATE [TEMP] VIEW. A TEMP view exists for its connection only.
@@ -226,11 +248,18 @@ type Reindex struct {
 // Insert is INSERT or REPLACE.
 type Insert struct {
 	At            Pos
+	With          *With // WITH before INSERT; nil: none
 	Conflict      Conflict
 	Table         string
 	Columns       []string
 	Select        *Select // VALUES lists are a Select of one VALUES core
 	DefaultValues bool
+	// Alias is the table's alias (INSERT INTO t AS a), which upsert expressions may use.
+	Alias string
+	// Upserts are the ON CONFLICT clauses, in order (upsert.go).
+	Upserts []Upsert
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // Assignment is one SET item of UPDATE.
@@ -242,19 +271,25 @@ type Assignment struct {
 // Update is UPDATE.
 type Update struct {
 	At       Pos
+	With     *With // WITH before UPDATE; nil: none
 	Conflict Conflict
 	Table    string
 	Alias    string
 	Set      []Assignment
 	Where    Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // Delete is DELETE.
 type Delete struct {
 	At    Pos
+	With  *With // WITH before DELETE; nil: none
 	Table string
 	Alias string
 	Where Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning []ResultColumn
 }
 
 // TxMode is BEGIN's mode.

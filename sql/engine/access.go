@@ -24,6 +24,11 @@ type execCtx struct {
 	buckets []namedBucket // the buckets opened so far (a statement uses a few)
 	sess    *Session
 	steps   int // rows read, for context checks
+	// ret receives the rows of a RETURNING clause when the statement runs as a query (nil:
+	// they are dropped).
+	ret *returnSink
+	// ran is set when an INSERT, UPDATE or DELETE has been planned and starts to run.
+	ran bool
 	// bucketBuf backs buckets for the usual statement (a table and an index), so that a query's
 	// execution state, which holds the execCtx, holds them too.
 	bucketBuf [2]namedBucket
@@ -95,7 +100,7 @@ func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Va
 	}
 	n := len(t.Columns)
 	for len(vals) < n {
-		vals = append(vals, value.Value{})
+		vals = append(vals, t.missing[len(vals)])
 	}
 	vals = vals[:n]
 	if !t.WithoutRowid {
@@ -513,7 +518,9 @@ func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
 	row := it.buf[:n]
 	clear(row)
 	for i, ic := range ix.Columns {
-		row[ic.Column] = vals[i]
+		if ic.Column >= 0 { // not an expression's value
+			row[ic.Column] = vals[i]
+		}
 	}
 	if !t.WithoutRowid { // a WITHOUT ROWID table's key is its primary key, which covers() skips
 		rowid, err := codec.Rowid(rowKey)
@@ -578,6 +585,21 @@ type subqueryScan struct {
 func (p *subqueryScan) explain() string { return "SCAN " + p.name }
 
 func (p *subqueryScan) open(e *env, src int) (candidates, error) {
+	if c, ok := p.plan.cte.(*cteRow); ok { // a recursive CTE's current row, as it is
+		return &rowsIter{e: e, src: src, rows: c.rows[:]}, nil
+	}
+	memo := e.run.cteMemo(p.plan)
+	if memo != nil && memo.rows != nil {
+		return &rowsIter{e: e, src: src, rows: memo.rows}, nil
+	}
+	if _, ok := p.plan.cte.(*recursiveCTE); ok && (memo == nil || memo.opens == 1 && p.plan.shared.uses == 1) {
+		// Its rows come one at a time, as the loop reads them: it may not end.
+		it, err := p.plan.open(e.run, e.outer)
+		if err != nil {
+			return nil, err
+		}
+		return &iterRows{e: e, src: src, it: it}, nil
+	}
 	rows, err := p.plan.collect(e.run, e.outer)
 	if err != nil {
 		return nil, err
@@ -596,6 +618,12 @@ func (p *subqueryScan) open(e *env, src int) (candidates, error) {
 				}
 			}
 		}
+	}
+	if memo != nil {
+		if rows == nil {
+			rows = [][]value.Value{}
+		}
+		memo.rows = rows
 	}
 	return &rowsIter{e: e, src: src, rows: rows}, nil
 }

@@ -216,7 +216,7 @@ func (m *minMaxState) step(args []value.Value) error {
 		return nil
 	}
 	if !m.have || value.Compare(v, m.best, m.coll)*m.sign > 0 {
-		m.best, m.have, m.changed = v.Clone(), true, true
+		m.best, m.have, m.changed = v.Clone().WithSubtype(v.Subtype()), true, true
 	}
 	return nil
 }

@@ -438,6 +438,11 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	if f.checkArgs != nil {
+		if err := f.checkArgs(e.Args); err != nil {
+			return nil, exprInfo{}, err
+		}
+	}
 	if f.pureVariant != nil && b.noAgg == "CHECK" {
 		f = f.pureVariant("a CHECK constraint")
 	}
@@ -451,8 +456,10 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 		out.args = append(out.args, x)
 		infos = append(infos, info)
 	}
-	if f.lazy != nil && len(out.args) > 0 && strings.EqualFold(e.Name, "iif") {
-		shortCircuit(out.args[0]) // iif's condition, as CASE WHEN's
+	if f.lazy != nil && (strings.EqualFold(e.Name, "iif") || strings.EqualFold(e.Name, "if")) {
+		for i := 0; i+1 < len(out.args); i += 2 {
+			shortCircuit(out.args[i]) // iif's conditions, as CASE WHEN's
+		}
 	}
 	out.coll = callCollation(infos)
 	return out, collated(infos...), nil

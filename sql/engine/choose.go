@@ -20,13 +20,14 @@ import (
 // colTerm is a term "column op x" usable for access: op is =, <, <=, >, >= with the column on
 // the left (terms written the other way round are flipped), or opIn for "column IN (list)".
 type colTerm struct {
-	col  int // the column, or -1 for the rowid
-	op   ast.BinaryOp
-	x    expr   // nil for opIn
-	list []expr // the values of opIn
-	refs uint64 // the sources of this query level x reads (those of outer loops)
-	aff  value.Affinity
-	coll value.Collation
+	col   int    // the column, or -1 for the rowid, or exprColumn for an expression (canon)
+	canon string // exprColumn: the expression's canonical form (exprindex.go)
+	op    ast.BinaryOp
+	x     expr   // nil for opIn
+	list  []expr // the values of opIn
+	refs  uint64 // the sources of this query level x reads (those of outer loops)
+	aff   value.Affinity
+	coll  value.Collation
 }
 
 // opIn marks a colTerm "column IN (list)"; it is no operator of ast.
@@ -41,6 +42,9 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 	add := func(col exprAST, op ast.BinaryOp, other exprAST, flipped bool) {
 		r, ok := sourceColumn(sc, i, col)
 		if !ok {
+			if ct, ok := exprColTerm(pc, sc, i, col, op, other, flipped, avail); ok {
+				out = append(out, ct)
+			}
 			return
 		}
 		x, xi, refs, ok := bindAvail(pc, sc, other, avail)
@@ -87,12 +91,22 @@ func inTerm(pc *planCtx, sc *scope, i int, e *ast.In, avail uint64) (colTerm, bo
 	if e.Not || e.Select != nil || len(e.List) == 0 {
 		return colTerm{}, false
 	}
-	r, ok := sourceColumn(sc, i, e.X)
-	if !ok {
+	var ci exprInfo
+	var ct colTerm
+	if r, ok := sourceColumn(sc, i, e.X); ok {
+		ci = r.info()
+		ct = colTerm{col: accessColumn(sc.sources[i], r), op: opIn, aff: r.c.affinity}
+	} else if canon, ok := exprTerm(sc, i, e.X); ok {
+		if ci, ok = exprInfoOf(pc, sc, e.X); !ok {
+			return colTerm{}, false
+		}
+		ct = colTerm{col: exprColumn, canon: canon, op: opIn, aff: value.AffinityBlob}
+		if ci.hasAff {
+			ct.aff = ci.aff
+		}
+	} else {
 		return colTerm{}, false
 	}
-	ci := r.info()
-	ct := colTerm{col: accessColumn(sc.sources[i], r), op: opIn, aff: r.c.affinity}
 	for k, item := range e.List {
 		x, xi, _, ok := bindAvail(pc, sc, item, avail)
 		if !ok {
@@ -198,14 +212,22 @@ type estimate struct {
 // sources avail of the outer loops, and estimates it.
 func chooseAccess(pc *planCtx, sc *scope, i int, terms []boundTerm, item ast.FromItem, avail uint64) (accessPath, estimate, error) {
 	src := sc.sources[i]
+	if src.fn != nil {
+		p, est := tableFuncAccess(src, avail)
+		return p, est, nil
+	}
 	if src.sub != nil {
 		return &subqueryScan{plan: src.sub, name: src.name}, estimate{cost: estSubqueryRows, rows: estSubqueryRows}, nil
+	}
+	if src.virt != nil {
+		return &virtualScan{name: src.name, rows: src.virt}, estimate{cost: estSubqueryRows, rows: estSubqueryRows}, nil
 	}
 	t := src.table
 	full := &tableRange{table: t, desc: "SCAN " + src.name}
 	tableRows := pc.tableRows(t)
 	fullEst := estimate{cost: tableRows, rows: tableRows}
 	cts := accessTerms(pc, sc, i, terms, avail)
+	src.partialOK = impliedPartialIndexes(sc, i, terms)
 	if item.IndexedBy != "" {
 		ix := pc.schema.index(item.IndexedBy)
 		if ix == nil || ix.Table != t && !strings.EqualFold(ix.Table.Name, t.Name) {
@@ -257,11 +279,17 @@ func keyedPath(src *source, cts []colTerm, notIndexed bool, tableRows float64) (
 	}
 	if !notIndexed {
 		for _, ix := range candidates {
+			if ix.where != nil && !src.partialOK[ix] {
+				continue // a partial index the query's WHERE does not imply
+			}
 			p := indexPath(src, ix, cts)
 			if p == nil {
 				continue
 			}
-			if est := indexEstimate(p, tableRows); best == nil || est.cost < bestEst.cost {
+			est := indexEstimate(p, tableRows)
+			// Of two paths estimated alike, a partial index holds fewer rows: SQLite takes it.
+			if best == nil || est.cost < bestEst.cost ||
+				est.cost == bestEst.cost && ix.where != nil && best.index.where == nil {
 				best, bestEst = p, est
 			}
 		}
@@ -337,17 +365,27 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 	t := src.table
 	var used []string
 	for k, ic := range ix.Columns {
-		colAff := t.Columns[ic.Column].Affinity
+		var colAff value.Affinity
+		var name string
+		if ic.Column == exprColumn {
+			colAff, name = ic.expr.aff, "<expr>"
+		} else {
+			colAff, name = t.Columns[ic.Column].Affinity, t.Columns[ic.Column].Name
+		}
+		on := func(ct *colTerm) bool {
+			return ct.col == ic.Column && (ic.Column != exprColumn || ct.canon == ic.expr.canon) &&
+				indexUsable(*ct, colAff, ic.Collation)
+		}
 		var eq *colTerm
 		for j := range cts {
-			if cts[j].col == ic.Column && cts[j].op == ast.Eq && indexUsable(cts[j], colAff, ic.Collation) {
+			if cts[j].op == ast.Eq && on(&cts[j]) {
 				eq = &cts[j]
 				break
 			}
 		}
 		if eq == nil {
 			for j := range cts {
-				if cts[j].col == ic.Column && cts[j].op == opIn && indexUsable(cts[j], colAff, ic.Collation) {
+				if cts[j].op == opIn && on(&cts[j]) {
 					slot := &pointSlot{}
 					p.in = append(p.in, inColumn{term: &cts[j], slot: slot, col: ic})
 					eq = &colTerm{col: ic.Column, op: ast.Eq, x: slot, aff: cts[j].aff, coll: cts[j].coll}
@@ -358,12 +396,12 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 		if eq != nil {
 			p.eq = append(p.eq, eq.x)
 			p.eqAff = append(p.eqAff, eq.aff)
-			used = append(used, t.Columns[ic.Column].Name+"=?")
+			used = append(used, name+"=?")
 			continue
 		}
 		for j := range cts {
 			ct := &cts[j]
-			if ct.col != ic.Column || !indexUsable(*ct, colAff, ic.Collation) {
+			if !on(ct) {
 				continue
 			}
 			b := &bound{x: ct.x, aff: ct.aff, inclusive: ct.op == ast.Le || ct.op == ast.Ge}
@@ -371,12 +409,12 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 			case ast.Gt, ast.Ge:
 				if p.lo == nil {
 					p.lo = b
-					used = append(used, t.Columns[ic.Column].Name+">?")
+					used = append(used, name+">?")
 				}
 			case ast.Lt, ast.Le:
 				if p.hi == nil {
 					p.hi = b
-					used = append(used, t.Columns[ic.Column].Name+"<?")
+					used = append(used, name+"<?")
 				}
 			}
 		}

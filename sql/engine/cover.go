@@ -46,10 +46,14 @@ func (p *indexScan) covers(src *source) bool {
 		return false // some column past the 63rd: not tracked one by one
 	}
 	var held uint64
-	for _, ic := range p.index.Columns {
-		held |= 1 << uint(min(ic.Column, 63))
-	}
 	t := p.index.Table
+	for _, ic := range p.index.Columns {
+		// SQLite does not cover a VIRTUAL generated column from an index: neither does cairn,
+		// so that plans read alike.
+		if ic.Column >= 0 && !(t.isGenerated(ic.Column) && !t.Columns[ic.Column].Stored) {
+			held |= 1 << uint(min(ic.Column, 63))
+		}
+	}
 	if !t.WithoutRowid {
 		held |= 1 << uint(min(src.rowidSlot, 63))
 		if t.RowidColumn >= 0 {

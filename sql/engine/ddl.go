@@ -60,6 +60,13 @@ func (x *execCtx) changed(b *cairn.Bucket, s *Schema) error {
 }
 
 func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
+	// The name is checked before whether it exists, as SQLite does (sqlite_sequence exists).
+	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
+		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
+	}
+	if st.Temp {
+		return x.createTable2(st, params)
+	}
 	if x.schema.objectExists(st.Name) {
 		if st.IfNotExists && x.schema.table(st.Name) != nil {
 			return nil
@@ -72,46 +79,28 @@ func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
 		}
 		return fmt.Errorf("%s %s already exists", kind, st.Name)
 	}
-	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
-		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
-	}
+	return x.createTable2(st, params)
+}
+
+// createTable2 makes the table of st (a TEMP one checks its name in the session; a table of
+// the schema was checked by createTable) and fills it with the rows of AS SELECT.
+func (x *execCtx) createTable2(st *ast.CreateTable, params []value.Value) error {
 	var rows [][]value.Value
 	if st.AsSelect != nil {
 		def, data, err := x.tableFromSelect(st, params)
 		if err != nil {
 			return err
 		}
+		def.Temp = st.Temp
 		st, rows = def, data
 	}
-	b, err := x.schemaStore()
-	if err != nil {
-		return err
-	}
-	id, err := x.newID(b)
-	if err != nil {
-		return err
-	}
-	t, err := newTable(st, id)
-	if err != nil {
-		return err
-	}
-	if _, err := x.tx.CreateBucket(t.bucket); err != nil {
-		return err
-	}
-	for i, ix := range t.Indexes {
-		if _, err := x.tx.CreateBucket(ix.bucket); err != nil {
+	var t *Table
+	var err error
+	if st.Temp {
+		if t, err = x.createTempTable(st); t == nil || err != nil {
 			return err
 		}
-		if err := putEntry(b, schemaEntry{kind: "index", name: ix.Name, table: t.Name, id: autoIndexID(id, i)}); err != nil {
-			return err
-		}
-	}
-	if err := putEntry(b, schemaEntry{kind: "table", name: t.Name, table: t.Name, id: id, sql: st.SQL}); err != nil {
-		return err
-	}
-	s := x.schema.clone()
-	s.addTable(t)
-	if err := x.changed(b, s); err != nil {
+	} else if t, err = x.createSchemaTable(st); err != nil {
 		return err
 	}
 	if rows != nil {
@@ -131,6 +120,50 @@ func (x *execCtx) createTable(st *ast.CreateTable, params []value.Value) error {
 		}
 	}
 	return nil
+}
+
+// createSchemaTable makes a table of the schema.
+func (x *execCtx) createSchemaTable(st *ast.CreateTable) (*Table, error) {
+	b, err := x.schemaStore()
+	if err != nil {
+		return nil, err
+	}
+	id, err := x.newID(b)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newTable(st, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAutoInc(st, t); err != nil {
+		return nil, err
+	}
+	if _, err := x.tx.CreateBucket(t.bucket); err != nil {
+		return nil, err
+	}
+	for i, ix := range t.Indexes {
+		if _, err := x.tx.CreateBucket(ix.bucket); err != nil {
+			return nil, err
+		}
+		if err := putEntry(b, schemaEntry{kind: "index", name: ix.Name, table: t.Name, id: autoIndexID(id, i)}); err != nil {
+			return nil, err
+		}
+	}
+	if err := putEntry(b, schemaEntry{kind: "table", name: t.Name, table: t.Name, id: id, sql: st.SQL}); err != nil {
+		return nil, err
+	}
+	s := x.schema.clone()
+	s.addTable(t)
+	if t.AutoInc {
+		if err := x.addSeqTable(b, s); err != nil {
+			return nil, err
+		}
+	}
+	if err := x.changed(b, s); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func equalFoldPrefix(s, prefix string) bool {
@@ -182,6 +215,9 @@ func quoteIdent(s string) string {
 }
 
 func (x *execCtx) createIndex(st *ast.CreateIndex) error {
+	if t := x.sess.temp.table(st.Table); t != nil {
+		return x.createTempIndex(st, t)
+	}
 	if x.schema.objectExists(st.Name) {
 		if st.IfNotExists && x.schema.index(st.Name) != nil {
 			return nil
@@ -190,7 +226,13 @@ func (x *execCtx) createIndex(st *ast.CreateIndex) error {
 	}
 	t := x.schema.table(st.Table)
 	if t == nil {
+		if err := masterWriteError(st.Table, "indexed"); err != nil {
+			return err
+		}
 		return fmt.Errorf("no such table: main.%s", st.Table)
+	}
+	if fold(t.Name) == seqTableName {
+		return fmt.Errorf("table %s may not be indexed", t.Name)
 	}
 	b, err := x.schemaStore()
 	if err != nil {
@@ -245,10 +287,16 @@ func (x *execCtx) fillIndex(ix *Index) error {
 				return err
 			}
 			if other != nil {
-				return uniqueError(t, ix.Columns)
+				return uniqueIndexError(ix)
 			}
 		}
-		ek, ev := ix.entry(row, rowid)
+		ek, ev, err := ix.entry(row, rowid)
+		if err != nil {
+			return err
+		}
+		if ek == nil {
+			continue
+		}
 		if err := ib.Put(ek, ev); err != nil {
 			return rowError(err)
 		}
@@ -314,8 +362,14 @@ func (x *execCtx) drop(st *ast.Drop) error {
 }
 
 func (x *execCtx) dropTable(st *ast.Drop) error {
+	if t := x.sess.temp.table(st.Name); t != nil {
+		return x.dropTempTable(t)
+	}
 	t := x.schema.table(st.Name)
 	if t == nil {
+		if err := masterWriteError(st.Name, "dropped"); err != nil {
+			return err
+		}
 		if st.IfExists {
 			return nil
 		}
@@ -324,9 +378,17 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 		}
 		return fmt.Errorf("no such table: %s", st.Name)
 	}
+	if fold(t.Name) == seqTableName {
+		return fmt.Errorf("table %s may not be dropped", t.Name)
+	}
 	b, err := x.schemaStore()
 	if err != nil {
 		return err
+	}
+	if t.AutoInc {
+		if err := x.dropSeq(t); err != nil {
+			return err
+		}
 	}
 	s := x.schema.clone()
 	for _, ix := range t.Indexes {
@@ -350,6 +412,9 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 }
 
 func (x *execCtx) dropIndex(st *ast.Drop) error {
+	if ix := x.sess.temp.index(st.Name); ix != nil {
+		return x.dropTempIndex(ix)
+	}
 	ix := x.schema.index(st.Name)
 	if ix == nil {
 		if st.IfExists {

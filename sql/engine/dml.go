@@ -145,6 +145,11 @@ func (w *rowWriter) prepare(vals []value.Value) error {
 		}
 		vals[i] = t.Columns[i].Affinity.Apply(vals[i])
 	}
+	if len(t.gen) > 0 {
+		if err := t.computeGenerated(vals); err != nil {
+			return err
+		}
+	}
 	// NOT NULL in SQLite's two passes (sqlite3GenerateConstraintChecks): on the first, a NULL
 	// in a column whose algorithm is REPLACE takes the column's DEFAULT, if it has one, and any
 	// other NULL fails at once (or skips the row, for IGNORE); on the second, a REPLACE column
@@ -231,25 +236,32 @@ func (w *rowWriter) resolveUnique(vals []value.Value, rowid int64, self []byte, 
 		if other == nil {
 			continue
 		}
-		algo := effective(w.algo, ix.Conflict)
-		switch algo {
-		case ast.ConflictIgnore:
-			return errSkipRow
-		case ast.ConflictReplace:
-			row, ok, err := w.cx.readRow(t, other)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if err := w.cx.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
-					return err
-				}
-			}
-		default:
-			return &conflictError{err: uniqueError(t, ix.Columns), algo: algo}
+		if err := w.resolveIndex(ix, other); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// resolveIndex handles the row at key other that has the new row's values in the UNIQUE index
+// ix, by the algorithm in force.
+func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
+	t := w.t
+	algo := effective(w.algo, ix.Conflict)
+	switch algo {
+	case ast.ConflictIgnore:
+		return errSkipRow
+	case ast.ConflictReplace:
+		row, ok, err := w.cx.readRow(t, other)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return w.cx.deleteRow(t, row, rowidOfRow(t, row))
+		}
+		return nil
+	}
+	return &conflictError{err: uniqueIndexError(ix), algo: algo}
 }
 
 // resolveKey handles a row already at the new row's table key self (its rowid, or a WITHOUT
@@ -295,30 +307,41 @@ func constDefault(x exprAST, cx *execCtx) (value.Value, error) {
 // and kept on the statement (Stmt.ins), so that a prepared INSERT run again binds nothing.
 type insertPlan struct {
 	schema   *Schema
+	temp     *tempState // the session's TEMP tables it was planned with
 	t        *Table
 	targets  []int       // the target columns (len(t.Columns) for the rowid itself)
 	source   *selectPlan // the rows: VALUES or a SELECT; nil for DEFAULT VALUES
 	defaults []expr      // each column's DEFAULT (nil: NULL), evaluated once per execution
 	checks   []expr      // t's CHECK constraints
 	uniques  []int       // uniqueOrder(t)
+	ret      *returningPlan
+	up       *upsertPlan // the ON CONFLICT clauses, or nil
+	// streamValues: the source is a VALUES list evaluated a row at a time, each row just before
+	// it is inserted (streamableValues).
+	streamValues bool
 }
 
 // planInsert plans st against x's schema.
 func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
-	t := x.schema.table(st.Table)
+	t := x.table(st.Table)
 	if t == nil {
 		if x.schema.view(st.Table) != nil {
 			return nil, fmt.Errorf("cannot modify %s because it is a view", st.Table)
 		}
+		if err := masterWriteError(st.Table, "modified"); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("no such table: %s", st.Table)
 	}
-	p := &insertPlan{schema: x.schema, t: t, uniques: uniqueOrder(t)}
+	p := &insertPlan{schema: x.schema, temp: x.sess.temp, t: t, uniques: uniqueOrder(t)}
 	// Target columns (none for DEFAULT VALUES: every column takes its default).
 	switch {
 	case st.DefaultValues:
 	case st.Columns == nil:
 		for i := range t.Columns {
-			p.targets = append(p.targets, i)
+			if !t.isGenerated(i) {
+				p.targets = append(p.targets, i)
+			}
 		}
 	default:
 		for _, name := range st.Columns {
@@ -330,10 +353,18 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 					return nil, fmt.Errorf("table %s has no column named %s", t.Name, name)
 				}
 			}
+			if t.isGenerated(i) {
+				return nil, fmt.Errorf("cannot INSERT into generated column %q", t.Columns[i].Name)
+			}
 			p.targets = append(p.targets, i)
 		}
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	if !st.DefaultValues && st.Select != nil {
 		plan, err := planSelect(pc, st.Select, &scope{})
 		if err != nil {
@@ -341,11 +372,12 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		}
 		if n := len(p.targets); plan.ncols != n {
 			if st.Columns == nil {
-				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, len(t.Columns), plan.ncols)
+				return nil, fmt.Errorf("table %s has %d columns but %d values were supplied", t.Name, n, plan.ncols)
 			}
 			return nil, fmt.Errorf("%d values for %d columns", plan.ncols, n)
 		}
 		p.source = plan
+		p.streamValues = plan.plainValues() != nil && streamableValues(st.Select)
 	}
 	p.defaults = make([]expr, len(t.Columns))
 	for i, c := range t.Columns {
@@ -364,13 +396,21 @@ func (x *execCtx) planInsert(st *ast.Insert) (*insertPlan, error) {
 		return nil, err
 	}
 	p.checks = checks
+	if len(st.Upserts) > 0 {
+		if p.up, err = planUpsert(pc, t, st); err != nil {
+			return nil, err
+		}
+	}
+	if p.ret, err = planReturning(pc, t, st.Returning); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
 // insert runs an INSERT, with the plan cached in stmt (nil: plan for this run only).
 func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Result, error) {
 	var p *insertPlan
-	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema {
+	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema && stmt.ins.temp == x.sess.temp {
 		p = stmt.ins
 	} else {
 		var err error
@@ -382,17 +422,43 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	t := p.t
-	rows, err := x.insertSource(p, params)
-	if err != nil {
-		return Result{}, err
+	x.ran = true
+	var rows [][]value.Value
+	var stream *valuesStream
+	if p.streamValues {
+		stream = newValuesStream(x, p, params)
+	} else {
+		var err error
+		if rows, err = x.insertSource(p, params); err != nil {
+			return Result{}, err
+		}
 	}
 	defaults, err := x.defaults(p)
 	if err != nil {
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	ret := x.newReturner(p.ret, params)
+	var ups *upserter
+	if p.up != nil {
+		ups = x.newUpserter(p.up, t, params, ret)
+	}
+	var seq *seqState
+	if t.AutoInc {
+		if seq, err = x.loadSeq(t); err != nil {
+			return Result{}, err
+		}
+	}
 	var res Result
-	for _, src := range rows {
+	for r := 0; stream != nil && r < len(stream.values) || r < len(rows); r++ {
+		var src []value.Value
+		if stream != nil {
+			if src, err = stream.row(r); err != nil {
+				return res, err
+			}
+		} else {
+			src = rows[r]
+		}
 		vals := make([]value.Value, len(t.Columns)+1)
 		copy(vals, defaults)
 		explicitRowid := false
@@ -402,11 +468,21 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 				explicitRowid = !src[i].IsNull()
 			}
 		}
-		rowid, err := x.rowidFor(t, vals, explicitRowid)
+		rowid, err := x.rowidFor(t, vals, explicitRowid, seq)
 		if err != nil {
 			return res, err
 		}
-		if err := x.insertRow(w, vals, rowid); err != nil {
+		if ups != nil {
+			inserted, err := ups.insertRow(w, vals, rowid)
+			if err != nil {
+				return res, err
+			}
+			if !inserted {
+				res.RowsAffected += ups.updated
+				ups.updated = 0
+				continue
+			}
+		} else if err := x.insertRow(w, vals, rowid); err != nil {
 			if errors.Is(err, errSkipRow) {
 				continue
 			}
@@ -416,6 +492,16 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		if !t.WithoutRowid {
 			res.LastInsertID = rowid
 			x.sess.lastInsertID = rowid
+		}
+		if ret != nil {
+			if err := ret.add(vals); err != nil {
+				return res, err
+			}
+		}
+	}
+	if seq != nil {
+		if err := seq.store(x); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
@@ -440,8 +526,9 @@ func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error
 	return x.writeRow(t, vals, rowid)
 }
 
-// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next.
-func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, error) {
+// rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next
+// (seq: the sqlite_sequence entry of an AUTOINCREMENT table, else nil).
+func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool, seq *seqState) (int64, error) {
 	if t.WithoutRowid {
 		return 0, nil
 	}
@@ -454,7 +541,13 @@ func (x *execCtx) rowidFor(t *Table, vals []value.Value, explicit bool) (int64, 
 		if !ok {
 			return 0, errors.New("datatype mismatch")
 		}
+		if seq != nil {
+			seq.saw(id)
+		}
 		return id, nil
+	}
+	if seq != nil {
+		return seq.next(x)
 	}
 	return x.nextRowid(t)
 }
@@ -486,6 +579,61 @@ func (p *selectPlan) plainValues() [][]expr {
 		return cp.values
 	}
 	return nil
+}
+
+// streamableValues reports whether the VALUES list of an INSERT may be evaluated a row at a time,
+// each just before it is inserted, as SQLite's co-routine does (so that last_insert_rowid() in a
+// row sees the row before): when its expressions hold no subquery (SQLite evaluates every row
+// first when one reads the target table, and cairn does so for any subquery) and only nodes whose
+// parts walkAST knows.
+func streamableValues(sel *ast.Select) bool {
+	if len(sel.Cores) != 1 || len(sel.Cores[0].Values) < 2 {
+		return false // one row: nothing to interleave
+	}
+	ok := true
+	for _, row := range sel.Cores[0].Values {
+		for _, e := range row {
+			walkAST(e, func(n exprAST) bool {
+				switch n := n.(type) {
+				case *ast.Literal, *ast.Param:
+					return true
+				case *ast.In:
+					ok = n.Select == nil
+					return ok
+				}
+				_, ok = astChildren(n)
+				return ok
+			})
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// valuesStream evaluates the rows of a streamed VALUES list one at a time.
+type valuesStream struct {
+	values [][]expr
+	e      *env
+	buf    []value.Value // the row, overwritten by the next
+}
+
+func newValuesStream(x *execCtx, p *insertPlan, params []value.Value) *valuesStream {
+	return &valuesStream{values: p.source.plainValues(), buf: make([]value.Value, len(p.targets)),
+		e: &env{params: params, run: &runState{cx: x, params: params}}}
+}
+
+// row evaluates row r (its values copied: they outlive the statement's buffers).
+func (s *valuesStream) row(r int) ([]value.Value, error) {
+	for i, ex := range s.values[r] {
+		v, err := ex.eval(s.e)
+		if err != nil {
+			return nil, err
+		}
+		s.buf[i] = v.Clone()
+	}
+	return s.buf, nil
 }
 
 // insertSource returns the rows p inserts (one value per target each), materialized first so
@@ -522,11 +670,13 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 // its WHERE, and for UPDATE the bound SET expressions, CHECK constraints and UNIQUE order.
 type targetPlan struct {
 	schema  *Schema
+	temp    *tempState // the session's TEMP tables it was planned with
 	t       *Table
 	cp      *corePlan
 	sets    []setColumn
 	checks  []expr
 	uniques []int
+	ret     *returningPlan
 }
 
 // setColumn is one column = expression of an UPDATE (the column len(t.Columns): the rowid).
@@ -538,7 +688,7 @@ type setColumn struct {
 // cachedTarget returns stmt's targetPlan for x's schema, planning it with plan when there is
 // none (stmt nil: for this run only).
 func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*targetPlan, error) {
-	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema {
+	if stmt != nil && stmt.dml != nil && stmt.dml.schema == x.schema && stmt.dml.temp == x.sess.temp {
 		return stmt.dml, nil
 	}
 	p, err := plan()
@@ -553,15 +703,23 @@ func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*t
 
 // planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
 // expressions bind in.
-func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *scope, error) {
-	t := x.schema.table(table)
+func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With) (*targetPlan, *scope, error) {
+	t := x.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
 			return nil, nil, fmt.Errorf("cannot modify %s because it is a view", table)
 		}
+		if err := masterWriteError(table, "modified"); err != nil {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("no such table: %s", table)
 	}
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(with)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pop()
 	name := t.Name
 	if alias != "" {
 		name = alias
@@ -572,17 +730,22 @@ func (x *execCtx) planTarget(table, alias string, where exprAST) (*targetPlan, *
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, nil, err
 	}
-	return &targetPlan{schema: x.schema, t: t, cp: cp}, sc, nil
+	return &targetPlan{schema: x.schema, temp: x.sess.temp, t: t, cp: cp}, sc, nil
 }
 
 // planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.
 func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
-	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where)
+	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
 	if err != nil {
 		return nil, err
 	}
 	t := p.t
 	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	pop, err := pc.pushWith(st.With)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
 	b := &binder{pc: pc, sc: sc, noAgg: "SET"}
 	for _, a := range st.Set {
 		col := t.columnIndex(a.Columns[0])
@@ -592,6 +755,9 @@ func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
 			} else {
 				return nil, fmt.Errorf("no such column: %s", a.Columns[0])
 			}
+		}
+		if t.isGenerated(col) {
+			return nil, fmt.Errorf("cannot UPDATE generated column %q", t.Columns[col].Name)
 		}
 		ex, _, err := b.bind(a.Expr)
 		if err != nil {
@@ -603,6 +769,9 @@ func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
 		return nil, err
 	}
 	p.uniques = uniqueOrder(t)
+	if p.ret, err = planReturning(pc, t, st.Returning); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -627,20 +796,34 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 
 func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Result, error) {
 	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) {
-		p, _, err := x.planTarget(st.Table, st.Alias, st.Where)
-		return p, err
+		p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
+		if err != nil {
+			return nil, err
+		}
+		pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+		if p.ret, err = planReturning(pc, p.t, st.Returning); err != nil {
+			return nil, err
+		}
+		return p, nil
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	t := p.t
+	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
+	ret := x.newReturner(p.ret, params)
 	for _, row := range rows {
 		if err := x.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
 			return Result{}, err
+		}
+		if ret != nil {
+			if err := ret.add(row); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	return Result{RowsAffected: int64(len(rows))}, nil
@@ -653,13 +836,16 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	t, sets := p.t, p.sets
+	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	ret := x.newReturner(p.ret, params)
 	run := &runState{cx: x, params: params}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
+	slot := rowidSetSlot(t, sets)
 	var res Result
 	for _, target := range rows {
 		// The row as it is now at the target's key: REPLACE may have deleted it, or moved an
@@ -681,56 +867,81 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 			}
 			vals[s.col] = v.Clone()
 		}
-		oldRowid := rowidOfRow(t, old)
-		rowid := oldRowid
-		if !t.WithoutRowid {
-			slot := len(t.Columns)
-			for _, s := range sets {
-				if s.col == t.RowidColumn || s.col == len(t.Columns) {
-					slot = s.col
-				}
-			}
-			if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
-				id, ok := value.MustBeInt(vals[slot])
-				if !ok {
-					return res, errors.New("datatype mismatch")
-				}
-				rowid = id
-			}
-		}
-		if !t.WithoutRowid { // the rowid first: CHECK constraints see it
-			vals[len(t.Columns)] = value.Int(rowid)
-			if t.RowidColumn >= 0 {
-				vals[t.RowidColumn] = value.Int(rowid)
-			}
-		}
-		if err := w.prepare(vals); err != nil {
-			if errors.Is(err, errSkipRow) {
-				continue
-			}
+		written, err := x.updateRow(w, old, vals, slot)
+		if err != nil {
 			return res, err
 		}
-		oldKey := t.rowKey(old, oldRowid)
-		newKey := t.rowKey(vals, rowid)
-		if err := x.deleteRow(t, old, oldRowid); err != nil {
-			return res, err
-		}
-		keyMoved := string(oldKey) != string(newKey)
-		if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
-			// The row stays as it was: skipped by IGNORE, or left by FAIL (which keeps the
-			// rows changed before it).
-			if werr := x.writeRow(t, old, oldRowid); werr != nil {
-				return res, werr
-			}
-			if errors.Is(err, errSkipRow) {
-				continue
-			}
-			return res, err
-		}
-		if err := x.writeRow(t, vals, rowid); err != nil {
-			return res, err
+		if !written {
+			continue
 		}
 		res.RowsAffected++
+		if ret != nil {
+			if err := ret.add(vals); err != nil {
+				return res, err
+			}
+		}
 	}
 	return res, nil
+}
+
+// rowidSetSlot returns the slot of a row of t from which an UPDATE with sets takes the new
+// rowid: the last SET of the rowid or its alias column, else the rowid slot (len(t.Columns)).
+func rowidSetSlot(t *Table, sets []setColumn) int {
+	slot := len(t.Columns)
+	for _, s := range sets {
+		if s.col == t.RowidColumn || s.col == len(t.Columns) {
+			slot = s.col
+		}
+	}
+	return slot
+}
+
+// updateRow replaces the row old of w's table by vals (old with the SET values applied; the new
+// rowid, for a rowid table, from vals[slot]), checking the constraints. It reports false when
+// IGNORE skipped the row.
+func (x *execCtx) updateRow(w *rowWriter, old, vals []value.Value, slot int) (bool, error) {
+	t := w.t
+	oldRowid := rowidOfRow(t, old)
+	rowid := oldRowid
+	if !t.WithoutRowid {
+		if slot != len(t.Columns) || vals[slot].Int() != oldRowid || vals[slot].Kind() != value.Integer {
+			id, ok := value.MustBeInt(vals[slot])
+			if !ok {
+				return false, errors.New("datatype mismatch")
+			}
+			rowid = id
+		}
+		// The rowid first: CHECK constraints see it.
+		vals[len(t.Columns)] = value.Int(rowid)
+		if t.RowidColumn >= 0 {
+			vals[t.RowidColumn] = value.Int(rowid)
+		}
+	}
+	if err := w.prepare(vals); err != nil {
+		if errors.Is(err, errSkipRow) {
+			return false, nil
+		}
+		return false, err
+	}
+	oldKey := t.rowKey(old, oldRowid)
+	newKey := t.rowKey(vals, rowid)
+	if err := x.deleteRow(t, old, oldRowid); err != nil {
+		return false, err
+	}
+	keyMoved := string(oldKey) != string(newKey)
+	if err := w.resolveUnique(vals, rowid, newKey, !keyMoved); err != nil {
+		// The row stays as it was: skipped by IGNORE, or left by FAIL (which keeps the
+		// rows changed before it).
+		if werr := x.writeRow(t, old, oldRowid); werr != nil {
+			return false, werr
+		}
+		if errors.Is(err, errSkipRow) {
+			return false, nil
+		}
+		return false, err
+	}
+	if err := x.writeRow(t, vals, rowid); err != nil {
+		return false, err
+	}
+	return true, nil
 }

@@ -41,8 +41,12 @@ type lsnSchema struct {
 	schema *Schema
 }
 
-// New returns an engine over db. db stays the caller's to close.
+// New returns an engine over db. db stays the caller's to close. An Engine takes itself to be the
+// only one on db: it deletes the buckets of TEMP tables it finds, which a process that died left.
 func New(db *cairn.DB) *Engine {
+	// The TEMP tables a process that died left (temp.go): best effort, as a read-only
+	// database cannot lose them.
+	_ = deleteBuckets(db, tempBucketPrefix)
 	return &Engine{db: db, schemas: map[int64]*Schema{}}
 }
 
@@ -126,6 +130,10 @@ type Session struct {
 	schema     *Schema
 	savepoints []namedSavepoint
 	tempViews  map[string]*View
+	// temp holds the session's TEMP tables (temp.go); tempAtBegin is temp when the explicit
+	// transaction began, which its rollback puts back; tempID names their buckets.
+	temp, tempAtBegin *tempState
+	tempID            string
 
 	lastInsertID int64
 	changes      int64
@@ -133,6 +141,12 @@ type Session struct {
 
 	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
 	busyTimeout time.Duration
+
+	// PRAGMA values of the connection (pragma.go): foreign_keys (not enforced yet), cache_size
+	// as set (nil: cairn's cache), temp_store.
+	foreignKeys bool
+	cacheSize   *int64
+	tempStore   int64
 }
 
 // SetBusyTimeout bounds how long a write of the session waits for the writer slot, held by a
@@ -147,8 +161,10 @@ type namedSavepoint struct {
 	// begins is set for a SAVEPOINT outside a transaction, which begins one (RELEASE of it
 	// commits).
 	begins bool
-	// schema is the transaction's schema when the savepoint was made (ROLLBACK TO restores it).
+	// schema is the transaction's schema when the savepoint was made (ROLLBACK TO restores it),
+	// temp the session's TEMP tables.
 	schema *Schema
+	temp   *tempState
 }
 
 // Errors of sessions.
@@ -181,6 +197,7 @@ type Stmt struct {
 	// plan is the select plan of a query, for the schema of cookie planCookie.
 	plan       *selectPlan
 	planSchema *Schema
+	planTemp   *tempState
 	// ins is the plan of an INSERT, dml of an UPDATE or DELETE, each for the schema it names.
 	ins *insertPlan
 	dml *targetPlan
@@ -222,9 +239,25 @@ func (st *Stmt) ParamIndex(name string) int { return st.parsed.Names[name] }
 
 // ReadOnly reports whether the statement only reads (a SELECT or EXPLAIN).
 func (st *Stmt) ReadOnly() bool {
-	switch st.parsed.Stmt.(type) {
+	switch p := st.parsed.Stmt.(type) {
 	case *ast.Select, *ast.Explain:
 		return true
+	case *ast.Pragma:
+		return !pragmaWrites(p)
+	}
+	return false
+}
+
+// Returns reports whether the statement is an INSERT, UPDATE or DELETE with a RETURNING clause:
+// Query runs it to its end and returns its rows; Exec runs it and drops them.
+func (st *Stmt) Returns() bool {
+	switch s := st.parsed.Stmt.(type) {
+	case *ast.Insert:
+		return len(s.Returning) > 0
+	case *ast.Update:
+		return len(s.Returning) > 0
+	case *ast.Delete:
+		return len(s.Returning) > 0
 	}
 	return false
 }
@@ -232,15 +265,19 @@ func (st *Stmt) ReadOnly() bool {
 // Text returns the statement's SQL text.
 func (st *Stmt) Text() string { return st.parsed.Text }
 
-// Result is what a statement that is not a query did.
+// Result is what a statement that is not a query did: the rows an INSERT, UPDATE or DELETE
+// changed; after any other statement, those of the session's last INSERT, UPDATE or DELETE (as
+// SQLite's changes() and its drivers' RowsAffected report them). LastInsertID is the session's
+// last_insert_rowid() after the statement.
 type Result struct {
 	LastInsertID int64
 	RowsAffected int64
 }
 
-// Exec runs a statement that returns no rows (a query's rows are read and dropped).
+// Exec runs a statement that returns no rows (a query's rows, and those of RETURNING, are read
+// and dropped).
 func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
-	if st.ReadOnly() {
+	if _, ok := st.parsed.Stmt.(*ast.Pragma); ok || st.ReadOnly() {
 		rows, err := st.Query(ctx, args)
 		if err != nil {
 			return Result{}, err
@@ -249,7 +286,7 @@ func (st *Stmt) Exec(ctx context.Context, args []value.Value) (Result, error) {
 		}
 		err = rows.Err()
 		rows.Close()
-		return Result{LastInsertID: st.sess.lastInsertID}, err
+		return st.sess.unchanged(), err
 	}
 	return st.sess.exec(ctx, st, args)
 }
@@ -307,9 +344,22 @@ func (r *Rows) Close() error {
 	return nil
 }
 
-// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them.
+// Query runs a query (SELECT or EXPLAIN QUERY PLAN) and returns its rows; Close them. An INSERT,
+// UPDATE or DELETE with RETURNING runs to its end first and its rows follow; another statement
+// runs and returns no rows.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
+	if p, ok := st.parsed.Stmt.(*ast.Pragma); ok {
+		return st.runPragma(ctx, p)
+	}
 	if !st.ReadOnly() {
+		if st.Returns() {
+			// RETURNING: the statement runs to its end, then its rows are read.
+			sink := &returnSink{}
+			if _, err := st.sess.execTo(ctx, st, args, sink); err != nil {
+				return nil, err
+			}
+			return &Rows{it: &sliceIter{rows: sink.rows}, names: sink.names, decl: sink.decl}, nil
+		}
 		res, err := st.Exec(ctx, args)
 		_ = res
 		if err != nil {
@@ -361,7 +411,7 @@ type queryState struct {
 // sizes of cx's transaction) after a schema change.
 func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 	schema := cx.schema
-	if st.plan != nil && st.planSchema == schema {
+	if st.plan != nil && st.planSchema == schema && st.planTemp == cx.sess.temp {
 		return st.plan, nil
 	}
 	sel, ok := st.parsed.Stmt.(*ast.Select)
@@ -373,7 +423,7 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.plan, st.planSchema = plan, schema
+	st.plan, st.planSchema, st.planTemp = plan, schema, cx.sess.temp
 	return plan, nil
 }
 

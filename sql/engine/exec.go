@@ -27,6 +27,9 @@ type rowIter interface {
 // LIMIT and OFFSET come first, as SQLite computes them before it runs anything: with LIMIT 0 the
 // select runs no core at all (and OFFSET is not looked at), so their errors never happen.
 func (p *selectPlan) open(run *runState, outer *env) (rowIter, error) {
+	if p.cte != nil {
+		return p.cte.open(run, outer)
+	}
 	lim, off, err := p.limits(run, outer)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,11 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 	windowSubqueries := 1 // SQLite numbers the main select 1
 	var walk func(p *selectPlan, parent int)
 	walk = func(p *selectPlan, parent int) {
+		if r, ok := p.cte.(*recursiveCTE); ok {
+			walk(r.setup, add(parent, "SETUP"))
+			walk(r.steps, add(parent, "RECURSIVE STEP"))
+			return
+		}
 		for i, core := range p.cores {
 			at := parent
 			if len(p.cores) > 1 {
@@ -44,7 +49,7 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 			}
 			body := func(at int) {
 				for _, lv := range core.levels {
-					if sq, ok := lv.access.(*subqueryScan); ok {
+					if sq, ok := lv.access.(*subqueryScan); ok && !isCTERow(sq.plan) {
 						walk(sq.plan, add(at, "CO-ROUTINE "+sq.name))
 					}
 					if u, ok := lv.access.(*orUnion); ok { // SQLite's shape: a child per disjunct

@@ -5,8 +5,6 @@ package engine
 // §7), so that evaluation does no lookups.
 
 import (
-	"errors"
-
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -32,6 +30,7 @@ type runState struct {
 	cx        *execCtx
 	params    []value.Value
 	subqCache map[*subquery]*subqResult // nil until the first uncorrelated subquery runs
+	ctes      map[*cteDef]*cteMemo      // nil until a shared CTE is opened (cte.go)
 }
 
 // cacheSubquery keeps the result of the uncorrelated subquery s for the rest of the run.
@@ -510,30 +509,12 @@ func (l *likeExpr) eval(e *env) (value.Value, error) {
 		if esc, err = l.escape.eval(e); err != nil {
 			return esc, err
 		}
-		if esc.IsNull() {
-			return value.Value{}, nil
-		}
 	}
-	if x.IsNull() || p.IsNull() {
-		return value.Value{}, nil
+	m, err := likeCall(p, x, esc, l.escape != nil, l.glob) // funcs_core.go
+	if err != nil || m.IsNull() || !l.not {
+		return m, err
 	}
-	// SQLite matches C strings: each text ends at its first NUL.
-	pt, xt := textBeforeNUL(p.AppendText(nil)), textBeforeNUL(x.AppendText(nil))
-	var m bool
-	if l.glob {
-		m = globMatch(pt, xt)
-	} else {
-		escRune := rune(-1)
-		if l.escape != nil {
-			r := []rune(string(textBeforeNUL(esc.AppendText(nil))))
-			if len(r) != 1 {
-				return value.Value{}, errors.New("ESCAPE expression must be a single character")
-			}
-			escRune = r[0]
-		}
-		m = likeMatch(string(pt), string(xt), escRune)
-	}
-	return value.Bool(m != l.not), nil
+	return value.Bool(m.Int() == 0), nil
 }
 
 // funcExpr is a call of a scalar function.

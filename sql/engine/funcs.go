@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairndb/cairn/sql/ast"
 	"github.com/cairndb/cairn/sql/value"
 )
 
@@ -26,6 +27,8 @@ type scalarFunc struct {
 	// lazy, when set, evaluates the call instead of fn: it evaluates only the arguments it
 	// needs, as SQLite codes coalesce, ifnull and iif (an argument not needed cannot fail).
 	lazy func(args []expr, e *env) (value.Value, error)
+	// checkArgs, when set, checks the call's arguments when it is bound (likelihood's constant).
+	checkArgs func(args []ast.Expr) error
 	// pureVariant, when set, returns the function to bind where SQLite requires a pure call
 	// (where: "a CHECK constraint"): one that fails when the call reads the clock or the
 	// time zone (datetime.go).
@@ -46,7 +49,8 @@ func init() {
 		{name: "coalesce", minArgs: 2, maxArgs: -1, lazy: lazyCoalesce},
 		{name: "ifnull", minArgs: 2, maxArgs: 2, lazy: lazyCoalesce},
 		{name: "nullif", minArgs: 2, maxArgs: 2, fn: fnNullif},
-		{name: "iif", minArgs: 3, maxArgs: 3, lazy: lazyIif},
+		{name: "iif", minArgs: 2, maxArgs: -1, lazy: lazyIif},
+		{name: "if", minArgs: 2, maxArgs: -1, lazy: lazyIif},
 		{name: "length", minArgs: 1, maxArgs: 1, fn: fnLength},
 		{name: "lower", minArgs: 1, maxArgs: 1, fn: fnLower},
 		{name: "upper", minArgs: 1, maxArgs: 1, fn: fnUpper},
@@ -107,16 +111,23 @@ func lazyCoalesce(args []expr, e *env) (value.Value, error) {
 	return value.Value{}, nil
 }
 
-// lazyIif evaluates the condition, then the argument it chooses.
+// lazyIif is iif(C1, V1 [, C2, V2 ...] [, ELSE]) (and its other name, if): the value after the
+// first true condition, else ELSE, else NULL. It evaluates the conditions in turn, then the value
+// it chooses.
 func lazyIif(args []expr, e *env) (value.Value, error) {
-	t, err := truth(args[0], e)
-	if err != nil {
-		return value.Value{}, err
+	for i := 0; i+1 < len(args); i += 2 {
+		t, err := truth(args[i], e)
+		if err != nil {
+			return value.Value{}, err
+		}
+		if t {
+			return args[i+1].eval(e)
+		}
 	}
-	if t {
-		return args[1].eval(e)
+	if len(args)%2 == 1 {
+		return args[len(args)-1].eval(e)
 	}
-	return args[2].eval(e)
+	return value.Value{}, nil
 }
 
 func fnNullif(a []value.Value, coll value.Collation) (value.Value, error) {
@@ -201,38 +212,42 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 		units = append(units, len(b))
 		n = int64(len(units) - 1)
 	}
-	// Translate to a 0-based [p1, p1+p2) in units, as SQLite's substrFunc does.
-	p1, p2 := start, length
+	// Translate to a 0-based [p1, p1+p2) in units with SQLite's arithmetic: int64 that wraps
+	// (a length of -2^63 stays negative when negated), no length as the largest int64.
+	p1, p2 := start, int64(math.MaxInt64)
+	negLen := false
+	if hasLen {
+		p2 = length
+		if p2 < 0 {
+			p2, negLen = -p2, true
+		}
+	}
 	if p1 < 0 {
 		p1 += n
 		if p1 < 0 {
-			if hasLen {
-				p2 += p1
+			if p2 += p1; p2 < 0 {
+				p2 = 0
 			}
 			p1 = 0
 		}
 	} else if p1 > 0 {
 		p1--
-	} else if hasLen && p2 > 0 {
+	} else if p2 > 0 {
 		p2--
 	}
-	if hasLen && p2 < 0 {
-		p1 += p2
-		p2 = -p2
+	if negLen {
+		p1 -= p2
 		if p1 < 0 {
 			p2 += p1
 			p1 = 0
 		}
 	}
-	if p2 < 0 {
-		p2 = 0
-	}
-	end := p1 + p2
-	if p2 > n || end > n || end < p1 {
-		end = n
-	}
 	if p1 > n {
 		p1 = n
+	}
+	end := n // a p2 still negative (by wrapping) takes the rest, as SQLite's loop does
+	if p2 >= 0 && p2 < n-p1 {
+		end = p1 + p2
 	}
 	if blob {
 		return value.BlobBytes(b[p1:end]), nil
@@ -240,24 +255,54 @@ func fnSubstr(a []value.Value, _ value.Collation) (value.Value, error) {
 	return value.TextBytes(b[units[p1]:units[end]]), nil
 }
 
+// trimFunc is trim, ltrim or rtrim(X[, Y]): X's text without the characters of Y (a space
+// without Y) at its start, end or both. As in SQLite the characters of Y are its UTF-8 sequences
+// (a first byte and its continuation bytes, up to Y's first NUL) matched as bytes, so a byte of
+// Y that is not a whole character still trims a byte of X.
 func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Value, error) {
 	return func(a []value.Value, _ value.Collation) (value.Value, error) {
 		x := a[0]
 		if x.IsNull() || len(a) == 2 && a[1].IsNull() {
 			return value.Value{}, nil
 		}
-		set := " "
+		set := []byte{' '}
 		if len(a) == 2 {
-			set = string(textBeforeNUL(a[1].AppendText(nil))) // the characters of a C string
+			set = textBeforeNUL(a[1].AppendText(nil))
 		}
-		s := string(x.AppendText(nil))
-		if left {
-			s = strings.TrimLeft(s, set)
+		var chars [][]byte
+		for i := 0; i < len(set); {
+			n := utf8CharLen(set[i:])
+			chars = append(chars, set[i:i+n])
+			i += n
 		}
-		if right {
-			s = strings.TrimRight(s, set)
+		s := x.AppendText(nil)
+		for left && len(s) > 0 {
+			n := 0
+			for _, c := range chars {
+				if bytes.HasPrefix(s, c) {
+					n = len(c)
+					break
+				}
+			}
+			if n == 0 {
+				break
+			}
+			s = s[n:]
 		}
-		return value.TextString(s), nil
+		for right && len(s) > 0 {
+			n := 0
+			for _, c := range chars {
+				if bytes.HasSuffix(s, c) {
+					n = len(c)
+					break
+				}
+			}
+			if n == 0 {
+				break
+			}
+			s = s[:len(s)-n]
+		}
+		return value.TextBytes(s), nil
 	}
 }
 
@@ -360,14 +405,16 @@ func minMaxFunc(sign int) func([]value.Value, value.Collation) (value.Value, err
 	}
 }
 
+// fnChar is char(X, ...): the characters of the code points, U+FFFD for one below 0 or past
+// U+10FFFF; a surrogate is written by its bits (three bytes), as SQLite writes it.
 func fnChar(a []value.Value, _ value.Collation) (value.Value, error) {
 	var b []byte
 	for _, v := range a {
-		r := rune(value.ToInt(v))
+		r := value.ToInt(v)
 		if r < 0 || r > utf8.MaxRune {
 			r = utf8.RuneError
 		}
-		b = utf8.AppendRune(b, r)
+		b = appendCodePoint(b, uint32(r))
 	}
 	return value.TextBytes(b), nil
 }

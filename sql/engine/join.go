@@ -24,24 +24,32 @@ type level struct {
 	null   []value.Value
 }
 
-// addSources resolves the FROM items into sc's sources.
-func addSources(pc *planCtx, from []ast.FromItem, sc *scope) error {
+// addSources resolves the FROM items into sc's sources (where is the core's WHERE, which may
+// give a table-valued function's arguments).
+func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) error {
 	for i := range from {
 		item := &from[i]
 		src, err := newSource(pc, item, sc)
 		if err != nil {
 			return err
 		}
-		for _, other := range sc.sources {
-			if strings.EqualFold(other.name, src.name) {
-				return fmt.Errorf("ambiguous column name: %s", src.name)
-			}
-		}
 		src.left = item.Join == ast.JoinLeft
 		src.notIndexed = item.NotIndexed
 		sc.sources = append(sc.sources, src)
 		if item.Natural || len(item.Using) > 0 {
 			if err := hideMergedColumns(item, sc); err != nil {
+				return err
+			}
+		}
+	}
+	// The arguments of table-valued functions may read any source of the FROM clause.
+	for i := range from {
+		if src := sc.sources[i]; src.fn != nil {
+			terms := conjuncts(from[i].On, nil) // a LEFT JOIN's right side: its ON only
+			if from[i].Join != ast.JoinLeft {
+				terms = conjuncts(where, terms)
+			}
+			if err := bindTableFuncArgs(pc, &from[i], src, sc, terms); err != nil {
 				return err
 			}
 		}
@@ -53,7 +61,13 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 	if item.Subquery != nil {
 		return subquerySource(pc, item.Subquery, item.Alias, sc, "(subquery)")
 	}
-	if t := pc.schema.table(item.Table); t != nil {
+	if item.Func {
+		return tableFuncSource(pc, item, sc)
+	}
+	if def := pc.cte(item.Table); def != nil && item.Schema == "" {
+		return cteSource(pc, def, item, sc)
+	}
+	if t := pc.table(item.Table); t != nil {
 		name := t.Name
 		if item.Alias != "" {
 			name = item.Alias
@@ -65,12 +79,17 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 		}
 		return src, nil
 	}
+	if f := tableFuncs[strings.ToLower(item.Table)]; f != nil && !item.Func {
+		return tableFuncSource(pc, item, sc) // an eponymous table-valued function without arguments
+	}
 	if v := pc.view(item.Table); v != nil {
 		if pc.viewDepth > 32 {
 			return nil, fmt.Errorf("view %s is circularly defined", v.Name)
 		}
 		pc.viewDepth++
-		defer func() { pc.viewDepth-- }()
+		savedWith := pc.with // a view's select sees no CTE of the statement
+		pc.with = nil
+		defer func() { pc.viewDepth--; pc.with = savedWith }()
 		name := v.Name
 		if item.Alias != "" {
 			name = item.Alias
@@ -88,6 +107,12 @@ func newSource(pc *planCtx, item *ast.FromItem, sc *scope) (*source, error) {
 			}
 		}
 		return src, nil
+	}
+	if src := masterSource(item.Table, item.Alias); src != nil {
+		return src, nil
+	}
+	if item.Schema != "" {
+		return nil, fmt.Errorf("no such table: %s.%s", item.Schema, item.Table)
 	}
 	return nil, fmt.Errorf("no such table: %s", item.Table)
 }
@@ -243,6 +268,9 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		}
 		for _, t := range onTerms[i] {
 			lv.on = append(lv.on, t.x)
+		}
+		if src.fn != nil && src.fn.deps&^avail != 0 {
+			return fmt.Errorf("no query solution")
 		}
 		bound := avail | 1<<uint(i)
 		for _, t := range where {

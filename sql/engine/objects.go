@@ -15,7 +15,7 @@ type Object struct {
 	// SQL is the CREATE statement's text as it was given, without the final semicolon; empty for
 	// the automatic index of a UNIQUE or PRIMARY KEY constraint.
 	SQL string
-	// Temp is set for a TEMP view, which only its session sees.
+	// Temp is set for a TEMP table, its indexes and a TEMP view, which only its session sees.
 	Temp bool
 	// Unique is set for an index that enforces uniqueness.
 	Unique bool
@@ -24,7 +24,8 @@ type Object struct {
 // Objects returns the tables, indexes and views this session sees: those of its open
 // transaction (its own DDL included), or of the newest snapshot, and its TEMP views. Each table
 // comes in the order of creation, followed by its indexes (the automatic ones first, then the
-// explicit ones in the order of creation); then the views, by name. The order is one that
+// explicit ones in the order of creation); then the session's TEMP tables in the same way; then
+// the views, by name. The order is one that
 // re-creates the schema when the SQL texts are run again, views on views aside.
 func (s *Session) Objects() ([]Object, error) {
 	read, err := s.readTx()
@@ -49,6 +50,21 @@ func (s *Session) Objects() ([]Object, error) {
 		slices.SortFunc(ixs, func(a, b *Index) int { return cmp.Compare(a.ID, b.ID) })
 		for _, ix := range ixs {
 			out = append(out, Object{Type: "index", Name: ix.Name, Table: t.Name, SQL: ix.SQL, Unique: ix.Unique})
+		}
+	}
+	temps := make([]*Table, 0)
+	if s.temp != nil {
+		for _, t := range s.temp.tables {
+			temps = append(temps, t)
+		}
+	}
+	slices.SortFunc(temps, func(a, b *Table) int { return cmp.Compare(a.ID, b.ID) })
+	for _, t := range temps {
+		out = append(out, Object{Type: "table", Name: t.Name, Table: t.Name, SQL: t.SQL, Temp: true})
+		ixs := slices.Clone(t.Indexes)
+		slices.SortFunc(ixs, func(a, b *Index) int { return cmp.Compare(a.ID, b.ID) })
+		for _, ix := range ixs {
+			out = append(out, Object{Type: "index", Name: ix.Name, Table: t.Name, SQL: ix.SQL, Unique: ix.Unique, Temp: true})
 		}
 	}
 	var views []Object

@@ -35,14 +35,25 @@ func (p *selectPlan) useAccessOrder() {
 	}
 	lv := cp.levels[0]
 	cols := make([]int, len(p.order)) // the outer source's column of each ORDER BY key
+	var canons []string               // of keys on an expression (cols[i] == exprColumn)
 	for i, k := range p.order {
 		c, ok := cp.outerColumn(cp.project[k.col])
 		if !ok {
-			return
+			canon, isExpr := "", false
+			if k.expr != nil && p.sc != nil && len(p.sc.sources) > lv.src {
+				canon, isExpr = exprTerm(p.sc, lv.src, k.expr)
+			}
+			if !isExpr {
+				return
+			}
+			if canons == nil {
+				canons = make([]string, len(p.order))
+			}
+			c, canons[i] = exprColumn, canon
 		}
 		cols[i] = c
 	}
-	p.ordered = orderPath(lv, cp.sources[lv.src], p.order, cols)
+	p.ordered = orderPath(lv, cp.sources[lv.src], p.order, cols, canons...)
 }
 
 // outerColumn returns the colTerm column (-1: the rowid) of the outer loop's table that x is, if
@@ -82,7 +93,7 @@ func (cp *corePlan) useMinMaxOrder() {
 
 // orderPath reports whether the access path of lv yields the order of keys (on the columns cols
 // of src), setting it to read backward or replacing a full scan by an index scan as needed.
-func orderPath(lv *level, src *source, keys []orderKey, cols []int) bool {
+func orderPath(lv *level, src *source, keys []orderKey, cols []int, canons ...string) bool {
 	switch a := lv.access.(type) {
 	case *rowidLookup:
 		return true // one row of the outer table: its keys are constant
@@ -92,10 +103,10 @@ func orderPath(lv *level, src *source, keys []orderKey, cols []int) bool {
 			return true
 		}
 		if a.lo == nil && a.hi == nil && !src.notIndexed {
-			return orderByIndex(lv, src, keys, cols)
+			return orderByIndex(lv, src, keys, cols, canons)
 		}
 	case *indexScan:
-		if reverse, ok := indexOrder(a, keys, cols); ok {
+		if reverse, ok := indexOrder(a, keys, cols, canons); ok {
 			a.reverse = reverse
 			return true
 		}
@@ -105,15 +116,18 @@ func orderPath(lv *level, src *source, keys []orderKey, cols []int) bool {
 
 // orderByIndex replaces the full scan of lv by a full scan of the first index of src's table
 // whose order is keys'.
-func orderByIndex(lv *level, src *source, keys []orderKey, cols []int) bool {
+func orderByIndex(lv *level, src *source, keys []orderKey, cols []int, canons []string) bool {
 	t := src.table
 	candidates := t.Indexes
 	if t.WithoutRowid {
 		candidates = append([]*Index{primaryIndex(t)}, candidates...)
 	}
 	for _, ix := range candidates {
+		if ix.where != nil && !src.partialOK[ix] {
+			continue // a partial index holds only some rows
+		}
 		scan := &indexScan{index: ix, primary: ix.primary}
-		if reverse, ok := indexOrder(scan, keys, cols); ok {
+		if reverse, ok := indexOrder(scan, keys, cols, canons); ok {
 			scan.reverse = reverse
 			scan.desc = "SCAN " + src.name + " USING INDEX " + ix.Name
 			if ix.primary {
@@ -130,14 +144,17 @@ func orderByIndex(lv *level, src *source, keys []orderKey, cols []int) bool {
 // keys name the index's columns after its = columns, in order, each with the index column's
 // collation, all in the index's direction or all against it, NULLs where that direction puts
 // them, optionally then the rowid. A key on an = column (constant under its collation) is skipped.
-func indexOrder(a *indexScan, keys []orderKey, cols []int) (reverse, ok bool) {
+func indexOrder(a *indexScan, keys []orderKey, cols []int, canons []string) (reverse, ok bool) {
 	if len(a.in) > 0 {
 		return false, false // the points of an IN list come one after another
 	}
 	ix := a.index
 	next := len(a.eq) // the next index column the keys must name
 	for i, k := range keys {
-		if j := slices.IndexFunc(ix.Columns[:len(a.eq)], func(ic IndexColumn) bool { return ic.Column == cols[i] }); j >= 0 {
+		is := func(ic IndexColumn) bool {
+			return ic.Column == cols[i] && (ic.Column != exprColumn || ic.expr.canon == canons[i])
+		}
+		if j := slices.IndexFunc(ix.Columns[:len(a.eq)], is); j >= 0 {
 			if ix.Columns[j].Collation == k.coll {
 				continue
 			}
@@ -150,7 +167,7 @@ func indexOrder(a *indexScan, keys []orderKey, cols []int) (reverse, ok bool) {
 			}
 			return k.desc, true // no two rows share a rowid: later keys never decide
 		}
-		if next >= len(ix.Columns) || ix.Columns[next].Column != cols[i] || ix.Columns[next].Collation != k.coll {
+		if next >= len(ix.Columns) || !is(ix.Columns[next]) || ix.Columns[next].Collation != k.coll {
 			return false, false
 		}
 		back := k.desc != ix.Columns[next].Desc

@@ -44,10 +44,10 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			switch format[i] {
 			case '-':
 				minus = true
-			case '+':
-				plus = true
+			case '+': // of + and space, the last one given counts, as in SQLite
+				plus, space = true, false
 			case ' ':
-				space = true
+				space, plus = true, false
 			case '0':
 				zero = true
 			case '#':
@@ -115,41 +115,24 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 		}
 		switch verb {
 		case '%':
-			out = append(out, '%')
-			continue
-		case 'd', 'i', 'u':
-			n := value.ToInt(next())
-			if verb == 'u' && n < 0 {
-				n = -n
-			}
-			body = signed(strconv.FormatInt(abs64(n), 10), n < 0, plus, space)
-			if comma {
-				body = withCommas(body)
-			}
-			if prec > 0 {
-				body = padDigits(body, prec)
-			}
-		case 'x', 'X', 'o':
-			n := uint64(value.ToInt(next()))
-			base := 16
-			if verb == 'o' {
-				base = 8
-			}
-			body = strconv.FormatUint(n, base)
-			if verb == 'X' {
-				body = strings.ToUpper(body)
-			}
-			if alt && n != 0 {
-				body = map[byte]string{'x': "0x", 'X': "0X", 'o': "0"}[verb] + body
-			}
+			body, numeric = "%", false // padded to the width like any conversion
+		case 'd', 'i', 'u', 'x', 'X', 'o':
+			body = formatInt(value.ToInt(next()), verb, width, prec, plus, space, zero, alt, comma)
 		case 'f', 'e', 'E', 'g', 'G':
 			f := value.ToFloat(next())
 			if prec < 0 {
 				prec = 6
 			}
 			prec = min(prec, maxFloatPrecision)
-			body = formatFloat(f, verb, prec, plus, space, alt2)
-			if comma && verb == 'f' {
+			if verb != 'f' {
+				body = formatEG(f, verb, prec, plus, space, alt, alt2)
+			} else {
+				body = formatFloat(f, verb, prec, plus, space, alt2)
+			}
+			if alt && verb == 'f' && !strings.Contains(body, ".") && body[len(body)-1] >= '0' && body[len(body)-1] <= '9' {
+				body += "." // %#.0f keeps its point
+			}
+			if comma && !strings.ContainsAny(body, "eEI") { // %f, and %g without an exponent
 				body = withCommas(body)
 			}
 		case 'c':
@@ -185,16 +168,17 @@ func fnPrintf(a []value.Value, _ value.Collation) (value.Value, error) {
 			numeric = false
 			switch {
 			case verb == 'Q' && v.IsNull():
-				body = "NULL"
+				body = cut("NULL") // the precision cuts what stands for NULL too
 			default:
 				q := byte('\'')
 				if verb == 'w' {
 					q = '"'
 				}
-				s := cut(string(textBeforeNUL(v.AppendText(nil))))
-				if v.IsNull() && verb != 'Q' {
+				s := string(textBeforeNUL(v.AppendText(nil)))
+				if v.IsNull() {
 					s = "(NULL)"
 				}
+				s = cut(s)
 				s = strings.ReplaceAll(s, string(q), string([]byte{q, q}))
 				if verb == 'Q' {
 					s = "'" + s + "'"
@@ -274,34 +258,51 @@ func digits32(format string, i int) (int, int) {
 	return int(n & math.MaxInt32), i
 }
 
-func abs64(n int64) int64 {
-	if n < 0 {
-		return -n
+// formatInt is %d, %i, %u, %x, %X and %o as SQLite writes them: the digits (of the unsigned
+// 64-bit value for %u, %x, %X and %o), zeros before them up to the precision, or up to the width
+// with the 0 flag; then thousands separators for the ',' flag (decimal conversions), then the
+// prefix: the sign of %d and %i ('-', or '+' or ' ' by flag), "0x", "0X" or "0" with the # flag
+// for a value other than 0.
+func formatInt(n int64, verb byte, width, prec int, plus, space, zero, alt, comma bool) string {
+	var mag uint64
+	prefix := ""
+	base := 10
+	switch verb {
+	case 'd', 'i':
+		mag = uint64(n)
+		switch {
+		case n < 0:
+			mag, prefix = uint64(-n), "-" // -(-2^63) wraps to 2^63 as a uint64
+		case plus:
+			prefix = "+"
+		case space:
+			prefix = " "
+		}
+	case 'x', 'X':
+		mag, base = uint64(n), 16
+	case 'o':
+		mag, base = uint64(n), 8
+	default:
+		mag = uint64(n)
 	}
-	return n
-}
-
-func signed(digits string, neg, plus, space bool) string {
-	switch {
-	case neg:
-		return "-" + strings.TrimPrefix(digits, "-")
-	case plus:
-		return "+" + digits
-	case space:
-		return " " + digits
+	digits := strconv.FormatUint(mag, base)
+	if verb == 'X' {
+		digits = strings.ToUpper(digits)
 	}
-	return digits
-}
-
-func padDigits(body string, prec int) string {
-	sign := ""
-	if len(body) > 0 && (body[0] == '-' || body[0] == '+' || body[0] == ' ') {
-		sign, body = body[:1], body[1:]
+	p := prec
+	if zero && p < width-len(prefix) {
+		p = width - len(prefix) // the sign counts against the width, not the # prefix
 	}
-	if len(body) < prec {
-		body = strings.Repeat("0", prec-len(body)) + body
+	if alt && mag != 0 {
+		prefix = map[byte]string{'x': "0x", 'X': "0X", 'o': "0"}[verb] + prefix
 	}
-	return sign + body
+	if len(digits) < p {
+		digits = strings.Repeat("0", p-len(digits)) + digits
+	}
+	if comma && base == 10 {
+		digits = withCommas(digits)
+	}
+	return prefix + digits
 }
 
 // withCommas puts thousands separators into the integer part of a decimal number.
@@ -336,6 +337,9 @@ func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string 
 		}
 		return "-Inf"
 	}
+	if f == 0 {
+		f = 0 // -0.0 prints as 0: SQLite signs only a value below zero
+	}
 	var s string
 	switch verb {
 	case 'f':
@@ -355,6 +359,9 @@ func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string 
 			s += ".0"
 		}
 	}
+	if alt2 && (verb == 'f' || verb == 'e' || verb == 'E') {
+		s = trimFraction(s)
+	}
 	if verb == 'E' || verb == 'G' {
 		s = strings.ToUpper(s)
 	}
@@ -367,6 +374,114 @@ func formatFloat(f float64, verb byte, prec int, plus, space, alt2 bool) string 
 		}
 	}
 	return s
+}
+
+// formatEG is %e, %E, %g and %G as SQLite writes them: at most 16 significant digits (26 with
+// the ! flag), zeros past them; %g in exponent form when the exponent is below -4 or not below
+// the precision, without trailing zeros unless # is given; # always writes the point; ! keeps one
+// digit after the point but drops trailing zeros (of %g too, unless # is given).
+func formatEG(f float64, verb byte, prec int, plus, space, alt, alt2 bool) string {
+	if math.IsInf(f, 0) || f != f {
+		return formatFloat(f, verb, prec, plus, space, alt2)
+	}
+	g := verb == 'g' || verb == 'G'
+	maxDigits := 16
+	if alt2 {
+		maxDigits = 26
+	}
+	n := prec + 1 // significant digits
+	if g {
+		n = max(prec, 1)
+	}
+	var digits []byte
+	dp := 1
+	if f != 0 {
+		digits, dp = value.SignificantDigits(f, n, maxDigits)
+	}
+	for len(digits) < n {
+		digits = append(digits, '0')
+	}
+	exp := dp - 1
+	var b []byte
+	switch {
+	case f < 0:
+		b = append(b, '-')
+	case plus:
+		b = append(b, '+')
+	case space:
+		b = append(b, ' ')
+	}
+	start := len(b)
+	if !g || exp < -4 || exp >= n {
+		frac := digits[1:]
+		if g {
+			frac = digits[1:n]
+		}
+		b = append(b, digits[0])
+		if len(frac) > 0 || alt {
+			b = append(b, '.')
+		}
+		b = append(b, frac...)
+	} else if exp >= 0 {
+		b = append(b, digits[:exp+1]...)
+		if exp+1 < n || alt {
+			b = append(b, '.')
+		}
+		b = append(b, digits[exp+1:n]...)
+	} else {
+		b = append(b, '0', '.')
+		b = append(b, strings.Repeat("0", -exp-1)...)
+		b = append(b, digits[:n]...)
+	}
+	mant := string(b[start:])
+	switch {
+	case g && !alt:
+		if strings.Contains(mant, ".") {
+			mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+		}
+		if alt2 {
+			mant = trimFraction(mant)
+		}
+	case alt2 && !g:
+		mant = trimFraction(mant)
+	}
+	b = append(b[:start], mant...)
+	if !g || exp < -4 || exp >= n {
+		e := byte('e')
+		if verb == 'E' || verb == 'G' {
+			e = 'E'
+		}
+		b = append(b, e)
+		if exp < 0 {
+			b = append(b, '-')
+			exp = -exp
+		} else {
+			b = append(b, '+')
+		}
+		if exp < 10 {
+			b = append(b, '0')
+		}
+		b = strconv.AppendInt(b, int64(exp), 10)
+	}
+	return string(b)
+}
+
+// trimFraction removes the trailing zeros of the fraction of s (a %f or %e rendering, before
+// any exponent) but keeps one digit after the point, adding ".0" where there is no point: the
+// ! flag of %f and %e.
+func trimFraction(s string) string {
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i:]
+	}
+	if !strings.Contains(mant, ".") {
+		return mant + ".0" + exp
+	}
+	mant = strings.TrimRight(mant, "0")
+	if strings.HasSuffix(mant, ".") {
+		mant += "0"
+	}
+	return mant + exp
 }
 
 // roundDecimal returns f rounded half away from zero to n decimal places, as SQLite's round()

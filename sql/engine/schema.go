@@ -41,9 +41,15 @@ func schemaVersionOf(v []byte) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// formatVersion is the version of the SQL layer's layout (schema entries, keys, records):
-// FORMAT.md, "SQL schema".
-const formatVersion = 2
+// formatVersion is the version of the SQL layer's layout (schema entries, keys, records) that
+// this build writes: FORMAT.md, "SQL schema". It also reads version 2, which differs only in
+// having no records shorter than their table (version 3's ALTER TABLE ADD COLUMN leaves them, and
+// they read the column's default); a version-2 database becomes version 3 at its first ADD
+// COLUMN, so that a build reading version 2 only refuses it instead of reading NULLs.
+const (
+	formatVersion    = 3
+	oldFormatVersion = 2
+)
 
 func tableBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/t/%d", id) }
 func indexBucket(id int64) []byte { return fmt.Appendf(nil, "\x00sql/i/%d", id) }
@@ -58,8 +64,16 @@ type Column struct {
 	// NotNullConflict is the ON CONFLICT clause of NOT NULL.
 	NotNullConflict ast.Conflict
 	Default         ast.Expr // nil: NULL
+	DefaultText     string   // the DEFAULT expression as written (PRAGMA table_info)
 	// PK is the column's position in the primary key plus one (0: not in it).
 	PK int
+	// unique is set for a column with a UNIQUE constraint of its own (ALTER TABLE DROP COLUMN
+	// refuses it).
+	unique bool
+	// Generated is the expression of a generated column (generated.go), nil for others;
+	// Stored is set for a STORED one.
+	Generated ast.Expr
+	Stored    bool
 }
 
 // Table is a table of the schema.
@@ -77,8 +91,20 @@ type Table struct {
 	// PRIMARY KEY).
 	PKConflict ast.Conflict
 	Checks     []ast.Check
-	Indexes    []*Index // every index of the table, the automatic ones of UNIQUE included
-	bucket     []byte
+	// ForeignKeys are the table's foreign keys as declared (PRAGMA foreign_key_list).
+	ForeignKeys []ast.ForeignKey
+	Indexes     []*Index // every index of the table, the automatic ones of UNIQUE included
+	// AutoInc is set for an INTEGER PRIMARY KEY declared AUTOINCREMENT (autoinc.go).
+	AutoInc bool
+	bucket  []byte
+	// missing holds, per column, the value a row whose record ends before the column reads: its
+	// constant DEFAULT with the column's affinity applied, else NULL. ALTER TABLE ADD COLUMN
+	// leaves the existing records as they are, as SQLite does.
+	missing []value.Value
+	// temp marks a TEMP table (temp.go), which is no part of the schema.
+	temp bool
+	// gen lists the generated columns in the order they are computed (generated.go).
+	gen []genColumn
 	// autoOrder lists the automatic indexes (positions in Indexes, -1 for the primary key of a
 	// WITHOUT ROWID table) in the order SQLite makes them: the order of the constraints in
 	// CREATE TABLE. SQLite checks UNIQUE constraints newest index first (uniqueCheckOrder).
@@ -104,9 +130,10 @@ func (t *Table) uniqueCheckOrder() []int {
 
 // IndexColumn is a column of an index or primary key.
 type IndexColumn struct {
-	Column    int
+	Column    int // the table column, or exprColumn for an expression (expr)
 	Desc      bool
 	Collation value.Collation
+	expr      *indexExpr
 }
 
 // Index is an index of a table (explicit, or made for a UNIQUE or PRIMARY KEY constraint).
@@ -123,6 +150,8 @@ type Index struct {
 	// primary marks the primary key of a WITHOUT ROWID table seen as an index (choose.go): its
 	// entries are the table's rows.
 	primary bool
+	// where is the condition of a partial index (exprindex.go), or nil.
+	where *indexExpr
 }
 
 // View is a view of the schema.
@@ -229,9 +258,9 @@ func loadSchema(tx *cairn.Tx, cookie int64) (*Schema, error) {
 		return nil, err
 	}
 	if v, err := b.Get(versionKey); err == nil {
-		if len(v) != 8 || binary.BigEndian.Uint64(v) != formatVersion {
-			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads version %d): %w",
-				schemaVersionOf(v), formatVersion, cairn.ErrCorrupt)
+		if n := schemaVersionOf(v); n != formatVersion && n != oldFormatVersion {
+			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads versions %d and %d): %w",
+				n, oldFormatVersion, formatVersion, cairn.ErrCorrupt)
 		}
 	}
 	var entries []schemaEntry
@@ -331,7 +360,7 @@ func (s *Schema) replaceTable(t *Table) {
 // newTable builds a table from its CREATE TABLE statement.
 func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	t := &Table{Name: st.Name, ID: id, SQL: st.SQL, RowidColumn: -1, WithoutRowid: st.WithoutRowid,
-		bucket: tableBucket(id)}
+		bucket: tableBucket(id), ForeignKeys: st.ForeignKeys}
 	seen := map[string]bool{}
 	var pk []IndexColumn
 	pkSeen := false
@@ -344,7 +373,8 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		}
 		seen[fold(cd.Name)] = true
 		col := Column{Name: cd.Name, Type: cd.Type, Affinity: value.AffinityOf(cd.Type), NotNull: cd.NotNull,
-			NotNullConflict: cd.NotNullConf, Default: cd.Default}
+			NotNullConflict: cd.NotNullConf, Default: cd.Default, DefaultText: cd.DefaultText, unique: cd.Unique,
+			Generated: cd.Generated, Stored: cd.Stored}
 		if cd.Collation != "" {
 			c, ok := value.CollationByName(cd.Collation)
 			if !ok {
@@ -389,6 +419,12 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 			pkSeen, pk, t.PKConflict, pkPos = true, cols, tc.Conflict, len(uniques)
 		}
 	}
+	t.missing = make([]value.Value, len(t.Columns))
+	for i, c := range t.Columns {
+		if v, ok := literalDefault(c.Default); ok {
+			t.missing[i] = c.Affinity.Apply(v)
+		}
+	}
 	t.PrimaryKey = pk
 	for i, c := range pk {
 		t.Columns[c.Column].PK = i + 1
@@ -404,6 +440,7 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 	case isInteger:
 		// INTEGER PRIMARY KEY (exactly that type name, ascending) is the rowid (lang_createtable.html).
 		t.RowidColumn = pk[0].Column
+		t.AutoInc = autoIncOf(st)
 	case len(pk) > 0:
 		uniques = append(uniques[:pkPos], append([][]IndexColumn{pk}, uniques[pkPos:]...)...)
 		conflicts = append(conflicts[:pkPos], append([]ast.Conflict{t.PKConflict}, conflicts[pkPos:]...)...)
@@ -441,6 +478,9 @@ func newTable(st *ast.CreateTable, id int64) (*Table, error) {
 		}
 	}
 	t.autoOrder = kept
+	if err := t.bindGenerated(st.Columns); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -507,10 +547,16 @@ func (t *Table) columnIndex(name string) int {
 
 // newIndex builds an index from its CREATE INDEX statement.
 func newIndex(st *ast.CreateIndex, t *Table, id int64) (*Index, error) {
-	cols, err := t.indexColumns(st.Columns)
+	cols, err := exprIndexColumns(t, st.Columns)
 	if err != nil {
 		return nil, err
 	}
-	return &Index{Name: st.Name, ID: id, SQL: st.SQL, Table: t, Columns: cols, Unique: st.Unique,
-		bucket: indexBucket(id)}, nil
+	ix := &Index{Name: st.Name, ID: id, SQL: st.SQL, Table: t, Columns: cols, Unique: st.Unique,
+		bucket: indexBucket(id)}
+	if st.Where != nil {
+		if ix.where, err = bindIndexExpr(t, st.Where, "partial index WHERE clauses"); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
 }

@@ -1,10 +1,11 @@
 package engine_test
 
-// The golden file of the SQL layout (version 2, FORMAT.md "SQL schema"): a small database made
+// The golden file of the SQL layout (version 3, FORMAT.md "SQL schema"): a small database made
 // by the engine, every bucket's keys and values dumped as hex. TestGoldenSchemaLayout fails when
 // the engine writes other bytes (a format change: a new version in FORMAT.md, then go test
 // -update); TestGoldenSchemaLayoutReads loads the committed file into an empty database and
-// queries it, so a build that reads the layout differently fails too.
+// queries it, so a build that reads the layout differently fails too. The version-2 file is
+// frozen: this build reads it (TestGoldenSchemaV2Reads).
 
 import (
 	"bufio"
@@ -27,7 +28,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-const schemaGoldenPath = "testdata/schema_v2.txt"
+const schemaGoldenPath = "testdata/schema_v3.txt"
+
+// schemaV2Path is a database of layout version 2, frozen: this build reads it.
+const schemaV2Path = "testdata/schema_v2.txt"
 
 // schemaV1Path is a database of layout version 1, frozen: this build refuses it.
 const schemaV1Path = "testdata/schema_v1.txt"
@@ -44,6 +48,8 @@ var goldenSQL = []string{
 	"INSERT INTO tag VALUES ('Ab', 300)",
 	"INSERT INTO tag VALUES ('x' || char(0) || 'Y', 1)", // version 2's NOCASE key: up to the NUL, then the length
 	"CREATE VIEW cheap AS SELECT name FROM fruit WHERE price < 3",
+	// Version 3: the row of fruit stays a record of 3 values, which reads origin as 'NZ'.
+	"ALTER TABLE fruit ADD COLUMN origin TEXT DEFAULT 'NZ'",
 }
 
 func openMemory(t *testing.T) *cairn.DB {
@@ -59,7 +65,7 @@ func openMemory(t *testing.T) *cairn.DB {
 func dumpBuckets(t *testing.T, db *cairn.DB) string {
 	t.Helper()
 	var out strings.Builder
-	out.WriteString("# SQL layout version 2 (FORMAT.md, \"SQL schema\"): the buckets of the database that\n")
+	out.WriteString("# SQL layout version 3 (FORMAT.md, \"SQL schema\"): the buckets of the database that\n")
 	out.WriteString("# TestGoldenSchemaLayout makes. A line `bucket NAME` (a Go string), then one line per\n")
 	out.WriteString("# entry: the key in hex, a tab, the value in hex.\n")
 	err := db.View(func(tx *cairn.Tx) error {
@@ -164,9 +170,45 @@ func quotedRows(t *testing.T, s *engine.Session, q string) []string {
 func TestGoldenSchemaLayoutReads(t *testing.T) {
 	db := openMemory(t)
 	loadDump(t, db, schemaGoldenPath)
+	require.Equal(t, []string{"7 'Kiwi' 2.5 'NZ'"}, quotedRows(t, engine.New(db).NewSession(), "SELECT * FROM fruit"))
+	checkGoldenReads(t, db, 7)
+}
+
+// TestGoldenSchemaV2Reads reads the frozen version-2 database, and checks that ADD COLUMN
+// makes it version 3.
+func TestGoldenSchemaV2Reads(t *testing.T) {
+	db := openMemory(t)
+	loadDump(t, db, schemaV2Path)
+	s := engine.New(db).NewSession()
+	require.Equal(t, []string{"7 'Kiwi' 2.5"}, quotedRows(t, s, "SELECT * FROM fruit"))
+	checkGoldenReads(t, db, 6)
+	require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, 2}, schemaVersion(t, db))
+	_, err := s.Exec(context.Background(), "ALTER TABLE fruit ADD COLUMN origin TEXT DEFAULT 'NZ'", nil)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, 3}, schemaVersion(t, db))
+	require.Equal(t, []string{"'NZ'", "'NZ'"}, quotedRows(t, s, "SELECT origin FROM fruit"))
+}
+
+// schemaVersion returns the schema bucket's version entry.
+func schemaVersion(t *testing.T, db *cairn.DB) []byte {
+	t.Helper()
+	var v []byte
+	require.NoError(t, db.View(func(tx *cairn.Tx) error {
+		b, err := tx.Bucket([]byte("\x00sql/schema"))
+		if err != nil {
+			return err
+		}
+		v, err = b.Get([]byte("\x00version"))
+		return err
+	}))
+	return v
+}
+
+// checkGoldenReads queries the golden database through each index and checks its counters:
+// cookie is the schema cookie after one more CREATE TABLE.
+func checkGoldenReads(t *testing.T, db *cairn.DB, cookie byte) {
 	s := engine.New(db).NewSession()
 	defer s.Close()
-	require.Equal(t, []string{"7 'Kiwi' 2.5"}, quotedRows(t, s, "SELECT * FROM fruit"))
 	// Through each index: the automatic one of UNIQUE, the descending one, the WITHOUT ROWID
 	// table's primary key (NOCASE) and its index.
 	require.Equal(t, []string{"7"}, quotedRows(t, s, "SELECT id FROM fruit WHERE name = 'Kiwi'"))
@@ -197,7 +239,7 @@ func TestGoldenSchemaLayoutReads(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		cookie, err := b.Get([]byte("\x00cookie"))
+		gotCookie, err := b.Get([]byte("\x00cookie"))
 		if err != nil {
 			return err
 		}
@@ -205,7 +247,7 @@ func TestGoldenSchemaLayoutReads(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, 6}, cookie)
+		require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, cookie}, gotCookie)
 		require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0x18, 0}, next) // 6144: 5120 was taken
 		_, err = tx.Bucket([]byte("\x00sql/t/5120"))
 		return err
@@ -225,10 +267,10 @@ func TestGoldenSchemaVersionRefused(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 3})
+		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 4})
 	})
 	require.NoError(t, err)
-	requireVersionRefused(t, db, 3)
+	requireVersionRefused(t, db, 4)
 }
 
 // requireVersionRefused requires that a query on db fails on its layout version.
@@ -241,6 +283,6 @@ func requireVersionRefused(t *testing.T, db *cairn.DB, version int) {
 	_, err = st.Query(context.Background(), nil)
 	require.Error(t, err)
 	require.ErrorIs(t, err, cairn.ErrCorrupt)
-	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads version 2)", version))
+	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads versions 2 and 3)", version))
 	require.False(t, bytes.Contains([]byte(err.Error()), []byte("no such table")))
 }

@@ -31,6 +31,9 @@ type srcColumn struct {
 	// hidden columns are found by qualified names only: the right-hand copy of a column
 	// merged by USING or NATURAL.
 	hidden bool
+	// notInStar columns are found by name but left out of * (a table-valued function's hidden
+	// columns, tvf.go).
+	notInStar bool
 }
 
 // source is one FROM item of a query.
@@ -41,6 +44,10 @@ type source struct {
 	// rowidSlot is the index in the row of the rowid (len(cols)), or -1 for sources without one.
 	rowidSlot int
 	sub       *selectPlan // a subquery or view, materialized when the query runs
+	// virt makes the rows of a virtual table (sqlite_schema: master.go) when its loop opens.
+	virt func(cx *execCtx) [][]value.Value
+	// fn is the call of a table-valued function (tvf.go), nil for other sources.
+	fn *tableFuncCall
 	// left is set for the right side of a LEFT JOIN.
 	left bool
 	// notIndexed is set by NOT INDEXED: no index serves the source, not even for ORDER BY.
@@ -49,6 +56,9 @@ type source struct {
 	// holds every used column covers the source (cover.go). Bit 63 stands for every column
 	// from 63 on.
 	used uint64
+	// partialOK holds the partial indexes of the table that the terms of the source's loop
+	// imply (exprindex.go), which its access path may use.
+	partialOK map[*Index]bool
 }
 
 // markUsed records that an expression read column c.
@@ -168,6 +178,12 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 	if isRowidName(column) {
 		for si, src := range sc.sources {
 			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 {
+				if sc.rowidSources(table) > 1 {
+					if table != "" {
+						column = table + "." + column
+					}
+					return out, false, fmt.Errorf("ambiguous column name: %s", column)
+				}
 				return colRefResult{src: si, col: src.rowidSlot,
 					c: srcColumn{name: column, affinity: value.AffinityInteger, noCollation: true}}, true, nil
 			}
@@ -181,6 +197,19 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		}
 	}
 	return out, false, nil
+}
+
+// rowidSources returns how many of sc's own sources have a rowid and are called name (any name
+// when it is ""): a rowid reference that more than one could answer is ambiguous (FROM t, u; or
+// FROM t, t, which SQLite allows as long as no reference is ambiguous).
+func (sc *scope) rowidSources(name string) int {
+	n := 0
+	for _, src := range sc.sources {
+		if src.rowidSlot >= 0 && (name == "" || strings.EqualFold(src.name, name)) {
+			n++
+		}
+	}
+	return n
 }
 
 // depthOf returns how many queries out from sc the column table.column is found (0: sc's own),

@@ -24,6 +24,10 @@ type planCtx struct {
 	// (tableRows); without it every table has estTableRows rows.
 	cx    *execCtx
 	sizes map[*Table]float64
+	// with is the innermost frame of CTEs visible where the planner is (cte.go); cteDryRun is
+	// set while it plans a part that it plans again, so that CTE uses count once.
+	with      *cteFrame
+	cteDryRun int
 }
 
 // minTableRows is the fewest rows the planner assumes a table has: below it a table's size
@@ -62,6 +66,9 @@ type orderKey struct {
 	desc       bool
 	nullsFirst bool // NULLs sort first (ascending default) or last
 	coll       value.Collation
+	// expr is the ORDER BY term as written (without COLLATE) when it is an expression of a
+	// single-core select, which an index on that expression may yield in order (order.go).
+	expr exprAST
 }
 
 // selectPlan is a planned SELECT.
@@ -83,6 +90,11 @@ type selectPlan struct {
 	sc            *scope
 	// ordered is set when the outer loop's access path yields the order: no sort (order.go).
 	ordered bool
+	// cte, when set, yields the rows instead of the cores (a recursive CTE, cte.go).
+	cte cteRunner
+	// shared is set on the plan of a use of a CTE that reads no column of an enclosing query:
+	// the uses of one execution that reopen it share its rows (cte.go).
+	shared *cteDef
 }
 
 func (p *selectPlan) resultInfo(i int) exprInfo {
@@ -133,6 +145,13 @@ type aggPlan struct {
 
 // planSelect plans sel with sc as its scope (its outer scope set by the caller).
 func planSelect(pc *planCtx, sel *ast.Select, sc *scope) (*selectPlan, error) {
+	if sel.With != nil {
+		pop, err := pc.pushWith(sel.With)
+		if err != nil {
+			return nil, err
+		}
+		defer pop()
+	}
 	p := &selectPlan{sc: sc, ops: sel.Ops}
 	single := len(sel.Cores) == 1
 	for i, core := range sel.Cores {
@@ -292,7 +311,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	if core.Values != nil {
 		return planValues(pc, core, sc, cp)
 	}
-	if err := addSources(pc, core.From, sc); err != nil {
+	if err := addSources(pc, core.From, core.Where, sc); err != nil {
 		return nil, resultInfo{}, err
 	}
 	cp.sources = sc.sources
@@ -404,7 +423,11 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 				coll, _ = value.CollationByName(c.Collation)
 			}
 		}
-		p.order = append(p.order, orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll})
+		key := orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll}
+		if x := unCollate(t.Expr); !isIntegerLiteral(x) {
+			key.expr = x
+		}
+		p.order = append(p.order, key)
 	}
 	aggregate = aggregate || len(coll.calls) > 0
 	if len(wc.plan.calls) > 0 {
@@ -533,7 +556,7 @@ func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
 			}
 			found = true
 			for _, col := range src.cols {
-				if col.hidden && c.Table == "" {
+				if col.hidden && c.Table == "" || col.notInStar {
 					continue
 				}
 				out = append(out, selectItem{expr: &ast.ColumnRef{Table: src.name, Column: col.name}, text: col.name})

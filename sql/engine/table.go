@@ -44,22 +44,32 @@ func (t *Table) record(vals []value.Value) []byte {
 
 // entryPrefix returns the index columns' key components of a row (ok false if one is NULL, which
 // UNIQUE does not compare).
-func (ix *Index) entryPrefix(vals []value.Value) ([]byte, bool) {
+func (ix *Index) entryPrefix(vals []value.Value) ([]byte, bool, error) {
 	var k []byte
 	ok := true
-	for _, c := range ix.Columns {
-		v := vals[c.Column]
+	for i, c := range ix.Columns {
+		v, err := ix.columnValue(i, vals)
+		if err != nil {
+			return nil, false, err
+		}
 		if v.IsNull() {
 			ok = false
 		}
 		k = codec.AppendKey(k, v, c.Desc, c.Collation)
 	}
-	return k, ok
+	return k, ok, nil
 }
 
-// entry returns an index entry's key and value for a row.
-func (ix *Index) entry(vals []value.Value, rowid int64) ([]byte, []byte) {
-	k, _ := ix.entryPrefix(vals)
+// entry returns an index entry's key and value for a row; a nil key when the row has no entry
+// (a partial index whose condition the row does not meet).
+func (ix *Index) entry(vals []value.Value, rowid int64) ([]byte, []byte, error) {
+	if in, err := ix.hasEntry(vals); !in || err != nil {
+		return nil, nil, err
+	}
+	k, _, err := ix.entryPrefix(vals)
+	if err != nil {
+		return nil, nil, err
+	}
 	t := ix.Table
 	if t.WithoutRowid {
 		k = append(k, t.rowKey(vals, rowid)...)
@@ -67,10 +77,12 @@ func (ix *Index) entry(vals []value.Value, rowid int64) ([]byte, []byte) {
 		k = codec.AppendKey(k, value.Int(rowid), false, value.Binary)
 	}
 	cols := make([]value.Value, len(ix.Columns))
-	for i, c := range ix.Columns {
-		cols[i] = vals[c.Column]
+	for i := range ix.Columns {
+		if cols[i], err = ix.columnValue(i, vals); err != nil {
+			return nil, nil, err
+		}
 	}
-	return k, codec.AppendRecord(nil, cols)
+	return k, codec.AppendRecord(nil, cols), nil
 }
 
 // writeRow stores a row and its index entries.
@@ -87,7 +99,13 @@ func (x *execCtx) writeRow(t *Table, vals []value.Value, rowid int64) error {
 		if err != nil {
 			return err
 		}
-		k, v := ix.entry(vals, rowid)
+		k, v, err := ix.entry(vals, rowid)
+		if err != nil {
+			return err
+		}
+		if k == nil {
+			continue
+		}
 		if err := ib.Put(k, v); err != nil {
 			return rowError(err)
 		}
@@ -109,7 +127,13 @@ func (x *execCtx) deleteRow(t *Table, vals []value.Value, rowid int64) error {
 		if err != nil {
 			return err
 		}
-		k, _ := ix.entry(vals, rowid)
+		k, _, err := ix.entry(vals, rowid)
+		if err != nil {
+			return err
+		}
+		if k == nil {
+			continue
+		}
 		if err := ib.Delete(k); err != nil {
 			return err
 		}
@@ -151,9 +175,12 @@ func (x *execCtx) readRow(t *Table, key []byte) ([]value.Value, bool, error) {
 // candidates; their stored values decide, so that values too long for a whole key (compared by a
 // hash of their tail) are compared exactly.
 func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byte, error) {
-	prefix, ok := ix.entryPrefix(vals)
-	if !ok {
-		return nil, nil // NULLs are distinct
+	if in, err := ix.hasEntry(vals); !in || err != nil {
+		return nil, err // a partial index constrains only the rows it holds
+	}
+	prefix, ok, err := ix.entryPrefix(vals)
+	if err != nil || !ok {
+		return nil, err // NULLs are distinct
 	}
 	ib, err := x.bucket(ix.bucket)
 	if err != nil {
@@ -174,7 +201,11 @@ func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byt
 		}
 		same := true
 		for i, col := range ix.Columns {
-			if value.Compare(stored[i], vals[col.Column], col.Collation) != 0 {
+			v, err := ix.columnValue(i, vals)
+			if err != nil {
+				return nil, err
+			}
+			if value.Compare(stored[i], v, col.Collation) != 0 {
 				same = false
 				break
 			}
@@ -184,6 +215,17 @@ func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byt
 		}
 	}
 	return nil, c.Err()
+}
+
+// uniqueIndexError is SQLite's message for a violated UNIQUE index: uniqueError's, or for an
+// index on an expression the index's name.
+func uniqueIndexError(ix *Index) error {
+	for _, c := range ix.Columns {
+		if c.Column == exprColumn {
+			return fmt.Errorf("UNIQUE constraint failed: index '%s'", ix.Name)
+		}
+	}
+	return uniqueError(ix.Table, ix.Columns)
 }
 
 // uniqueError is SQLite's message for a violated UNIQUE or PRIMARY KEY constraint.

@@ -24,32 +24,80 @@ import (
 
 // exec runs a statement that is not a query.
 func (s *Session) exec(ctx context.Context, st *Stmt, args []value.Value) (Result, error) {
+	return s.execTo(ctx, st, args, nil)
+}
+
+// execTo runs a statement that is not a query; the rows of its RETURNING clause go to sink
+// (nil: dropped).
+func (s *Session) execTo(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
 	switch st.parsed.Stmt.(type) {
 	case *ast.Begin, *ast.Commit, *ast.Rollback, *ast.Savepoint, *ast.Release:
 		if s.attached {
 			return Result{}, ErrAttached
 		}
 	}
+	// A statement that changes no rows leaves changes() as it was, and database/sql drivers of
+	// SQLite report that count (sqlite3_changes) as its RowsAffected.
+	var err error
 	switch stmt := st.parsed.Stmt.(type) {
 	case *ast.Begin:
-		return Result{}, s.begin(ctx, stmt.Mode, false)
+		err = s.begin(ctx, stmt.Mode, false)
 	case *ast.Commit:
-		return Result{}, s.commit()
+		err = s.commit()
 	case *ast.Rollback:
 		if stmt.Savepoint != "" {
-			return Result{}, s.rollbackTo(stmt.Savepoint)
+			err = s.rollbackTo(stmt.Savepoint)
+		} else {
+			err = s.rollback()
 		}
-		return Result{}, s.rollback()
 	case *ast.Savepoint:
-		return Result{}, s.savepoint(ctx, stmt.Name)
+		err = s.savepoint(ctx, stmt.Name)
 	case *ast.Release:
-		return Result{}, s.release(stmt.Name)
+		err = s.release(stmt.Name)
+	case *ast.Vacuum:
+		err = s.vacuum(ctx, stmt, args)
+	case *ast.Insert, *ast.Update, *ast.Delete:
+		return s.execDML(ctx, st, args, sink)
+	default:
+		_, err = s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
 	}
-	res, err := s.write(ctx, func(cx *execCtx) (Result, error) { return cx.run(st, args) })
+	if err != nil {
+		return Result{}, err
+	}
+	return s.unchanged(), nil
+}
+
+// unchanged is the Result of a statement that changed no rows: SQLite's drivers report
+// sqlite3_changes, the count of the last INSERT, UPDATE or DELETE.
+func (s *Session) unchanged() Result {
+	return Result{LastInsertID: s.lastInsertID, RowsAffected: s.changes}
+}
+
+// execDML runs an INSERT, UPDATE or DELETE; the rows of its RETURNING clause go to sink (nil:
+// dropped).
+func (s *Session) execDML(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
+	var ran *bool
+	res, err := s.write(ctx, func(cx *execCtx) (Result, error) {
+		cx.ret, ran = sink, &cx.ran
+		return cx.run(st, args)
+	})
 	if err == nil {
 		s.changes = res.RowsAffected
 		s.totalChanges += res.RowsAffected
 		res.LastInsertID = s.lastInsertID
+		return res, nil
+	}
+	// A statement that failed while it ran counts the rows it kept (FAIL) or none (it was
+	// undone), as SQLite does; one that failed before (a name that does not resolve, which
+	// SQLite finds when it prepares the statement) leaves changes() alone.
+	if ran != nil && *ran {
+		var ce *conflictError
+		if errors.As(err, &ce) && ce.algo == ast.ConflictFail {
+			s.changes = res.RowsAffected
+			s.totalChanges += res.RowsAffected
+		} else {
+			s.changes = 0
+		}
 	}
 	return res, err
 }
@@ -73,6 +121,10 @@ func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
 		return Result{}, x.drop(st)
 	case *ast.Reindex:
 		return Result{}, x.reindex(st)
+	case *ast.Analyze:
+		return Result{}, x.analyze(st)
+	case *ast.AlterTable:
+		return Result{}, x.alterTable(st)
 	}
 	return Result{}, fmt.Errorf("unsupported statement %T", stmt.parsed.Stmt)
 }
@@ -94,6 +146,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 		return Result{}, err
 	}
 	cx := &execCtx{ctx: ctx, tx: tx, schema: s.schema, sess: s}
+	temp := s.temp
 	res, err := fn(cx)
 	if err != nil {
 		var ce *conflictError
@@ -104,6 +157,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 		case errors.As(err, &ce) && ce.algo == ast.ConflictRollback:
 			s.endTx(false)
 		default:
+			s.temp = temp // the statement's TEMP table changes are undone with it
 			if rerr := tx.RollbackTo(sp); rerr != nil {
 				s.endTx(false)
 				return res, fmt.Errorf("%w (and the statement could not be undone: %v; the transaction was rolled back)", err, rerr)
@@ -135,9 +189,11 @@ func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, 
 		return Result{}, err
 	}
 	cx := &execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
+	temp := s.temp
 	res, fnErr := fn(cx)
 	var ce *conflictError
 	if fnErr != nil && !(errors.As(fnErr, &ce) && ce.algo == ast.ConflictFail) {
+		s.temp = temp // rolled back with the transaction
 		return res, fnErr
 	}
 	committing = true
@@ -204,6 +260,7 @@ func (s *Session) begin(ctx context.Context, mode ast.TxMode, readOnly bool) err
 		return errors.New("cannot start a transaction within a transaction")
 	}
 	s.inTx, s.mode, s.schema, s.readOnly = true, mode, nil, readOnly
+	s.tempAtBegin = s.temp
 	if mode != ast.Deferred && !readOnly {
 		if _, err := s.writeTx(ctx); err != nil {
 			s.reset()
@@ -275,6 +332,9 @@ func (s *Session) endTx(bool) {
 	if s.tx != nil {
 		s.tx.Rollback()
 	}
+	if s.inTx {
+		s.temp = s.tempAtBegin
+	}
 	s.reset()
 }
 
@@ -303,7 +363,7 @@ func (s *Session) savepoint(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema})
+	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema, temp: s.temp})
 	return nil
 }
 
@@ -347,7 +407,7 @@ func (s *Session) rollbackTo(name string) error {
 		return err
 	}
 	s.savepoints = s.savepoints[:i+1]
-	s.schema = sp.schema
+	s.schema, s.temp = sp.schema, sp.temp
 	return nil
 }
 
@@ -361,4 +421,5 @@ func (s *Session) Close() {
 	if s.inTx {
 		s.endTx(false)
 	}
+	_ = s.dropTempBuckets() // best effort: the next Engine on the database deletes what is left
 }

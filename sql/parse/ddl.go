@@ -8,14 +8,11 @@ import (
 )
 
 func (c *converter) createTable(s *m.CreateTableStmt) (ast.Stmt, error) {
-	if s.Temp {
-		return nil, c.unsupported(s, "CREATE TEMP TABLE")
-	}
 	name, err := c.name(s.Name)
 	if err != nil {
 		return nil, err
 	}
-	out := &ast.CreateTable{At: pos(s), Name: name, IfNotExists: s.IfNotExists, SQL: c.stmtText(s)}
+	out := &ast.CreateTable{At: pos(s), Temp: s.Temp, Name: name, IfNotExists: s.IfNotExists, SQL: c.stmtText(s)}
 	for _, o := range s.Options {
 		switch {
 		case o.Without && equalFold(o.Name.Name, "rowid"):
@@ -44,6 +41,7 @@ func (c *converter) createTable(s *m.CreateTableStmt) (ast.Stmt, error) {
 		}
 		out.Constraints = append(out.Constraints, con)
 	}
+	out.ForeignKeys = foreignKeys(s)
 	return out, nil
 }
 
@@ -116,14 +114,19 @@ func (c *converter) columnDef(col *m.ColumnDef) (ast.ColumnDef, error) {
 			if err != nil {
 				return def, err
 			}
-			def.Default = x
+			def.Default, def.DefaultSet, def.DefaultText = x, true, c.text(unparen(k.Expr))
 		case m.ColumnCollate:
 			def.Collation = k.Collation.Name
 		case m.ColumnReferences, m.ColumnDeferrable:
 			// FOREIGN KEY clauses are parsed and not enforced, as SQLite does by default
 			// (PRAGMA foreign_keys is off).
 		case m.ColumnGenerated:
-			return def, c.unsupported(k, "generated columns")
+			x, err := c.expr(k.Expr)
+			if err != nil {
+				return def, err
+			}
+			def.Generated = x
+			def.Stored = k.GeneratedKind != nil && equalFold(k.GeneratedKind.Name, "stored")
 		}
 	}
 	return def, nil
@@ -140,11 +143,11 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 		if tc.Kind == m.TableUnique {
 			out.Kind = ast.UniqueKey
 		}
-		cols, err := c.indexedColumns(tc.Columns)
+		cols, err := c.indexedColumns(tc.Columns, false)
 		if err != nil {
 			return out, err
 		}
-		out.Columns = cols
+		out.Columns, out.AutoInc = cols, tc.AutoIncrement
 	case m.TableCheck:
 		out.Kind = ast.CheckConstraint
 		x, err := c.expr(tc.Expr)
@@ -159,8 +162,9 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 }
 
 // indexedColumns converts the columns of an index, PRIMARY KEY or UNIQUE clause: each a column
-// name with an optional COLLATE and direction (an expression index is unsupported).
-func (c *converter) indexedColumns(terms []*m.OrderingTerm) ([]ast.IndexedColumn, error) {
+// name, or for an index (exprs set) an expression, with an optional COLLATE and direction. A
+// string literal names a column, as in SQLite.
+func (c *converter) indexedColumns(terms []*m.OrderingTerm, exprs bool) ([]ast.IndexedColumn, error) {
 	var out []ast.IndexedColumn
 	for _, t := range terms {
 		col := ast.IndexedColumn{At: pos(t), Desc: t.Order == m.SortDesc}
@@ -169,30 +173,54 @@ func (c *converter) indexedColumns(terms []*m.OrderingTerm) ([]ast.IndexedColumn
 			col.Collation = coll.Name.Name
 			e = coll.X
 		}
-		id, ok := unparen(e).(*m.Ident)
-		if !ok {
-			return nil, c.unsupported(t, "indexes on expressions")
+		switch x := unparen(e).(type) {
+		case *m.Ident:
+			col.Name = x.Name
+		case *m.Literal:
+			if x.Kind != m.LitString {
+				if !exprs {
+					return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
+				}
+				lit, err := c.expr(x)
+				if err != nil {
+					return nil, err
+				}
+				col.Expr = lit
+				break
+			}
+			col.Name = x.Value
+		default:
+			if !exprs {
+				return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
+			}
+			xe, err := c.expr(e)
+			if err != nil {
+				return nil, err
+			}
+			col.Expr = xe
 		}
-		col.Name = id.Name
 		out = append(out, col)
 	}
 	return out, nil
 }
 
 func (c *converter) createIndex(s *m.CreateIndexStmt) (ast.Stmt, error) {
-	if s.Where != nil {
-		return nil, c.unsupported(s.Where, "partial indexes (WHERE)")
-	}
 	name, err := c.name(s.Name)
 	if err != nil {
 		return nil, err
 	}
-	cols, err := c.indexedColumns(s.Columns)
+	cols, err := c.indexedColumns(s.Columns, true)
 	if err != nil {
 		return nil, err
 	}
-	return &ast.CreateIndex{At: pos(s), Name: name, Table: s.Table.Name, Unique: s.Unique,
-		IfNotExists: s.IfNotExists, Columns: cols, SQL: c.stmtText(s)}, nil
+	out := &ast.CreateIndex{At: pos(s), Name: name, Table: s.Table.Name, Unique: s.Unique,
+		IfNotExists: s.IfNotExists, Columns: cols, SQL: c.stmtText(s)}
+	if s.Where != nil {
+		if out.Where, err = c.expr(s.Where); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (c *converter) createView(s *m.CreateViewStmt) (ast.Stmt, error) {
@@ -207,6 +235,35 @@ func (c *converter) createView(s *m.CreateViewStmt) (ast.Stmt, error) {
 	out := &ast.CreateView{At: pos(s), Temp: s.Temp, Name: name, IfNotExists: s.IfNotExists, Select: sel, SQL: c.stmtText(s)}
 	for _, col := range s.Columns {
 		out.Columns = append(out.Columns, col.Name.Name)
+	}
+	return out, nil
+}
+
+func (c *converter) alterTable(s *m.AlterTableStmt) (ast.Stmt, error) {
+	name, err := c.name(s.Table)
+	if err != nil {
+		return nil, err
+	}
+	out := &ast.AlterTable{At: pos(s), Table: name}
+	switch s.Action {
+	case m.AlterRenameTable:
+		out.Kind, out.NewName = ast.RenameTable, s.NewName.Name
+	case m.AlterRenameColumn:
+		out.Kind, out.Column, out.NewName = ast.RenameColumn, s.Column.Name, s.NewName.Name
+	case m.AlterDropColumn:
+		out.Kind, out.Column = ast.DropColumn, s.Column.Name
+	case m.AlterAddColumn:
+		def, err := c.columnDef(s.ColumnDef)
+		if err != nil {
+			return nil, err
+		}
+		out.Kind, out.Def = ast.AddColumn, &def
+		out.DefSQL = strings.TrimRight(c.text(s.ColumnDef), "; \t\r\n")
+	default:
+		what := map[m.AlterAction]string{m.AlterDropConstraint: "DROP CONSTRAINT",
+			m.AlterDropNotNull: "ALTER COLUMN ... DROP NOT NULL", m.AlterSetNotNull: "ALTER COLUMN ... SET NOT NULL",
+			m.AlterAddConstraintCheck: "ADD CHECK"}[s.Action]
+		return nil, c.unsupported(s, "ALTER TABLE ... "+what)
 	}
 	return out, nil
 }

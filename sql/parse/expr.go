@@ -252,9 +252,21 @@ func (c *converter) binary(e *m.BinaryExpr) (ast.Expr, error) {
 	if e.Op == m.OpAnd && (isZeroLiteral(e.X) || isZeroLiteral(e.Y)) && !hasFunc(e.X) && !hasFunc(e.Y) {
 		return &ast.Literal{At: pos(e), Value: value.Int(0)}, nil
 	}
+	if e.Op == m.OpPtr || e.Op == m.OpPtr2 {
+		// x -> p and x ->> p are calls of the JSON functions "->" and "->>" (json.go in the engine).
+		args, err := c.exprs([]m.Expr{e.X, e.Y})
+		if err != nil {
+			return nil, err
+		}
+		name := "->"
+		if e.Op == m.OpPtr2 {
+			name = "->>"
+		}
+		return &ast.Call{At: pos(e), Name: name, Args: args}, nil
+	}
 	op, ok := binaryOps[e.Op]
 	if !ok {
-		return nil, c.unsupported(e, "operator "+map[m.Operator]string{m.OpPtr: "->", m.OpPtr2: "->>"}[e.Op])
+		return nil, c.unsupported(e, "operator "+c.text(e))
 	}
 	x, err := c.expr(e.X)
 	if err != nil {
@@ -323,13 +335,17 @@ func (c *converter) in(e *m.InExpr) (ast.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.HasArgs {
-			return nil, c.unsupported(e, "table-valued functions")
+		from := ast.FromItem{At: pos(e.Table), Table: name}
+		if e.HasArgs { // x IN f(args): a table-valued function, as x IN (SELECT * FROM f(args))
+			if from.FuncArgs, err = c.exprs(e.Args); err != nil {
+				return nil, err
+			}
+			from.Table, from.Func = strings.ToLower(name), true
 		}
 		in.Select = &ast.Select{At: pos(e.Table), Cores: []*ast.SelectCore{{
 			At:      pos(e.Table),
 			Columns: []ast.ResultColumn{{Star: true}},
-			From:    []ast.FromItem{{At: pos(e.Table), Table: name}},
+			From:    []ast.FromItem{from},
 		}}}
 	case e.Select != nil:
 		if in.Select, err = c.selectStmt(e.Select); err != nil {

@@ -107,6 +107,12 @@ func pos(n m.Node) ast.Pos { return ast.Pos(n.Pos()) }
 
 // name returns the table or object name of q, which may be qualified by "main" only.
 func (c *converter) name(q *m.QualifiedName) (string, error) {
+	if q.Schema != nil && strings.EqualFold(q.Schema.Name, "temp") {
+		switch strings.ToLower(q.Name.Name) {
+		case "sqlite_master", "sqlite_schema":
+			return "sqlite_temp_master", nil // the TEMP database's schema table
+		}
+	}
 	if q.Schema != nil && !strings.EqualFold(q.Schema.Name, "main") {
 		return "", c.unsupported(q, "database "+q.Schema.Name+" (only main)")
 	}
@@ -173,17 +179,17 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 	case *m.CreateVirtualTableStmt:
 		return nil, c.unsupported(s, "CREATE VIRTUAL TABLE")
 	case *m.AlterTableStmt:
-		return nil, c.unsupported(s, "ALTER TABLE")
+		return c.alterTable(s)
 	case *m.PragmaStmt:
-		return nil, c.unsupported(s, "PRAGMA")
+		return c.pragma(s)
 	case *m.AttachStmt:
 		return nil, c.unsupported(s, "ATTACH")
 	case *m.DetachStmt:
 		return nil, c.unsupported(s, "DETACH")
 	case *m.VacuumStmt:
-		return nil, c.unsupported(s, "VACUUM")
+		return c.vacuum(s)
 	case *m.AnalyzeStmt:
-		return nil, c.unsupported(s, "ANALYZE")
+		return c.analyze(s)
 	case *m.DropTriggerStmt:
 		return nil, c.unsupported(s, "DROP TRIGGER")
 	}

@@ -29,7 +29,6 @@ func TestSyntaxErrorNamesThePosition(t *testing.T) {
 
 func TestUnsupportedIsNamed(t *testing.T) {
 	for sql, msg := range map[string]string{
-		"WITH x AS (SELECT 1) SELECT * FROM x":                    "1:1: unsupported: WITH (common table expressions)",
 		"SELECT group_concat(a ORDER BY a) FROM t":                "1:8: unsupported: ORDER BY in an aggregate",
 		"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END": "1:1: unsupported: CREATE TRIGGER",
 		"SELECT (1, 2) = (1, 2)":                                  "1:8: unsupported: row values",
@@ -232,4 +231,21 @@ func TestFoldsKeepFunctions(t *testing.T) {
 		sel := one(t, sql).Stmt.(*ast.Select)
 		require.Equal(t, want, render(sel.Cores[0].Columns[0].Expr), sql)
 	}
+}
+
+// TestJSONOperatorsAndTableFunctions: x -> p and x ->> p are calls of the functions "->" and
+// "->>"; name(args) in FROM is a table-valued function.
+func TestJSONOperatorsAndTableFunctions(t *testing.T) {
+	sel := one(t, `SELECT doc -> '$.a', doc ->> 'b' FROM json_each(t.doc, '$') AS j`).Stmt.(*ast.Select)
+	for i, name := range []string{"->", "->>"} {
+		c, ok := sel.Cores[0].Columns[i].Expr.(*ast.Call)
+		require.True(t, ok)
+		require.Equal(t, name, c.Name)
+		require.Len(t, c.Args, 2)
+	}
+	f := sel.Cores[0].From[0]
+	require.True(t, f.Func)
+	require.Equal(t, "json_each", f.Table)
+	require.Equal(t, "j", f.Alias)
+	require.Len(t, f.FuncArgs, 2)
 }

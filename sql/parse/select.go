@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"strings"
+
 	"github.com/cairndb/cairn/sql/ast"
 	m "github.com/sqlc-dev/meyer/ast"
 )
@@ -8,10 +10,11 @@ import (
 var compoundOps = map[string]ast.CompoundOp{"UNION": ast.Union, "INTERSECT": ast.Intersect, "EXCEPT": ast.Except}
 
 func (c *converter) selectStmt(s *m.SelectStmt) (*ast.Select, error) {
-	if s.With != nil {
-		return nil, c.unsupported(s.With, "WITH (common table expressions)")
-	}
 	out := &ast.Select{At: pos(s)}
+	var err error
+	if out.With, err = c.with(s.With); err != nil {
+		return nil, err
+	}
 	for i, core := range s.Cores {
 		last := i == len(s.Cores)-1
 		cc, err := c.core(core, out, last)
@@ -176,7 +179,15 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 	}
 	switch {
 	case t.HasArgs:
-		return item, c.unsupported(t, "table-valued functions")
+		name, err := c.name(t.Name)
+		if err != nil {
+			return item, err
+		}
+		args, err := c.exprs(t.Args)
+		if err != nil {
+			return item, err
+		}
+		item.Table, item.FuncArgs, item.Func = strings.ToLower(name), args, true
 	case t.Select != nil:
 		s, err := c.selectStmt(t.Select)
 		if err != nil {
@@ -189,6 +200,9 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 			return item, err
 		}
 		item.Table = name
+		if t.Name.Schema != nil {
+			item.Schema = t.Name.Schema.Name
+		}
 	}
 	if t.Alias != nil {
 		item.Alias = t.Alias.Name

@@ -42,6 +42,23 @@ type Value struct {
 	b    []byte
 	bits uint64
 	kind Kind
+	// sub is the value's subtype (SQLite's sqlite3_result_subtype): 0, or SubtypeJSON on a TEXT
+	// that a JSON function returned. It travels with the value through expressions and is lost
+	// when the value is stored.
+	sub uint8
+}
+
+// SubtypeJSON marks a TEXT value that a JSON function returned as JSON text, so that another
+// JSON function takes it as JSON rather than as a string (SQLite's subtype 'J').
+const SubtypeJSON uint8 = 'J'
+
+// Subtype returns v's subtype: 0, or SubtypeJSON.
+func (v Value) Subtype() uint8 { return v.sub }
+
+// WithSubtype returns v with subtype t.
+func (v Value) WithSubtype(t uint8) Value {
+	v.sub = t
+	return v
 }
 
 // Constructors.
@@ -118,8 +135,11 @@ func (v Value) Bytes() []byte {
 	return nil
 }
 
-// Clone returns v with its bytes copied, so that it outlives the buffer it pointed into.
+// Clone returns v with its bytes copied, so that it outlives the buffer it pointed into. A clone
+// is a materialized copy (a row of a subquery, a sorted or stored row), so it has no subtype, as
+// SQLite's subtypes do not outlive their expression.
 func (v Value) Clone() Value {
+	v.sub = 0
 	if v.kind == Text || v.kind == Blob {
 		c := make([]byte, len(v.b))
 		copy(c, v.b)

@@ -940,3 +940,9 @@ SELECT a, group_concat(a) OVER () AS g, rank() OVER (ORDER BY c) AS r FROM t ORD
 SELECT a, group_concat(a) OVER () AS g, rank() OVER (ORDER BY c) AS r FROM t ORDER BY g, a
 
 SELECT a, group_concat(a) OVER () AS g, rank() OVER (ORDER BY c) AS r FROM t ORDER BY r
+
+-- Other groups' aggregates and sources: JSON aggregates as window functions, windows over a CTE.
+
+SELECT a, json_group_array(b) OVER (ORDER BY a ROWS 1 PRECEDING), json_group_object(a, b) OVER (ORDER BY a) FROM t ORDER BY a
+
+WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 6) SELECT n, sum(n) OVER (ORDER BY n ROWS 2 PRECEDING), ntile(4) OVER (ORDER BY n) FROM s

@@ -1,0 +1,105 @@
+-- CREATE TEMP TABLE (lang_createtable.html): tables of the connection.
+
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)
+
+INSERT INTO t VALUES (1, 'main')
+
+CREATE TEMP TABLE scratch(id INTEGER PRIMARY KEY, v TEXT UNIQUE, n INT DEFAULT 0 CHECK (n >= 0))
+
+INSERT INTO scratch(v) VALUES ('x'), ('y')
+
+INSERT INTO scratch(v) VALUES ('x')
+
+INSERT INTO scratch(v, n) VALUES ('z', -1)
+
+SELECT * FROM scratch ORDER BY id
+
+UPDATE scratch SET n = n + 5 WHERE v = 'y'
+
+DELETE FROM scratch WHERE v = 'x'
+
+SELECT * FROM scratch ORDER BY id
+
+SELECT t.b, s.v FROM t JOIN scratch AS s ON s.id = t.a + 1
+
+CREATE TEMPORARY TABLE IF NOT EXISTS scratch(q)
+
+CREATE TEMP TABLE scratch(q)
+
+CREATE TEMP TABLE t(shadow)
+
+INSERT INTO t VALUES ('temp row')
+
+SELECT * FROM t
+
+DROP TABLE t
+
+SELECT * FROM t
+
+CREATE TEMP TABLE copy AS SELECT a * 10 AS x, b FROM t
+
+SELECT * FROM copy
+
+CREATE INDEX copy_x ON copy(x)
+
+EXPLAIN QUERY PLAN SELECT b FROM copy WHERE x = 10
+
+SELECT b FROM copy WHERE x = 10
+
+DROP INDEX copy_x
+
+EXPLAIN QUERY PLAN SELECT b FROM copy WHERE x = 10
+
+BEGIN
+
+CREATE TEMP TABLE gone(a)
+
+INSERT INTO gone VALUES (1)
+
+INSERT INTO scratch(v) VALUES ('in tx')
+
+ROLLBACK
+
+SELECT * FROM gone
+
+SELECT v FROM scratch ORDER BY id
+
+BEGIN
+
+CREATE TEMP TABLE kept(a)
+
+INSERT INTO kept VALUES (1)
+
+COMMIT
+
+SELECT * FROM kept
+
+SAVEPOINT s1
+
+CREATE TEMP TABLE sp(a)
+
+ROLLBACK TO s1
+
+RELEASE s1
+
+SELECT * FROM sp
+
+CREATE TEMP VIEW tv AS SELECT v FROM scratch
+
+SELECT * FROM tv
+
+CREATE TEMP TABLE tv(a)
+
+DROP TABLE scratch
+
+SELECT * FROM scratch
+
+SELECT * FROM tv
+
+CREATE TEMP TABLE sqlite_x(a)
+
+CREATE TEMP TABLE g(a, b AS (a * 2))
+
+INSERT INTO g(a) VALUES (4)
+
+SELECT * FROM g
