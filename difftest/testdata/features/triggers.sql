@@ -746,3 +746,5 @@ SELECT x FROM wlog ORDER BY x
 CREATE TRIGGER wt_ix AFTER INSERT ON wt BEGIN UPDATE wlog INDEXED BY foo SET x = 1; END
 
 CREATE TRIGGER wt_nix AFTER INSERT ON wt BEGIN DELETE FROM wlog NOT INDEXED; END
+
+SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'trigger') AND name IN ('lt', 'llog', 'lother', 'lt_b', 'lt_a', 'wt', 'wlog', 'wt_with', 'wt_up')
