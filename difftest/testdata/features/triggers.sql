@@ -748,3 +748,40 @@ CREATE TRIGGER wt_ix AFTER INSERT ON wt BEGIN UPDATE wlog INDEXED BY foo SET x =
 CREATE TRIGGER wt_nix AFTER INSERT ON wt BEGIN DELETE FROM wlog NOT INDEXED; END
 
 SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'trigger') AND name IN ('lt', 'llog', 'lother', 'lt_b', 'lt_a', 'wt', 'wlog', 'wt_with', 'wt_up')
+
+-- a BEFORE INSERT trigger that inserts into its own table: the new row's rowid is chosen after it
+
+CREATE TABLE self(id INTEGER PRIMARY KEY, v TEXT)
+
+CREATE TRIGGER self_b BEFORE INSERT ON self WHEN NEW.v != 'shadow' BEGIN INSERT INTO self(v) VALUES ('shadow'); END
+
+-- exec
+INSERT INTO self(v) VALUES ('a'), ('b')
+
+SELECT * FROM self ORDER BY id
+
+-- WHEN with IS NOT, and INSERT OR IGNORE: BEFORE triggers fire for rows then ignored
+
+CREATE TABLE chg(id INTEGER PRIMARY KEY, v TEXT UNIQUE)
+
+CREATE TABLE chglog(seq INTEGER PRIMARY KEY, e TEXT)
+
+CREATE TRIGGER chg_u AFTER UPDATE ON chg WHEN OLD.v IS NOT NEW.v BEGIN INSERT INTO chglog(e) VALUES (OLD.v || '>' || NEW.v); END
+
+CREATE TRIGGER chg_bi BEFORE INSERT ON chg BEGIN INSERT INTO chglog(e) VALUES ('bi ' || NEW.v); END
+
+CREATE TRIGGER chg_ai AFTER INSERT ON chg BEGIN INSERT INTO chglog(e) VALUES ('ai ' || NEW.v); END
+
+-- exec
+INSERT OR IGNORE INTO chg(v) VALUES ('x'), ('x'), ('y')
+
+-- exec
+UPDATE chg SET v = v
+
+-- exec
+UPDATE chg SET v = upper(v) WHERE v = 'x'
+
+-- exec
+UPDATE chg SET v = NULL WHERE v = 'y'
+
+SELECT e FROM chglog ORDER BY seq
