@@ -64,7 +64,7 @@ func (x *execCtx) alterTable(st *ast.AlterTable) error {
 	if equalFoldPrefix(t.Name, "sqlite_") {
 		return fmt.Errorf("table %s may not be altered", t.Name)
 	}
-	if tr := x.triggerNaming(t.Name); tr != nil && st.Kind != ast.AddColumn {
+	if tr := x.triggerNaming(t.Name, st.Kind == ast.RenameTable); tr != nil && st.Kind != ast.AddColumn {
 		return fmt.Errorf("unsupported: ALTER TABLE of table %s, which trigger %s names (drop the trigger first)", t.Name, tr.Name)
 	}
 	switch st.Kind {
@@ -85,7 +85,7 @@ type schemaObject struct {
 }
 
 // objects returns every object of s with its entry: tables (with their automatic indexes), then
-// explicit indexes, then views.
+// explicit indexes, then views, then triggers.
 func (s *Schema) objects() []*schemaObject {
 	var tables, indexes, views []*schemaObject
 	for _, t := range s.tables {
@@ -102,6 +102,10 @@ func (s *Schema) objects() []*schemaObject {
 	for _, v := range s.views {
 		views = append(views, &schemaObject{schemaEntry{kind: "view", name: v.Name, table: v.Name, sql: v.SQL}, v.Name})
 	}
+	var triggers []*schemaObject
+	for _, tr := range s.triggers {
+		triggers = append(triggers, &schemaObject{schemaEntry{kind: "trigger", name: tr.Name, table: tr.Table, id: tr.ID, sql: tr.SQL}, tr.Name})
+	}
 	byID := func(a, b *schemaObject) int {
 		if a.id != b.id {
 			return int(a.id - b.id)
@@ -111,7 +115,8 @@ func (s *Schema) objects() []*schemaObject {
 	slices.SortFunc(tables, byID)
 	slices.SortFunc(indexes, byID)
 	slices.SortFunc(views, byID)
-	return append(append(tables, indexes...), views...)
+	slices.SortFunc(triggers, byID)
+	return append(append(append(tables, indexes...), views...), triggers...)
 }
 
 // rebuild makes the schema of the edited objects and writes their entries: entries whose name
@@ -119,7 +124,7 @@ func (s *Schema) objects() []*schemaObject {
 // in errors ("rename", "drop column").
 func (x *execCtx) rebuild(objs []*schemaObject, action string) error {
 	s := emptySchema()
-	for _, pass := range []string{"table", "index", "view"} {
+	for _, pass := range []string{"table", "index", "view", "trigger"} {
 		for _, o := range objs {
 			if o.kind != pass {
 				continue
@@ -165,11 +170,10 @@ func (x *execCtx) rebuild(objs []*schemaObject, action string) error {
 		}
 	}
 	for _, o := range objs {
-		if err := putEntry(b, o.schemaEntry); err != nil {
+		if err := putSchemaEntry(b, o.schemaEntry); err != nil {
 			return err
 		}
 	}
-	x.schema.cloneTriggers(s) // names triggers use are never changed (alterTable)
 	return x.changed(b, s)
 }
 

@@ -182,9 +182,7 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	} else {
 		tname = v.Name
 	}
-	rec := codec.AppendRecord(nil, []value.Value{value.TextString("trigger"), value.TextString(tr.Name),
-		value.TextString(tname), value.Int(id), value.TextString(st.SQL)})
-	if err := b.Put(triggerKey(tr.Name), rec); err != nil {
+	if err := putSchemaEntry(b, schemaEntry{kind: "trigger", name: tr.Name, table: tname, id: id, sql: st.SQL}); err != nil {
 		return err
 	}
 	s := x.schema.clone()
@@ -932,15 +930,20 @@ func raiseVersion(b *cairn.Bucket, version uint64) error {
 	return b.Put(versionKey, beUint64(version))
 }
 
-// triggerNaming returns a trigger, of the database or the session, that is on the table name or
-// whose text names it (a conservative test: ALTER TABLE does not rewrite trigger texts, so it
-// refuses to rename or drop what a trigger may use), or nil.
-func (x *execCtx) triggerNaming(name string) *Trigger {
+// triggerNaming returns a trigger that is on the table name or whose text names it, or nil: of
+// the session (TEMP) only when tempOnly is set, else of the database too. ALTER TABLE RENAME TO
+// rewrites the database's triggers as it does views (alter.go), but no TEMP trigger, and RENAME
+// COLUMN and DROP COLUMN rewrite no trigger; so they refuse what a trigger may use (a
+// conservative test: the name as a word of the text).
+func (x *execCtx) triggerNaming(name string, tempOnly bool) *Trigger {
 	if !x.hasTriggers() {
 		return nil
 	}
 	lname := strings.ToLower(name)
-	all := []*Schema{x.schema}
+	var all []*Schema
+	if !tempOnly {
+		all = append(all, x.schema)
+	}
 	if x.sess.tempTriggers != nil {
 		all = append(all, x.sess.tempTriggers)
 	}
@@ -981,4 +984,15 @@ func containsWord(text, word string) bool {
 		}
 		from = i + 1
 	}
+}
+
+// putSchemaEntry writes an object's schema entry: a trigger's under triggerKey, any other's by
+// its name (putEntry).
+func putSchemaEntry(b *cairn.Bucket, e schemaEntry) error {
+	if e.kind != "trigger" {
+		return putEntry(b, e)
+	}
+	rec := codec.AppendRecord(nil, []value.Value{value.TextString(e.kind), value.TextString(e.name),
+		value.TextString(e.table), value.Int(e.id), value.TextString(e.sql)})
+	return b.Put(triggerKey(e.name), rec)
 }

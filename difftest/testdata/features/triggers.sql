@@ -785,3 +785,41 @@ UPDATE chg SET v = upper(v) WHERE v = 'x'
 UPDATE chg SET v = NULL WHERE v = 'y'
 
 SELECT e FROM chglog ORDER BY seq
+
+-- ALTER TABLE RENAME TO edits the triggers' texts where they name the table (SQLite checks every
+-- trigger and view then, and fails on an upsert's alias in a trigger and on the TEMP view of a
+-- dropped table: both go first)
+
+DROP TRIGGER wt_up
+
+DROP VIEW tpv
+
+CREATE TABLE rn(a INTEGER, b TEXT)
+
+CREATE TABLE rnlog(x)
+
+CREATE TRIGGER rn_ai AFTER INSERT ON rn BEGIN
+  INSERT INTO rnlog SELECT a FROM rn WHERE rn.a = NEW.a;
+  UPDATE rn SET b = 'seen' WHERE a = NEW.a AND rn.b IS NULL;
+  DELETE FROM rn WHERE rn.a < 0;
+END
+
+CREATE TRIGGER rnlog_ai AFTER INSERT ON rnlog WHEN NEW.x > 100 BEGIN INSERT INTO rn(a) VALUES (NEW.x - 100) ON CONFLICT DO NOTHING; END
+
+ALTER TABLE rn RENAME TO rn2
+
+SELECT name, tbl_name, sql FROM sqlite_schema WHERE name IN ('rn_ai', 'rnlog_ai') ORDER BY name
+
+-- exec
+INSERT INTO rn2(a) VALUES (7)
+
+-- exec
+INSERT INTO rnlog VALUES (150)
+
+SELECT * FROM rn2 ORDER BY a
+
+SELECT x FROM rnlog ORDER BY x
+
+ALTER TABLE rnlog RENAME TO rnjournal
+
+SELECT name, tbl_name, sql FROM sqlite_schema WHERE name IN ('rn_ai', 'rnlog_ai') ORDER BY name
