@@ -64,7 +64,7 @@ func (x *execCtx) alterTable(st *ast.AlterTable) error {
 	if equalFoldPrefix(t.Name, "sqlite_") {
 		return fmt.Errorf("table %s may not be altered", t.Name)
 	}
-	if tr := x.triggerNaming(t.Name, st.Kind == ast.RenameTable); tr != nil && st.Kind != ast.AddColumn {
+	if tr := x.triggerNaming(t.Name, st.Kind == ast.RenameTable || st.Kind == ast.RenameColumn); tr != nil && st.Kind != ast.AddColumn {
 		return fmt.Errorf("unsupported: ALTER TABLE of table %s, which trigger %s names (drop the trigger first)", t.Name, tr.Name)
 	}
 	switch st.Kind {

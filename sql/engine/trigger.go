@@ -932,8 +932,8 @@ func raiseVersion(b *cairn.Bucket, version uint64) error {
 
 // triggerNaming returns a trigger that is on the table name or whose text names it, or nil: of
 // the session (TEMP) only when tempOnly is set, else of the database too. ALTER TABLE RENAME TO
-// rewrites the database's triggers as it does views (alter.go), but no TEMP trigger, and RENAME
-// COLUMN and DROP COLUMN rewrite no trigger; so they refuse what a trigger may use (a
+// and RENAME COLUMN rewrite the database's triggers as they do views (alter.go), but no TEMP
+// trigger, and DROP COLUMN rewrites no trigger; so they refuse what such a trigger may use (a
 // conservative test: the name as a word of the text).
 func (x *execCtx) triggerNaming(name string, tempOnly bool) *Trigger {
 	if !x.hasTriggers() {

@@ -140,9 +140,9 @@ func TestTempTriggersArePerSession(t *testing.T) {
 }
 
 // TestTriggerAlterTable: ADD COLUMN keeps the table's triggers (in the schema it rebuilds, and
-// the stored one); RENAME TO edits the texts of the triggers (difftest's triggers.sql compares
-// them with SQLite's); RENAME COLUMN and DROP COLUMN are refused while a trigger names the
-// table, since they do not edit trigger texts.
+// the stored one); RENAME TO and RENAME COLUMN edit the texts of the triggers (difftest's
+// triggers.sql compares them with SQLite's); DROP COLUMN is refused while a trigger names the
+// table, and the renames while a TEMP trigger does, since they do not edit those texts.
 func TestTriggerAlterTable(t *testing.T) {
 	s := newTestSession(t)
 	mustExec(t, s, `CREATE TABLE t(a); CREATE TABLE log(x); CREATE TABLE other(y);
@@ -151,14 +151,15 @@ func TestTriggerAlterTable(t *testing.T) {
 		ALTER TABLE t ADD COLUMN b DEFAULT 2;
 		INSERT INTO t(a) VALUES (1)`)
 	require.Equal(t, [][]value.Value{{value.Int(1)}}, query(t, s, `SELECT x FROM log`))
-	for _, q := range []string{`ALTER TABLE t RENAME COLUMN a TO c`, `ALTER TABLE t DROP COLUMN b`,
-		`ALTER TABLE log RENAME COLUMN x TO z`} {
+	for _, q := range []string{`ALTER TABLE t DROP COLUMN b`, `ALTER TABLE log DROP COLUMN x`} {
 		_, err := s.Exec(context.Background(), q, nil)
 		require.ErrorContains(t, err, "unsupported: ALTER TABLE of table", q)
 	}
 	mustExec(t, s, `ALTER TABLE t RENAME TO u; ALTER TABLE log RENAME TO journal; INSERT INTO u(a) VALUES (5)`)
 	require.Equal(t, [][]value.Value{{value.Int(1)}, {value.Int(5)}}, query(t, s, `SELECT x FROM journal`))
-	mustExec(t, s, `DROP TRIGGER tr; ALTER TABLE u RENAME COLUMN a TO c`)
+	mustExec(t, s, `ALTER TABLE u RENAME COLUMN a TO c; INSERT INTO u(c) VALUES (6)`)
+	require.Equal(t, [][]value.Value{{value.Int(1)}, {value.Int(5)}, {value.Int(6)}}, query(t, s, `SELECT x FROM journal`))
+	mustExec(t, s, `DROP TRIGGER tr; ALTER TABLE u DROP COLUMN b`)
 	require.Len(t, query(t, s, `SELECT name FROM sqlite_schema WHERE type = 'trigger'`), 1)
 	// A TEMP trigger's text is not edited: RENAME TO is refused while one names the table.
 	mustExec(t, s, `CREATE TEMP TRIGGER tt AFTER DELETE ON u BEGIN SELECT 1; END`)

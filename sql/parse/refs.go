@@ -63,9 +63,9 @@ type Source struct {
 
 // Refs returns the names in the text of one CREATE TABLE, CREATE INDEX, CREATE VIEW or CREATE
 // TRIGGER statement, in no particular order, and the select cores they are in. In a trigger,
-// NEW.col and OLD.col are columns qualified by the table names NEW and OLD, and a name of an
-// INSERT, UPDATE or DELETE of its body is outside any select core (Scope -1), qualified by that
-// statement's table.
+// NEW.col and OLD.col are columns of the trigger's table (their qualifiers are table names NEW
+// and OLD), and a name of an INSERT, UPDATE or DELETE of its body is outside any select core
+// (Scope -1), of that statement's table.
 func Refs(sql string) ([]Ref, []Scope, error) {
 	stmts, err := Parse(sql) // the checks of the adapter: the text is one supported statement
 	if err != nil {
@@ -349,6 +349,15 @@ func skipSpace(s string, i int) int {
 // statements of its body.
 func (w *refWalker) trigger(s *m.CreateTriggerStmt) {
 	on := s.Table.Name.Name
+	first := len(w.refs)
+	defer func() {
+		// NEW.col and OLD.col are columns of the trigger's table, wherever they are.
+		for i := first; i < len(w.refs); i++ {
+			if r := &w.refs[i]; r.Kind == RefColumn && (strings.EqualFold(r.Table, "new") || strings.EqualFold(r.Table, "old")) {
+				r.Table, r.Scope = on, -1
+			}
+		}
+	}()
 	w.add(s.Table.Name, RefTable, "", -1, false)
 	for _, c := range s.UpdateOf {
 		w.add(c, RefColumn, on, -1, false)

@@ -823,3 +823,32 @@ SELECT x FROM rnlog ORDER BY x
 ALTER TABLE rnlog RENAME TO rnjournal
 
 SELECT name, tbl_name, sql FROM sqlite_schema WHERE name IN ('rn_ai', 'rnlog_ai') ORDER BY name
+
+-- ALTER TABLE RENAME COLUMN edits NEW.col, OLD.col, UPDATE OF and the body's names
+
+CREATE TABLE rc(a, b)
+
+CREATE TABLE rclog(x, y)
+
+CREATE TRIGGER rc_u AFTER UPDATE OF a ON rc WHEN NEW.a > OLD.a BEGIN
+  INSERT INTO rclog(x) SELECT a FROM rc WHERE rc.a = NEW.a;
+  UPDATE rc SET a = NEW.a + 1 WHERE a = OLD.a AND b IS NULL;
+  INSERT INTO rclog(x, y) VALUES (NEW.b, (SELECT max(a) FROM rc));
+END
+
+ALTER TABLE rc RENAME COLUMN a TO aa
+
+SELECT sql FROM sqlite_schema WHERE name = 'rc_u'
+
+ALTER TABLE rclog RENAME COLUMN x TO xx
+
+SELECT sql FROM sqlite_schema WHERE name = 'rc_u'
+
+INSERT INTO rc VALUES (1, NULL), (5, 'b')
+
+-- exec
+UPDATE rc SET aa = aa + 1 WHERE aa = 1
+
+SELECT * FROM rc ORDER BY aa
+
+SELECT * FROM rclog ORDER BY xx
