@@ -134,9 +134,6 @@ type Session struct {
 	// transaction began, which its rollback puts back; tempID names their buckets.
 	temp, tempAtBegin *tempState
 	tempID            string
-	// tempTriggers holds the session's TEMP triggers in its trigger maps (trigger.go), nil
-	// before the first.
-	tempTriggers *Schema
 
 	lastInsertID int64
 	changes      int64

@@ -95,8 +95,8 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 	triggers := cx.schema.triggers
 	if temp {
 		triggers = nil
-		if cx.sess != nil && cx.sess.tempTriggers != nil {
-			triggers = cx.sess.tempTriggers.triggers
+		if cx.sess != nil && cx.sess.tempTrigs() != nil {
+			triggers = cx.sess.tempTrigs().triggers
 		}
 	}
 	var trs []*Trigger

@@ -93,9 +93,9 @@ func (s *Session) Objects() ([]Object, error) {
 		}
 		out = append(out, Object{Type: "trigger", Name: tr.Name, Table: table, SQL: tr.SQL})
 	}
-	if s.tempTriggers != nil {
+	if s.tempTrigs() != nil {
 		triggers = triggers[:0]
-		for _, tr := range s.tempTriggers.triggers {
+		for _, tr := range s.tempTrigs().triggers {
 			triggers = append(triggers, tr)
 		}
 		slices.SortFunc(triggers, func(a, b *Trigger) int { return cmp.Compare(b.ID, a.ID) }) // creation order

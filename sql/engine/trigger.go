@@ -107,12 +107,12 @@ func (s *Schema) cloneTriggers(c *Schema) {
 // hasTriggers reports whether the statement may fire any trigger: the schema or the session
 // has one. Statements check it once, so that tables without triggers pay nothing per row.
 func (x *execCtx) hasTriggers() bool {
-	return len(x.schema.triggers) > 0 || x.sess.tempTriggers != nil && len(x.sess.tempTriggers.triggers) > 0
+	return len(x.schema.triggers) > 0 || x.sess.tempTrigs() != nil && len(x.sess.tempTrigs().triggers) > 0
 }
 
-// createTrigger runs CREATE TRIGGER. A TEMP trigger, and any trigger on a TEMP view, belongs to
-// the session (Session.tempTriggers): it fires for the session's statements only, before the
-// database's triggers, and goes with the session.
+// createTrigger runs CREATE TRIGGER. A TEMP trigger, and any trigger on a TEMP table or view,
+// belongs to the session (Session.tempTrigs): it fires for the session's statements only, before
+// the database's triggers, and goes with the session.
 func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	if len(st.Name) > 7 && equalFoldPrefix(st.Name, "sqlite_") {
 		return fmt.Errorf("object name reserved for internal use: %s", st.Name)
@@ -127,7 +127,7 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 	}
 	exists := x.schema.trigger(st.Name) != nil
 	if temp {
-		exists = x.sess.tempTriggers != nil && x.sess.tempTriggers.trigger(st.Name) != nil
+		exists = x.sess.tempTrigs() != nil && x.sess.tempTrigs().trigger(st.Name) != nil
 	}
 	switch {
 	case t == nil && v == nil:
@@ -149,19 +149,17 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 		return fmt.Errorf("cannot create INSTEAD OF trigger on table: %s", st.Table)
 	}
 	if temp {
-		if x.sess.tempTriggers == nil {
-			x.sess.tempTriggers = emptySchema()
-		}
-		tt := x.sess.tempTriggers
-		// TEMP triggers fire in creation order: their ids count down (cookie counts them).
-		tt.cookie++
-		tr := newTrigger(st, -tt.cookie)
-		if t != nil {
-			tr.Table = t.Name
-		} else {
-			tr.Table = v.Name
-		}
-		tt.addTrigger(tr)
+		x.editTempTriggers(func(tt *Schema) {
+			// TEMP triggers fire in creation order: their ids count down (cookie counts them).
+			tt.cookie++
+			tr := newTrigger(st, -tt.cookie)
+			if t != nil {
+				tr.Table = t.Name
+			} else {
+				tr.Table = v.Name
+			}
+			tt.addTrigger(tr)
+		})
 		return nil
 	}
 	b, err := x.schemaStore()
@@ -193,9 +191,9 @@ func (x *execCtx) createTrigger(st *ast.CreateTrigger) error {
 // dropTrigger runs DROP TRIGGER: of the TEMP trigger of that name if there is one (or
 // temp.name), else of the database's.
 func (x *execCtx) dropTrigger(st *ast.DropTrigger) error {
-	if tt := x.sess.tempTriggers; tt != nil && st.Schema != "main" {
+	if tt := x.sess.tempTrigs(); tt != nil && st.Schema != "main" {
 		if tr := tt.trigger(st.Name); tr != nil {
-			tt.removeTrigger(tr)
+			x.editTempTriggers(func(tt *Schema) { tt.removeTrigger(tt.trigger(st.Name)) })
 			return nil
 		}
 	}
@@ -247,11 +245,37 @@ func (x *execCtx) dropTriggersOn(s *Schema, name string) error {
 
 // dropTempTriggersOn removes the session's TEMP triggers on the table or view name.
 func (x *execCtx) dropTempTriggersOn(name string) {
-	if tt := x.sess.tempTriggers; tt != nil {
-		for _, tr := range tt.tableTriggers[fold(name)] {
-			tt.removeTrigger(tr)
-		}
+	if tt := x.sess.tempTrigs(); tt != nil && len(tt.tableTriggers[fold(name)]) > 0 {
+		x.editTempTriggers(func(tt *Schema) {
+			for _, tr := range tt.tableTriggers[fold(name)] {
+				tt.removeTrigger(tr)
+			}
+		})
 	}
+}
+
+// tempTrigs returns the session's TEMP triggers (a Schema holding only trigger maps), nil
+// before the first. They are part of its TEMP state (temp.go), so the statement, savepoint and
+// transaction rollbacks that put an older TEMP state back undo their changes too.
+func (s *Session) tempTrigs() *Schema {
+	if s.temp == nil {
+		return nil
+	}
+	return s.temp.trig
+}
+
+// editTempTriggers gives the session a new TEMP state whose TEMP triggers are a copy of its
+// own, changed by fn (TEMP states are never changed in place).
+func (x *execCtx) editTempTriggers(fn func(tt *Schema)) {
+	tt := emptySchema()
+	if old := x.sess.tempTrigs(); old != nil {
+		old.cloneTriggers(tt)
+		tt.cookie = old.cookie
+	}
+	fn(tt)
+	next := x.sess.temp.with("", nil) // a copy
+	next.trig = tt
+	x.sess.temp = next
 }
 
 // trigBind is what NEW and OLD name while a trigger program is bound.
@@ -379,7 +403,7 @@ func (x *execCtx) triggersFor(name string, event ast.TriggerEvent, cols []srcCol
 	if x.sess.temp.table(name) != nil || x.sess.tempViews[fold(name)] != nil {
 		list = nil // a TEMP table or view hides the database's object of that name
 	}
-	if tt := x.sess.tempTriggers; tt != nil && len(tt.tableTriggers[fold(name)]) > 0 {
+	if tt := x.sess.tempTrigs(); tt != nil && len(tt.tableTriggers[fold(name)]) > 0 {
 		list = append(slices.Clone(tt.tableTriggers[fold(name)]), list...) // TEMP ones first
 	}
 	if len(list) == 0 {
@@ -706,14 +730,14 @@ func (x *execCtx) viewTarget(name string, event ast.TriggerEvent) *View {
 	switch {
 	case v != nil:
 		list = nil
-		if tt := x.sess.tempTriggers; tt != nil {
+		if tt := x.sess.tempTrigs(); tt != nil {
 			list = tt.tableTriggers[fold(name)]
 		}
 	case x.table(name) != nil:
 		return nil
 	default:
 		v = x.schema.view(name)
-		if tt := x.sess.tempTriggers; tt != nil {
+		if tt := x.sess.tempTrigs(); tt != nil {
 			list = append(slices.Clone(tt.tableTriggers[fold(name)]), list...)
 		}
 	}
@@ -944,8 +968,8 @@ func (x *execCtx) triggerNaming(name string, tempOnly bool) *Trigger {
 	if !tempOnly {
 		all = append(all, x.schema)
 	}
-	if x.sess.tempTriggers != nil {
-		all = append(all, x.sess.tempTriggers)
+	if x.sess.tempTrigs() != nil {
+		all = append(all, x.sess.tempTrigs())
 	}
 	for _, s := range all {
 		for _, tr := range s.triggers {

@@ -852,3 +852,35 @@ UPDATE rc SET aa = aa + 1 WHERE aa = 1
 SELECT * FROM rc ORDER BY aa
 
 SELECT * FROM rclog ORDER BY xx
+
+-- TEMP triggers follow transactions, as TEMP tables do
+
+CREATE TABLE tx_t(a)
+
+BEGIN
+
+CREATE TEMP TRIGGER tx_tt AFTER INSERT ON tx_t BEGIN SELECT 1; END
+
+ROLLBACK
+
+DROP TRIGGER tx_tt
+
+CREATE TEMP TRIGGER tx_tt AFTER INSERT ON tx_t BEGIN SELECT 1; END
+
+BEGIN
+
+DROP TRIGGER tx_tt
+
+ROLLBACK
+
+SELECT name FROM sqlite_temp_schema WHERE name = 'tx_tt'
+
+SAVEPOINT sp
+
+DROP TRIGGER tx_tt
+
+ROLLBACK TO sp
+
+RELEASE sp
+
+DROP TRIGGER tx_tt
