@@ -276,7 +276,10 @@ type Update struct {
 	Table    string
 	Alias    string
 	Set      []Assignment
-	Where    Expr
+	// From is UPDATE ... FROM's list (nil: none): its items join the target, whose item comes
+	// first (the first of From joins it as a comma does).
+	From  []FromItem
+	Where Expr
 	// Returning is the RETURNING list (nil: none).
 	Returning []ResultColumn
 }

@@ -9,6 +9,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cairndb/cairn/sql/ast"
 	"github.com/cairndb/cairn/sql/value"
@@ -731,7 +732,7 @@ func (x *execCtx) cachedTarget(stmt *Stmt, plan func() (*targetPlan, error)) (*t
 
 // planTarget plans a single-table WHERE for UPDATE and DELETE, and returns the scope SET
 // expressions bind in.
-func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With) (*targetPlan, *scope, error) {
+func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With, from []ast.FromItem) (*targetPlan, *scope, error) {
 	t := x.table(table)
 	if t == nil {
 		if x.schema.view(table) != nil {
@@ -753,8 +754,25 @@ func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With)
 		name = alias
 	}
 	sc := &scope{sources: []*source{tableSource(t, name)}}
-	cp := &corePlan{sources: sc.sources}
 	core := &ast.SelectCore{From: []ast.FromItem{{Table: table, Alias: alias}}, Where: where}
+	if len(from) > 0 {
+		// UPDATE ... FROM: the FROM items join the target; the target's table may be one of
+		// them under another name only (SQLite's rule).
+		for _, item := range from {
+			n := item.Alias
+			if n == "" {
+				n = item.Table
+			}
+			if item.Subquery == nil && !item.Func && strings.EqualFold(item.Table, t.Name) && strings.EqualFold(n, name) {
+				return nil, nil, fmt.Errorf("target object/alias may not appear in FROM clause: %s", name)
+			}
+		}
+		if err := addSources(pc, from, where, sc); err != nil {
+			return nil, nil, err
+		}
+		core.From = append(core.From, from...)
+	}
+	cp := &corePlan{sources: sc.sources}
 	if err := planJoin(pc, core, sc, cp); err != nil {
 		return nil, nil, err
 	}
@@ -763,7 +781,7 @@ func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With)
 
 // planUpdate plans st: its target loop, SET expressions, CHECK constraints and UNIQUE order.
 func (x *execCtx) planUpdate(st *ast.Update) (*targetPlan, error) {
-	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
+	p, sc, err := x.planTarget(st.Table, st.Alias, st.Where, st.With, st.From)
 	if err != nil {
 		return nil, err
 	}
@@ -822,9 +840,40 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 	}
 }
 
+// targetRowsFrom returns, for UPDATE ... FROM, the target rows p's join selects (copied), each
+// once (with the rows of the other sources of its first match), all of them before the
+// statement changes any. others[i][k] is source k's row for rows[i] (k 0 unused).
+func (x *execCtx) targetRowsFrom(p *targetPlan, params []value.Value) (rows [][]value.Value, others [][][]value.Value, err error) {
+	run := &runState{cx: x, params: params}
+	e := &env{rows: make([][]value.Value, len(p.cp.sources)), run: run, params: params}
+	j := &joinIter{cp: p.cp, e: e}
+	defer j.close()
+	seen := map[string]struct{}{}
+	for {
+		ok, err := j.next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return rows, others, nil
+		}
+		key := string(p.t.rowKey(e.rows[0], rowidOfRow(p.t, e.rows[0])))
+		if _, dup := seen[key]; dup {
+			continue // SQLite updates a target row once, with one of its matches
+		}
+		seen[key] = struct{}{}
+		rows = append(rows, cloneRow(e.rows[0]))
+		o := make([][]value.Value, len(e.rows))
+		for k := 1; k < len(e.rows); k++ {
+			o[k] = cloneRow(e.rows[k])
+		}
+		others = append(others, o)
+	}
+}
+
 // planDelete plans st: its target loop and RETURNING.
 func (x *execCtx) planDelete(st *ast.Delete) (*targetPlan, error) {
-	p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
+	p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -893,6 +942,9 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Result, error) {
 	if stmt == nil || stmt.dml == nil || stmt.dml.schema != x.schema {
 		if v := x.viewTarget(st.Table, ast.TriggerUpdate); v != nil {
+			if len(st.From) > 0 {
+				return Result{}, errors.New("unsupported: UPDATE ... FROM of a view")
+			}
 			return x.updateView(st, v, params)
 		}
 	}
@@ -909,17 +961,26 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	x.ran = true
-	rows, err := x.targetRows(p, params)
+	var rows [][]value.Value
+	var others [][][]value.Value // UPDATE ... FROM: the other sources' rows of each target row
+	if len(p.cp.sources) > 1 {
+		rows, others, err = x.targetRowsFrom(p, params)
+	} else {
+		rows, err = x.targetRows(p, params)
+	}
 	if err != nil {
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
 	ret := x.newReturner(p.ret, params)
 	run := &runState{cx: x, params: params}
-	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
+	e := &env{rows: make([][]value.Value, len(p.cp.sources)), run: run, params: params}
 	slot := rowidSetSlot(t, sets)
 	var res Result
-	for _, target := range rows {
+	for i, target := range rows {
+		if others != nil {
+			copy(e.rows[1:], others[i][1:])
+		}
 		// The row as it is now at the target's key: REPLACE may have deleted it, or moved an
 		// updated row there, which SQLite then updates (it does not test WHERE again).
 		old, ok, err := x.readRow(t, t.rowKey(target, rowidOfRow(t, target)))

@@ -27,6 +27,7 @@ type level struct {
 // addSources resolves the FROM items into sc's sources (where is the core's WHERE, which may
 // give a table-valued function's arguments).
 func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) error {
+	first := len(sc.sources) // UPDATE ... FROM: the target's source is already there
 	for i := range from {
 		item := &from[i]
 		src, err := newSource(pc, item, sc)
@@ -44,7 +45,7 @@ func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) erro
 	}
 	// The arguments of table-valued functions may read any source of the FROM clause.
 	for i := range from {
-		if src := sc.sources[i]; src.fn != nil {
+		if src := sc.sources[first+i]; src.fn != nil {
 			terms := conjuncts(from[i].On, nil) // a LEFT JOIN's right side: its ON only
 			if from[i].Join != ast.JoinLeft {
 				terms = conjuncts(where, terms)

@@ -43,8 +43,6 @@ func (c *converter) insert(s *m.InsertStmt) (ast.Stmt, error) {
 
 func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 	switch {
-	case len(s.From) > 0:
-		return nil, c.unsupported(s.From[0], "UPDATE ... FROM")
 	case len(s.OrderBy) > 0 || s.Limit != nil:
 		return nil, c.unsupported(s, "UPDATE ... ORDER BY/LIMIT")
 	case s.IndexedBy != nil || s.NotIndexed:
@@ -63,6 +61,12 @@ func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 	}
 	if out.Set, err = c.setList(s.Set); err != nil {
 		return nil, err
+	}
+	if out.From, err = c.from(s.From); err != nil {
+		return nil, err
+	}
+	if len(out.From) > 0 && out.From[0].Join == ast.JoinNone {
+		out.From[0].Join = ast.JoinInner
 	}
 	if out.Where, err = c.optExpr(s.Where); err != nil {
 		return nil, err

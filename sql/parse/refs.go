@@ -387,6 +387,12 @@ func (w *refWalker) trigger(s *m.CreateTriggerStmt) {
 		case *m.UpdateStmt:
 			table := b.Table.Name.Name
 			w.add(b.Table.Name, RefTable, "", -1, false)
+			if len(b.From) > 0 {
+				// UPDATE ... FROM: the FROM items' names (their sources in a scope of their own).
+				sc := len(w.scopes)
+				w.scopes = append(w.scopes, Scope{Parent: -1})
+				w.from(b.From, sc, -1)
+			}
 			w.setPairs(b.Set, table)
 			w.expr(b.Where, table, -1)
 		case *m.DeleteStmt:
