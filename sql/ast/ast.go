@@ -75,6 +75,8 @@ const (
 	JoinInner          // JOIN, INNER JOIN, or a comma
 	JoinLeft           // LEFT [OUTER] JOIN
 	JoinCross          // CROSS JOIN
+	JoinRight          // RIGHT [OUTER] JOIN
+	JoinFull           // FULL [OUTER] JOIN
 )
 
 // FromItem is a table, view or subquery in a FROM clause.

@@ -178,6 +178,9 @@ func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	if e.Table == "" && r.c.coalesce != nil {
+		return b.bind(coalesceRef(r.c, e.Column))
+	}
 	if b.agg != nil && r.depth == 0 {
 		b.agg.bare = true
 	}

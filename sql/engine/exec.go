@@ -221,6 +221,11 @@ type joinIter struct {
 	cands   []candidates
 	matched []bool
 	nulled  []bool
+	// RIGHT and FULL joins (rightjoin.go): each such loop's matched rows; passing is set
+	// during an unmatched pass, which runs the loops from floor on.
+	rs      []rightState
+	floor   int
+	passing bool
 }
 
 func (j *joinIter) next() (bool, error) {
@@ -247,25 +252,46 @@ func (j *joinIter) next() (bool, error) {
 		if n := len(cp.levels); j.cands == nil {
 			j.cands, j.matched, j.nulled = make([]candidates, n), make([]bool, n), make([]bool, n)
 		}
+		if cp.right {
+			j.rs = make([]rightState, len(cp.levels))
+		}
 		if err := j.openLevel(0); err != nil {
 			return false, err
 		}
 	}
-	for j.depth >= 0 {
-		ok, err := j.advance(j.depth)
+	for {
+		for j.depth >= j.floor {
+			var ok bool
+			var err error
+			if j.passing && j.depth == j.floor {
+				ok, err = j.advanceUnmatched(j.depth)
+			} else {
+				ok, err = j.advance(j.depth)
+			}
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				j.depth--
+				continue
+			}
+			if j.depth == len(cp.levels)-1 {
+				return true, nil
+			}
+			j.depth++
+			if err := j.openLevel(j.depth); err != nil {
+				return false, err
+			}
+		}
+		if !cp.right {
+			break
+		}
+		more, err := j.nextPass()
 		if err != nil {
 			return false, err
 		}
-		if !ok {
-			j.depth--
-			continue
-		}
-		if j.depth == len(cp.levels)-1 {
-			return true, nil
-		}
-		j.depth++
-		if err := j.openLevel(j.depth); err != nil {
-			return false, err
+		if !more {
+			break
 		}
 	}
 	j.done = true
@@ -274,7 +300,13 @@ func (j *joinIter) next() (bool, error) {
 
 func (j *joinIter) openLevel(d int) error {
 	lv := j.cp.levels[d]
-	c, err := lv.access.open(j.e, lv.src)
+	var c candidates
+	var err error
+	if lv.right {
+		c, err = j.openRight(d)
+	} else {
+		c, err = lv.access.open(j.e, lv.src)
+	}
 	if err != nil {
 		return err
 	}
@@ -313,6 +345,9 @@ func (j *joinIter) advance(d int) (bool, error) {
 			continue
 		}
 		j.matched[d] = true
+		if lv.right {
+			j.markMatched(d)
+		}
 		pass, err = allTrue(lv.where, j.e)
 		if err != nil {
 			return false, err

@@ -59,7 +59,16 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 						}
 						continue
 					}
-					add(at, lv.access.explain())
+					detail := lv.access.explain()
+					if lv.left {
+						detail += " LEFT-JOIN"
+					}
+					add(at, detail)
+				}
+				for _, lv := range core.levels { // the unmatched passes
+					if lv.right {
+						add(add(at, "RIGHT-JOIN "+core.sources[lv.src].name), lv.scan.explain())
+					}
 				}
 				if core.agg != nil && len(core.agg.groupBy) > 0 {
 					add(at, "USE TEMP B-TREE FOR GROUP BY")

@@ -4,6 +4,15 @@ package engine
 // term (and each ON term of an inner join) is evaluated at the first loop where every source it
 // reads has its row; each ON term of a LEFT JOIN decides, at its own loop, whether a row of the
 // right side matches, and a left row without a match gets a row of NULLs.
+//
+// RIGHT and FULL joins: the loops from the first of them on keep their FROM order, so that the
+// loops before a RIGHT (or FULL) join's loop are its left side. Its ON terms decide at its loop
+// whether a row matches, and the loop records the rows of its source that matched some row of
+// the left side; after the nested loops end, an unmatched pass per such loop (in loop order)
+// reads its source's rows that never matched, with NULL rows for every loop before it, and runs
+// the loops after it as usual. So a term that filters the join's result (a WHERE term, or an
+// inner join's ON term after the RIGHT join) may not be evaluated, nor serve an access path,
+// before the loop of the last RIGHT or FULL join before it: its floor.
 
 import (
 	"fmt"
@@ -18,10 +27,16 @@ import (
 type level struct {
 	src    int
 	access accessPath
-	left   bool   // LEFT JOIN: a row of NULLs when nothing matches
-	on     []expr // LEFT JOIN's ON terms: whether a candidate matches
+	left   bool   // LEFT or FULL JOIN: a row of NULLs when nothing matches
+	on     []expr // LEFT, RIGHT or FULL JOIN's ON terms: whether a candidate matches
 	where  []expr // terms checked on every row this level produces
 	null   []value.Value
+	// right is set for a RIGHT or FULL JOIN's loop: it records the rows of its source that
+	// matched (by rowid, or for a source that is no rowid table, from rows read once into
+	// memory: mat), and the unmatched pass reads the source with scan.
+	right bool
+	mat   bool
+	scan  accessPath
 }
 
 // addSources resolves the FROM items into sc's sources (where is the core's WHERE, which may
@@ -34,7 +49,13 @@ func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) erro
 		if err != nil {
 			return err
 		}
-		src.left = item.Join == ast.JoinLeft
+		src.left = item.Join == ast.JoinLeft || item.Join == ast.JoinFull
+		if item.Join == ast.JoinRight || item.Join == ast.JoinFull {
+			src.right = true
+			if src.rowidSlot >= 0 {
+				src.markUsed(src.rowidSlot) // the unmatched pass knows rows by rowid
+			}
+		}
 		src.notIndexed = item.NotIndexed
 		sc.sources = append(sc.sources, src)
 		if item.Natural || len(item.Using) > 0 {
@@ -47,7 +68,7 @@ func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) erro
 	for i := range from {
 		if src := sc.sources[first+i]; src.fn != nil {
 			terms := conjuncts(from[i].On, nil) // a LEFT JOIN's right side: its ON only
-			if from[i].Join != ast.JoinLeft {
+			if j := from[i].Join; j != ast.JoinLeft && j != ast.JoinRight && j != ast.JoinFull {
 				terms = conjuncts(where, terms)
 			}
 			if err := bindTableFuncArgs(pc, &from[i], src, sc, terms); err != nil {
@@ -175,8 +196,39 @@ func hideMergedColumns(item *ast.FromItem, sc *scope) error {
 		if !ok || !leftFound {
 			return fmt.Errorf("cannot join using column %s - column not present in both tables", n)
 		}
+		if item.Join == ast.JoinRight || item.Join == ast.JoinFull {
+			mergeRight(sc, right, n)
+		}
 	}
 	return nil
+}
+
+// mergeRight makes the unqualified name n (and *) read coalesce() of the left copy of n and
+// right's, which a RIGHT or FULL join's USING or NATURAL merged: the right side's value where
+// the left side is NULL-filled.
+func mergeRight(sc *scope, right *source, n string) {
+	for _, left := range sc.sources[:len(sc.sources)-1] {
+		for ci := range left.cols {
+			c := &left.cols[ci]
+			if c.hidden || !strings.EqualFold(c.name, n) {
+				continue
+			}
+			if c.coalesce == nil {
+				c.coalesce = []string{left.name}
+			}
+			c.coalesce = append(c.coalesce, right.name)
+			return
+		}
+	}
+}
+
+// coalesceRef is the expression an unqualified name of a merged column reads.
+func coalesceRef(c srcColumn, name string) exprAST {
+	call := &ast.Call{Name: "coalesce"}
+	for _, s := range c.coalesce {
+		call.Args = append(call.Args, &ast.ColumnRef{Table: s, Column: name})
+	}
+	return call
 }
 
 func hasColumn(s *source, name string) bool {
@@ -213,6 +265,9 @@ type boundTerm struct {
 	ast  exprAST
 	x    expr
 	refs uint64
+	// floor is the FROM index of the last RIGHT or FULL join whose result the term filters
+	// (-1: none): the term is evaluated at that loop or after it.
+	floor int
 }
 
 // planJoin binds the WHERE and ON terms, orders the loops, places the terms on them and picks
@@ -228,8 +283,19 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 	n := len(sc.sources)
 	onTerms := make([][]boundTerm, n)
 	var where []boundTerm
+	var leftSide []bool // of where: an inner ON term before the last RIGHT or FULL join
+	floor, lastRight := -1, -1
+	for i := range core.From {
+		if j := core.From[i].Join; j == ast.JoinRight || j == ast.JoinFull {
+			lastRight = i
+		}
+	}
 	for i := range core.From {
 		item := &core.From[i]
+		outer := item.Join == ast.JoinLeft || item.Join == ast.JoinRight || item.Join == ast.JoinFull
+		if item.Join == ast.JoinRight || item.Join == ast.JoinFull {
+			floor = i
+		}
 		terms := conjuncts(item.On, nil)
 		terms = append(terms, usingTerms(item, sc, i)...)
 		for _, t := range terms {
@@ -237,10 +303,12 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			if err != nil {
 				return err
 			}
-			if item.Join == ast.JoinLeft {
+			bt.floor = floor
+			if outer {
 				onTerms[i] = append(onTerms[i], bt)
 			} else {
 				where = append(where, bt)
+				leftSide = append(leftSide, i < lastRight)
 			}
 		}
 	}
@@ -249,22 +317,29 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		if err != nil {
 			return err
 		}
+		bt.floor = lastRight
 		where = append(where, bt)
+		leftSide = append(leftSide, false)
 	}
-	for _, t := range where {
-		if t.refs == 0 {
+	// A term that reads no source is checked once, before the loops, unless it is an inner
+	// ON term of a RIGHT join's left side: that one empties the left side only.
+	placed := make([]bool, len(where))
+	for k, t := range where {
+		if t.refs == 0 && !leftSide[k] {
 			cp.consts = append(cp.consts, t.x)
+			placed[k] = true
 		}
 	}
+	cp.right = lastRight >= 0
 	order, err := joinOrder(pc, core, sc, where, onTerms)
 	if err != nil {
 		return err
 	}
 	var avail uint64
-	for _, i := range order {
+	for p, i := range order {
 		src := sc.sources[i]
-		lv := &level{src: i, left: src.left}
-		if src.left {
+		lv := &level{src: i, left: src.left, right: src.right}
+		if src.left || cp.right {
 			lv.null = make([]value.Value, src.rowLen())
 		}
 		for _, t := range onTerms[i] {
@@ -274,16 +349,30 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			return fmt.Errorf("no query solution")
 		}
 		bound := avail | 1<<uint(i)
-		for _, t := range where {
-			if t.refs != 0 && t.refs&^bound == 0 && t.refs&^avail != 0 {
-				lv.where = append(lv.where, t.x) // the first loop where all it reads is bound
+		for k, t := range where {
+			// The first loop where all it reads is bound, at its floor or after.
+			if !placed[k] && t.refs&^bound == 0 && p >= t.floor {
+				lv.where = append(lv.where, t.x)
+				placed[k] = true
 			}
 		}
-		access, _, err := chooseAccess(pc, sc, i, usableTerms(i, src.left, where, onTerms, avail), core.From[i], avail)
+		access, _, err := chooseAccess(pc, sc, i, usableTerms(i, src.left || src.right, where, onTerms, avail), core.From[i], avail)
 		if err != nil {
 			return err
 		}
 		lv.access = access
+		if src.right {
+			if src.fn != nil && src.fn.deps != 0 {
+				return fmt.Errorf("unsupported: a table-valued function reading other tables as the right side of a RIGHT or FULL join")
+			}
+			lv.mat = src.table == nil || src.table.WithoutRowid
+			if lv.scan, _, err = chooseAccess(pc, sc, i, nil, core.From[i], 0); err != nil {
+				return err
+			}
+			if lv.mat {
+				lv.access = lv.scan // the main pass reads the rows in memory
+			}
+		}
 		cp.levels = append(cp.levels, lv)
 		avail = bound
 	}
@@ -291,7 +380,7 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 }
 
 // usableTerms are the terms an access path of source i may use with the sources avail bound: a
-// LEFT JOIN's right side its ON terms only; another source the WHERE (and inner ON) terms that
+// LEFT, RIGHT or FULL JOIN's right side its ON terms only; another source the WHERE (and inner ON) terms that
 // read it and nothing of an inner loop.
 func usableTerms(i int, left bool, where []boundTerm, onTerms [][]boundTerm, avail uint64) []boundTerm {
 	if left {
@@ -299,7 +388,10 @@ func usableTerms(i int, left bool, where []boundTerm, onTerms [][]boundTerm, ava
 	}
 	var out []boundTerm
 	for _, t := range where {
-		if t.refs&(1<<uint(i)) != 0 && t.refs&^(avail|1<<uint(i)) == 0 {
+		// A term filtering a RIGHT join's result serves no loop of the join's left side (the
+		// loops before the RIGHT join's are its left side; the loops from it on keep their FROM
+		// index).
+		if t.refs&(1<<uint(i)) != 0 && t.refs&^(avail|1<<uint(i)) == 0 && t.floor <= i {
 			out = append(out, t)
 		}
 	}
@@ -317,7 +409,7 @@ func joinOrder(pc *planCtx, core *ast.SelectCore, sc *scope, where []boundTerm, 
 	n := len(sc.sources)
 	free := n // the sources [0, free) may be reordered
 	for i := 1; i < n; i++ {
-		if core.From[i].Join == ast.JoinLeft || core.From[i].Join == ast.JoinCross {
+		if j := core.From[i].Join; j == ast.JoinLeft || j == ast.JoinCross || j == ast.JoinRight || j == ast.JoinFull {
 			free = i
 			break
 		}

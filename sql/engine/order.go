@@ -26,6 +26,9 @@ func (p *selectPlan) useAccessOrder() {
 		return
 	}
 	cp := p.cores[0]
+	if cp.right {
+		return // the unmatched rows of a RIGHT or FULL join come last, in no order
+	}
 	if cp.agg != nil {
 		cp.useMinMaxOrder()
 		return

@@ -68,10 +68,10 @@ func TestPlans(t *testing.T) {
 		{"SELECT * FROM a JOIN b ON a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
 		{"SELECT * FROM b, a WHERE a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
 		// A LEFT JOIN keeps its order.
-		{"SELECT * FROM b LEFT JOIN a ON a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
+		{"SELECT * FROM b LEFT JOIN a ON a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?) LEFT-JOIN"}},
 		// An equality no index serves gets an automatic index on the inner side, never a scan per
 		// outer row; a real index is preferred.
-		{"SELECT * FROM a LEFT JOIN b ON a.x = b.y", []string{"SCAN a", "SEARCH b USING AUTOMATIC INDEX (y=?)"}},
+		{"SELECT * FROM a LEFT JOIN b ON a.x = b.y", []string{"SCAN a", "SEARCH b USING AUTOMATIC INDEX (y=?) LEFT-JOIN"}},
 		{"SELECT * FROM b JOIN a ON a.y = b.z", []string{"SCAN b", "SEARCH a USING AUTOMATIC INDEX (y=?)"}},
 		{"SELECT * FROM b JOIN a ON a.y = b.z AND a.x = b.y", []string{"SCAN b", "SEARCH a USING INDEX a_x (x=?)"}},
 		{"SELECT * FROM a NOT INDEXED, b NOT INDEXED WHERE a.y = b.z", []string{"SCAN a", "SCAN b"}},

@@ -34,6 +34,9 @@ type srcColumn struct {
 	// notInStar columns are found by name but left out of * (a table-valued function's hidden
 	// columns, tvf.go).
 	notInStar bool
+	// coalesce names the sources whose copies of the column (this one's first) a RIGHT or
+	// FULL join's USING or NATURAL merged: the unqualified name and * read coalesce() of them.
+	coalesce []string
 }
 
 // source is one FROM item of a query.
@@ -48,8 +51,9 @@ type source struct {
 	virt func(cx *execCtx) [][]value.Value
 	// fn is the call of a table-valued function (tvf.go), nil for other sources.
 	fn *tableFuncCall
-	// left is set for the right side of a LEFT JOIN.
-	left bool
+	// left is set for the right side of a LEFT or FULL JOIN, right for that of a RIGHT or
+	// FULL JOIN.
+	left, right bool
 	// notIndexed is set by NOT INDEXED: no index serves the source, not even for ORDER BY.
 	notIndexed bool
 	// used has bit c set once an expression read column c (the rowid slot too): an index that

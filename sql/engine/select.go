@@ -116,6 +116,8 @@ func (p *selectPlan) lastResultInfo(i int) exprInfo {
 type corePlan struct {
 	sources []*source
 	levels  []*level
+	// right is set when a level is a RIGHT or FULL join's: the join runs unmatched passes.
+	right bool
 	agg     *aggPlan
 	having  expr
 	project []expr // the select list, then the extra ORDER BY keys of a single-core select
@@ -559,7 +561,11 @@ func expandStars(cols []ast.ResultColumn, sc *scope) ([]selectItem, error) {
 				if col.hidden && c.Table == "" || col.notInStar {
 					continue
 				}
-				out = append(out, selectItem{expr: &ast.ColumnRef{Table: src.name, Column: col.name}, text: col.name})
+				var x exprAST = &ast.ColumnRef{Table: src.name, Column: col.name}
+				if col.coalesce != nil && c.Table == "" {
+					x = coalesceRef(col, col.name)
+				}
+				out = append(out, selectItem{expr: x, text: col.name})
 			}
 		}
 		switch {

@@ -166,8 +166,10 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 	if t.Join != nil {
 		jt := t.Join.Type
 		switch {
+		case jt&m.JoinRight != 0 && jt&m.JoinLeft != 0:
+			item.Join = ast.JoinFull
 		case jt&m.JoinRight != 0:
-			return item, c.unsupported(t, "RIGHT and FULL joins")
+			item.Join = ast.JoinRight
 		case jt&m.JoinLeft != 0:
 			item.Join = ast.JoinLeft
 		case jt&m.JoinCross != 0:
