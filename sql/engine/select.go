@@ -117,7 +117,7 @@ type corePlan struct {
 	sources []*source
 	levels  []*level
 	// right is set when a level is a RIGHT or FULL join's: the join runs unmatched passes.
-	right bool
+	right   bool
 	agg     *aggPlan
 	having  expr
 	project []expr // the select list, then the extra ORDER BY keys of a single-core select
