@@ -767,6 +767,7 @@ func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With,
 				return nil, nil, fmt.Errorf("target object/alias may not appear in FROM clause: %s", name)
 			}
 		}
+		sc.updateTarget = true
 		if err := addSources(pc, from, where, sc); err != nil {
 			return nil, nil, err
 		}

@@ -67,7 +67,11 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 				}
 				for _, lv := range core.levels { // the unmatched passes
 					if lv.right {
-						add(add(at, "RIGHT-JOIN "+core.sources[lv.src].name), lv.scan.explain())
+						name := core.sources[lv.src].name
+						if t := core.sources[lv.src].table; t != nil {
+							name = t.Name // SQLite names the table here, not its alias
+						}
+						add(add(at, "RIGHT-JOIN "+name), lv.scan.explain())
 					}
 				}
 				if core.agg != nil && len(core.agg.groupBy) > 0 {

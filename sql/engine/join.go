@@ -32,8 +32,8 @@ type level struct {
 	where  []expr // terms checked on every row this level produces
 	null   []value.Value
 	// right is set for a RIGHT or FULL JOIN's loop: it records the rows of its source that
-	// matched (by rowid, or for a source that is no rowid table, from rows read once into
-	// memory: mat), and the unmatched pass reads the source with scan.
+	// matched (by rowid or primary key, or for a source that is no table, from rows read once
+	// into memory: mat), and the unmatched pass reads the source with scan.
 	right bool
 	mat   bool
 	scan  accessPath
@@ -54,6 +54,10 @@ func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) erro
 			src.right = true
 			if src.rowidSlot >= 0 {
 				src.markUsed(src.rowidSlot) // the unmatched pass knows rows by rowid
+			} else if src.table != nil {
+				for _, c := range src.table.PrimaryKey { // or by primary key
+					src.markUsed(c.Column)
+				}
 			}
 		}
 		src.notIndexed = item.NotIndexed
@@ -171,7 +175,7 @@ func hideMergedColumns(item *ast.FromItem, sc *scope) error {
 	if item.Natural {
 		names = nil
 		for _, c := range right.cols {
-			for _, left := range sc.sources[:len(sc.sources)-1] {
+			for _, left := range sc.sources[sc.firstJoined() : len(sc.sources)-1] {
 				if hasColumn(left, c.name) {
 					names = append(names, c.name)
 					break
@@ -188,7 +192,7 @@ func hideMergedColumns(item *ast.FromItem, sc *scope) error {
 			}
 		}
 		leftFound := false
-		for _, left := range sc.sources[:len(sc.sources)-1] {
+		for _, left := range sc.sources[sc.firstJoined() : len(sc.sources)-1] {
 			if hasColumn(left, n) {
 				leftFound = true
 			}
@@ -207,7 +211,7 @@ func hideMergedColumns(item *ast.FromItem, sc *scope) error {
 // right's, which a RIGHT or FULL join's USING or NATURAL merged: the right side's value where
 // the left side is NULL-filled.
 func mergeRight(sc *scope, right *source, n string) {
-	for _, left := range sc.sources[:len(sc.sources)-1] {
+	for _, left := range sc.sources[sc.firstJoined() : len(sc.sources)-1] {
 		for ci := range left.cols {
 			c := &left.cols[ci]
 			if c.hidden || !strings.EqualFold(c.name, n) {
@@ -248,7 +252,7 @@ func usingTerms(item *ast.FromItem, sc *scope, idx int) []exprAST {
 		if !c.hidden {
 			continue
 		}
-		for _, left := range sc.sources[:idx] {
+		for _, left := range sc.sources[sc.firstJoined():idx] {
 			if hasColumn(left, c.name) {
 				out = append(out, &ast.Binary{At: item.At, Op: ast.Eq,
 					X: &ast.ColumnRef{Table: left.name, Column: c.name},
@@ -298,10 +302,16 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		}
 		terms := conjuncts(item.On, nil)
 		terms = append(terms, usingTerms(item, sc, i)...)
+		sc.hideTarget = sc.updateTarget && i > 0 // UPDATE ... FROM: ON does not see the target
 		for _, t := range terms {
 			bt, err := bindTerm(t)
 			if err != nil {
+				sc.hideTarget = false
 				return err
+			}
+			if bt.refs>>uint(i+1) != 0 && (outer || rightAfter(core.From, i, highestBit(bt.refs))) {
+				sc.hideTarget = false
+				return fmt.Errorf("ON clause references tables to its right")
 			}
 			bt.floor = floor
 			if outer {
@@ -312,6 +322,7 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			}
 		}
 	}
+	sc.hideTarget = false
 	for _, t := range conjuncts(core.Where, nil) {
 		bt, err := bindTerm(t)
 		if err != nil {
@@ -346,6 +357,9 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			lv.on = append(lv.on, t.x)
 		}
 		if src.fn != nil && src.fn.deps&^avail != 0 {
+			if rightAfter(core.From, i, highestBit(src.fn.deps)) {
+				return fmt.Errorf("table-function argument references tables to its right")
+			}
 			return fmt.Errorf("no query solution")
 		}
 		bound := avail | 1<<uint(i)
@@ -365,7 +379,7 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			if src.fn != nil && src.fn.deps != 0 {
 				return fmt.Errorf("unsupported: a table-valued function reading other tables as the right side of a RIGHT or FULL join")
 			}
-			lv.mat = src.table == nil || src.table.WithoutRowid
+			lv.mat = src.table == nil
 			if lv.scan, _, err = chooseAccess(pc, sc, i, nil, core.From[i], 0); err != nil {
 				return err
 			}
@@ -377,6 +391,26 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		avail = bound
 	}
 	return nil
+}
+
+// firstJoined is the first source USING and NATURAL look at: an UPDATE ... FROM's FROM joins
+// its own items, not its target.
+func (sc *scope) firstJoined() int {
+	if sc.updateTarget {
+		return 1
+	}
+	return 0
+}
+
+// rightAfter reports whether a RIGHT or FULL join is among the FROM items (i, j]: a term of
+// item i may then not read item j.
+func rightAfter(from []ast.FromItem, i, j int) bool {
+	for k := i + 1; k <= j && k < len(from); k++ {
+		if from[k].Join == ast.JoinRight || from[k].Join == ast.JoinFull {
+			return true
+		}
+	}
+	return false
 }
 
 // usableTerms are the terms an access path of source i may use with the sources avail bound: a

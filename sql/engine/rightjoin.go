@@ -2,8 +2,8 @@ package engine
 
 // RIGHT and FULL joins in the nested loops (join.go says how the plan is made). A RIGHT (or
 // FULL) join's loop records which rows of its source matched some row of its left side (the
-// loops before it): by rowid for a rowid table, else by position in the source's rows, read once
-// per execution into memory (mat). When the nested loops end, an unmatched pass runs for each
+// loops before it): by rowid for a rowid table, by primary key for a WITHOUT ROWID one, else by
+// position in the source's rows, read once per execution into memory (mat). When the nested loops end, an unmatched pass runs for each
 // such loop, in loop order: the loops before it hold NULL rows, the loop reads its source's
 // unmatched rows (checking only its WHERE terms, not its ON terms), and the loops after it run
 // as usual, so a later RIGHT join's loop records the matches of those rows too. The unmatched
@@ -13,10 +13,11 @@ import "github.com/cairndb/cairn/sql/value"
 
 // rightState is a RIGHT or FULL join loop's record of its matched rows in one execution.
 type rightState struct {
-	seen   map[int64]struct{} // a rowid table: the rowids of the matched rows
-	rows   [][]value.Value    // mat: the source's rows
-	hit    []bool             // mat: of rows, whether each matched
-	cur    int                // mat: the index of the row the loop holds
+	seen   map[int64]struct{}  // a rowid table: the rowids of the matched rows
+	keys   map[string]struct{} // a WITHOUT ROWID table: the keys of the matched rows
+	rows   [][]value.Value     // mat: the source's rows
+	hit    []bool              // mat: of rows, whether each matched
+	cur    int                 // mat: the index of the row the loop holds
 	loaded bool
 }
 
@@ -27,10 +28,18 @@ func (j *joinIter) markMatched(d int) {
 		st.hit[st.cur] = true
 		return
 	}
+	src := j.cp.sources[lv.src]
+	if src.rowidSlot < 0 { // WITHOUT ROWID
+		if st.keys == nil {
+			st.keys = map[string]struct{}{}
+		}
+		st.keys[string(src.table.rowKey(j.e.rows[lv.src], 0))] = struct{}{}
+		return
+	}
 	if st.seen == nil {
 		st.seen = map[int64]struct{}{}
 	}
-	st.seen[j.e.rows[lv.src][j.cp.sources[lv.src].rowidSlot].Int()] = struct{}{}
+	st.seen[j.e.rows[lv.src][src.rowidSlot].Int()] = struct{}{}
 }
 
 // load reads the rows of level d's source into memory, once per execution.
@@ -83,13 +92,15 @@ func (it *matIter) next() (bool, error) {
 	return false, nil
 }
 
-// unmatchedRows skips the rows of a scan of a rowid table whose rowid matched.
+// unmatchedRows skips the rows of a scan of a table that matched.
 type unmatchedRows struct {
 	in   candidates
 	e    *env
 	src  int
-	slot int
+	t    *Table
+	slot int // the rowid's; -1 for a WITHOUT ROWID table
 	seen map[int64]struct{}
+	keys map[string]struct{}
 }
 
 func (it *unmatchedRows) next() (bool, error) {
@@ -98,7 +109,14 @@ func (it *unmatchedRows) next() (bool, error) {
 		if err != nil || !ok {
 			return false, err
 		}
-		if _, hit := it.seen[it.e.rows[it.src][it.slot].Int()]; !hit {
+		row := it.e.rows[it.src]
+		hit := false
+		if it.slot >= 0 {
+			_, hit = it.seen[row[it.slot].Int()]
+		} else {
+			_, hit = it.keys[string(it.t.rowKey(row, 0))]
+		}
+		if !hit {
 			return true, nil
 		}
 	}
@@ -144,7 +162,9 @@ func (j *joinIter) nextPass() (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			c = &unmatchedRows{in: in, e: j.e, src: lv.src, slot: j.cp.sources[lv.src].rowidSlot, seen: j.rs[r].seen}
+			src := j.cp.sources[lv.src]
+			c = &unmatchedRows{in: in, e: j.e, src: lv.src, t: src.table, slot: src.rowidSlot,
+				seen: j.rs[r].seen, keys: j.rs[r].keys}
 		}
 		j.cands[r], j.matched[r], j.nulled[r] = c, true, false
 		return true, nil

@@ -102,6 +102,9 @@ type scope struct {
 	existsSelect, unevaluated bool
 	// aggQuery is set for an aggregate query (GROUP BY, or an aggregate in the select list).
 	aggQuery bool
+	// updateTarget is set when source 0 is an UPDATE ... FROM's target; hideTarget while the
+	// ON terms of its FROM are bound, which do not see it (SQLite's rule).
+	updateTarget, hideTarget bool
 }
 
 type aliasDef struct {
@@ -154,7 +157,7 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 	var out colRefResult
 	found := 0
 	for si, src := range sc.sources {
-		if table != "" && !strings.EqualFold(src.name, table) {
+		if table != "" && !strings.EqualFold(src.name, table) || si == 0 && sc.hideTarget {
 			continue
 		}
 		for ci, c := range src.cols {
@@ -181,7 +184,7 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 	}
 	if isRowidName(column) {
 		for si, src := range sc.sources {
-			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 {
+			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 && !(si == 0 && sc.hideTarget) {
 				if sc.rowidSources(table) > 1 {
 					if table != "" {
 						column = table + "." + column
@@ -194,8 +197,8 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		}
 	}
 	if table != "" {
-		for _, src := range sc.sources {
-			if strings.EqualFold(src.name, table) {
+		for si, src := range sc.sources {
+			if strings.EqualFold(src.name, table) && !(si == 0 && sc.hideTarget) {
 				return out, false, nil
 			}
 		}

@@ -178,6 +178,9 @@ func (c *converter) fromItem(t *m.TableRef) (ast.FromItem, error) {
 			item.Join = ast.JoinInner
 		}
 		item.Natural = jt&m.JoinNatural != 0
+		if item.Natural && (t.On != nil || len(t.Using) > 0) {
+			return item, c.errorf(t, "a NATURAL join may not have an ON or USING clause")
+		}
 	}
 	switch {
 	case t.HasArgs:

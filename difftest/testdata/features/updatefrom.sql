@@ -112,3 +112,11 @@ UPDATE inv SET note = inv.item || '/' || s.item FROM sales AS s WHERE s.rowid = 
 
 -- a correlated subquery in SET reading a FROM source
 UPDATE inv SET qty = (SELECT count(*) FROM sales WHERE sales.n <= p.p * 4) FROM price AS p WHERE p.item = inv.item RETURNING item, qty
+
+-- FROM's ON terms do not see the target
+UPDATE inv SET qty = 1 FROM sales JOIN price ON price.item = inv.item
+
+UPDATE inv SET qty = 1 FROM sales LEFT JOIN price ON price.item = inv.rowid
+
+-- outer joins in FROM: a row that NULL-fills the target updates nothing
+UPDATE inv SET note = 'full' FROM sales FULL JOIN price ON price.item = sales.item WHERE coalesce(sales.item, price.item) = inv.item RETURNING item, note
