@@ -139,15 +139,39 @@ func (c *converter) from(items []*m.TableRef) ([]ast.FromItem, error) {
 	var out []ast.FromItem
 	for _, t := range items {
 		if len(t.List) > 0 {
-			if t.Join != nil && t.Join.Type&(m.JoinLeft|m.JoinRight|m.JoinNatural) != 0 || t.On != nil || len(t.Using) > 0 {
-				return nil, c.unsupported(t, "a parenthesised join as the right side of a join")
+			// A parenthesised join joined by an inner join is its items joined in turn, its ON
+			// an inner ON term of its first item (an inner join's ON filters the join's rows
+			// wherever it is checked). An outer join, USING or NATURAL onto it, or a RIGHT or
+			// FULL join inside it, would need the group as a unit.
+			if t.Join != nil && t.Join.Type&(m.JoinLeft|m.JoinRight|m.JoinNatural) != 0 || len(t.Using) > 0 {
+				return nil, c.unsupported(t, "a parenthesised join as the right side of an outer join, USING or NATURAL")
 			}
 			inner, err := c.from(t.List)
 			if err != nil {
 				return nil, err
 			}
+			if len(out) > 0 {
+				for _, it := range inner {
+					if it.Join == ast.JoinRight || it.Join == ast.JoinFull {
+						return nil, c.unsupported(t, "a RIGHT or FULL join inside a parenthesised join on the right side of a join")
+					}
+				}
+			}
 			if len(out) > 0 && len(inner) > 0 && inner[0].Join == ast.JoinNone {
 				inner[0].Join = ast.JoinInner
+			}
+			if t.On != nil {
+				if len(out) == 0 || len(inner) == 0 {
+					return nil, c.errorf(t, "near \"ON\": syntax error")
+				}
+				on, err := c.expr(t.On)
+				if err != nil {
+					return nil, err
+				}
+				if inner[0].On != nil {
+					on = &ast.Binary{At: pos(t), Op: ast.And, X: inner[0].On, Y: on}
+				}
+				inner[0].On = on
 			}
 			out = append(out, inner...)
 			continue

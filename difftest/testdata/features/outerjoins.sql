@@ -160,3 +160,12 @@ SELECT * FROM json_each(d.title) AS j RIGHT JOIN dept AS d ON 1
 
 -- an inner join's ON may read a table to its right when no RIGHT join is between them
 SELECT e.name, d.title FROM emp AS e JOIN dept AS d ON p.dept = d.id AND e.dept = d.id JOIN proj AS p ORDER BY 1, 2
+
+-- a parenthesised join as the right side of an inner join
+SELECT e.name, d.title, p.label FROM emp AS e JOIN (dept AS d JOIN proj AS p ON p.dept = d.id) ON e.dept = d.id ORDER BY 1, 3
+
+SELECT e.name, d.title, p.label FROM emp AS e JOIN (dept AS d LEFT JOIN proj AS p ON p.dept = d.id) ON e.dept = d.id ORDER BY 1, 3
+
+SELECT e.name, d.title, p.label FROM emp AS e CROSS JOIN (dept AS d, proj AS p) ON e.dept = d.id AND p.dept = d.id
+
+SELECT e.name, d.title, p.label FROM emp AS e JOIN (dept AS d JOIN proj AS p ON p.dept = d.id) ON e.dept = d.id RIGHT JOIN dept AS d2 ON d2.id = d.id ORDER BY d2.id
