@@ -16,6 +16,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairndb/cairn/sql/ast"
@@ -284,6 +285,7 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 		shortCircuit(x) // a term is a condition
 		return boundTerm{ast: e, x: x, refs: sc.refs}, err
 	}
+	core = simplifyOuter(core, sc)
 	n := len(sc.sources)
 	onTerms := make([][]boundTerm, n)
 	var where []boundTerm
@@ -400,6 +402,79 @@ func (sc *scope) firstJoined() int {
 		return 1
 	}
 	return 0
+}
+
+// simplifyOuter returns core with the RIGHT and FULL joins that its WHERE makes needless turned
+// into the joins they amount to, as SQLite's planner turns them: a WHERE term that is not true
+// when a source's column is NULL (a comparison or LIKE of the column, BETWEEN, IS NOT NULL)
+// rejects the rows that NULL-fill the source, so a RIGHT join with such a source on its left
+// side is an inner join, and a FULL join a LEFT one (a RIGHT one when its own source is
+// rejected, an inner one when both are). The sources' left and right flags follow.
+func simplifyOuter(core *ast.SelectCore, sc *scope) *ast.SelectCore {
+	has := false
+	for i := range core.From {
+		if j := core.From[i].Join; j == ast.JoinRight || j == ast.JoinFull {
+			has = true
+		}
+	}
+	if !has || core.Where == nil {
+		return core
+	}
+	var rejected uint64
+	mark := func(e exprAST) {
+		ref, ok := e.(*ast.ColumnRef)
+		if !ok {
+			return
+		}
+		r, found, err := sc.resolveHere(ref.Table, ref.Column)
+		if found && err == nil && r.c.coalesce == nil && r.src < 64 {
+			rejected |= 1 << uint(r.src)
+		}
+	}
+	for _, t := range conjuncts(core.Where, nil) {
+		switch e := t.(type) {
+		case *ast.Binary:
+			if e.Op >= ast.Eq && e.Op <= ast.Ge {
+				mark(e.X)
+				mark(e.Y)
+			}
+		case *ast.IsNull:
+			if e.Not {
+				mark(e.X)
+			}
+		case *ast.Like:
+			mark(e.X)
+		case *ast.Between:
+			mark(e.X)
+		}
+	}
+	if rejected == 0 {
+		return core
+	}
+	out := *core
+	out.From = slices.Clone(core.From)
+	for k := range out.From {
+		item := &out.From[k]
+		if item.Join != ast.JoinRight && item.Join != ast.JoinFull {
+			continue
+		}
+		leftRejected := rejected&(1<<uint(min(k, 63))-1) != 0
+		selfRejected := rejected&(1<<uint(k)) != 0
+		switch {
+		case item.Join == ast.JoinRight && leftRejected:
+			item.Join = ast.JoinInner
+		case item.Join == ast.JoinFull && leftRejected && selfRejected:
+			item.Join = ast.JoinInner
+		case item.Join == ast.JoinFull && leftRejected:
+			item.Join = ast.JoinLeft
+		case item.Join == ast.JoinFull && selfRejected:
+			item.Join = ast.JoinRight
+		}
+		src := sc.sources[k]
+		src.left = item.Join == ast.JoinLeft || item.Join == ast.JoinFull
+		src.right = item.Join == ast.JoinRight || item.Join == ast.JoinFull
+	}
+	return &out
 }
 
 // rightAfter reports whether a RIGHT or FULL join is among the FROM items (i, j]: a term of

@@ -169,3 +169,18 @@ SELECT e.name, d.title, p.label FROM emp AS e JOIN (dept AS d LEFT JOIN proj AS 
 SELECT e.name, d.title, p.label FROM emp AS e CROSS JOIN (dept AS d, proj AS p) ON e.dept = d.id AND p.dept = d.id
 
 SELECT e.name, d.title, p.label FROM emp AS e JOIN (dept AS d JOIN proj AS p ON p.dept = d.id) ON e.dept = d.id RIGHT JOIN dept AS d2 ON d2.id = d.id ORDER BY d2.id
+
+-- WHERE terms that reject NULL-filled rows make RIGHT and FULL joins inner or LEFT ones
+SELECT e.name, d.title FROM emp AS e RIGHT JOIN dept AS d ON e.dept = d.id WHERE e.name > 'a' ORDER BY 1
+
+SELECT e.name, d.title FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id WHERE e.name LIKE '%' ORDER BY 1
+
+SELECT e.name, d.title FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id WHERE d.title BETWEEN 'a' AND 'm' ORDER BY 2, 1
+
+SELECT e.name, d.title FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id WHERE d.id IS NOT NULL AND e.id = d.id - 9
+
+EXPLAIN QUERY PLAN SELECT * FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id WHERE e.name = 'ann'
+
+EXPLAIN QUERY PLAN SELECT * FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id WHERE d.title = 'eng'
+
+EXPLAIN QUERY PLAN SELECT * FROM emp AS e RIGHT JOIN dept AS d ON e.dept = d.id WHERE e.id = 2
