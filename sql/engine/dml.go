@@ -767,6 +767,13 @@ func (x *execCtx) planTarget(table, alias string, where exprAST, with *ast.With,
 				return nil, nil, fmt.Errorf("target object/alias may not appear in FROM clause: %s", name)
 			}
 		}
+		for _, item := range from {
+			// SQLite joins the target with the FROM's join as a whole; cairn's loops would
+			// make the target part of a RIGHT or FULL join's left side.
+			if item.Join == ast.JoinRight || item.Join == ast.JoinFull {
+				return nil, nil, errors.New("unsupported: RIGHT or FULL join in UPDATE ... FROM")
+			}
+		}
 		sc.updateTarget = true
 		if err := addSources(pc, from, where, sc); err != nil {
 			return nil, nil, err

@@ -80,3 +80,17 @@ func TestRightJoinRunsAgain(t *testing.T) {
 	got := query(t, s, `SELECT a.x, (SELECT count(*) FROM b AS c FULL JOIN b AS d ON c.x = d.x + a.x) FROM a ORDER BY a.x`)
 	require.Equal(t, [][]value.Value{{value.Int(1), value.Int(3)}, {value.Int(2), value.Int(4)}}, got)
 }
+
+// UPDATE ... FROM refuses RIGHT and FULL joins: SQLite joins the target with the FROM's result,
+// which cairn's loops would not give.
+func TestUpdateFromRefusesRightJoins(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `CREATE TABLE t(a); CREATE TABLE s(k); CREATE TABLE u(k)`)
+	for _, q := range []string{
+		"UPDATE t SET a = 1 FROM s RIGHT JOIN u ON u.k = s.k",
+		"UPDATE t SET a = 1 FROM s FULL JOIN u ON u.k = s.k",
+	} {
+		_, err := s.Exec(context.Background(), q, nil)
+		require.EqualError(t, err, "unsupported: RIGHT or FULL join in UPDATE ... FROM", q)
+	}
+}

@@ -118,5 +118,5 @@ UPDATE inv SET qty = 1 FROM sales JOIN price ON price.item = inv.item
 
 UPDATE inv SET qty = 1 FROM sales LEFT JOIN price ON price.item = inv.rowid
 
--- outer joins in FROM: a row that NULL-fills the target updates nothing
-UPDATE inv SET note = 'full' FROM sales FULL JOIN price ON price.item = sales.item WHERE coalesce(sales.item, price.item) = inv.item RETURNING item, note
+-- a LEFT JOIN in FROM: the target joins its result
+UPDATE inv SET note = coalesce(price.p, 'no price') FROM sales LEFT JOIN price ON price.item = sales.item WHERE sales.item = inv.item AND sales.n IN (2, 3, 5) RETURNING item, note
