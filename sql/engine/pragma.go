@@ -103,7 +103,7 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 		var v int64
 		err := s.reading(ctx, func(cx *execCtx) error {
 			var err error
-			v, err = readHeaderValue(cx.tx, key)
+			v, err = readSchemaInt(cx.tx, key)
 			return err
 		})
 		return one(name, value.Int(v)), err
@@ -277,27 +277,6 @@ func (s *Session) reading(ctx context.Context, fn func(cx *execCtx) error) error
 		return err
 	}
 	return fn(&execCtx{ctx: ctx, tx: read.tx, schema: schema, sess: s})
-}
-
-// readHeaderValue reads user_version or application_id (0 when never set).
-func readHeaderValue(tx *cairn.Tx, key []byte) (int64, error) {
-	b, err := tx.Bucket(schemaBucket)
-	if errors.Is(err, cairn.ErrBucketNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	v, err := b.Get(key)
-	switch {
-	case errors.Is(err, cairn.ErrNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, err
-	case len(v) != 8:
-		return 0, fmt.Errorf("sql: %q of %d bytes: %w", key, len(v), cairn.ErrCorrupt)
-	}
-	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
 // pragmaInt reads a PRAGMA's integer argument as SQLite's sqlite3Atoi does: an optional sign,
