@@ -841,37 +841,19 @@ func parseJSONPath(path []byte) ([]jsonPathStep, error) {
 		case '[':
 			i++
 			st := jsonPathStep{}
-			if i < len(path) && path[i] == '#' {
+			ok := true
+			switch {
+			case i < len(path) && path[i] == '#':
 				st.fromEnd = true
 				i++
 				if i < len(path) && path[i] == '-' {
-					i++
-					start := i
-					for i < len(path) && path[i] >= '0' && path[i] <= '9' {
-						i++
-					}
-					if i == start {
-						return nil, bad
-					}
-					n, err := strconv.ParseInt(string(path[start:i]), 10, 64)
-					if err != nil {
-						return nil, bad
-					}
-					st.index = n
+					st.index, i, ok = pathIndex(path, i+1)
 				}
-			} else {
-				start := i
-				for i < len(path) && path[i] >= '0' && path[i] <= '9' {
-					i++
-				}
-				if i == start {
-					return nil, bad
-				}
-				n, err := strconv.ParseInt(string(path[start:i]), 10, 64)
-				if err != nil {
-					return nil, bad
-				}
-				st.index = n
+			default:
+				st.index, i, ok = pathIndex(path, i)
+			}
+			if !ok {
+				return nil, bad
 			}
 			if i >= len(path) || path[i] != ']' {
 				return nil, bad
@@ -883,6 +865,20 @@ func parseJSONPath(path []byte) ([]jsonPathStep, error) {
 		}
 	}
 	return steps, nil
+}
+
+// pathIndex reads the decimal number of an array step at path[i:]: the number and the position
+// after its digits, ok false when there are no digits or the number overflows.
+func pathIndex(path []byte, i int) (n int64, next int, ok bool) {
+	start := i
+	for i < len(path) && path[i] >= '0' && path[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return 0, i, false
+	}
+	n, err := strconv.ParseInt(string(path[start:i]), 10, 64)
+	return n, i, err == nil
 }
 
 // arrayIndex resolves an index step against an array of n elements (n itself: just past the end).
