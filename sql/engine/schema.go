@@ -526,17 +526,26 @@ func (t *Table) indexColumns(cols []ast.IndexedColumn) ([]IndexColumn, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("no such column: %s", ic.Name)
 		}
-		c := IndexColumn{Column: i, Desc: ic.Desc, Collation: t.Columns[i].Collation}
-		if ic.Collation != "" {
-			coll, ok := value.CollationByName(ic.Collation)
-			if !ok {
-				return nil, fmt.Errorf("no such collation sequence: %s", ic.Collation)
-			}
-			c.Collation = coll
+		coll, err := indexCollation(ic, t.Columns[i].Collation)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, c)
+		out = append(out, IndexColumn{Column: i, Desc: ic.Desc, Collation: coll})
 	}
 	return out, nil
+}
+
+// indexCollation is the collation of an index column: its COLLATE's, else def (the column's or
+// the expression's).
+func indexCollation(ic ast.IndexedColumn, def value.Collation) (value.Collation, error) {
+	if ic.Collation == "" {
+		return def, nil
+	}
+	coll, ok := value.CollationByName(ic.Collation)
+	if !ok {
+		return 0, fmt.Errorf("no such collation sequence: %s", ic.Collation)
+	}
+	return coll, nil
 }
 
 // columnIndex returns the index of the column called name, or -1.

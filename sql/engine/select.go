@@ -424,7 +424,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			}
 		}
 		key := orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll}
-		if x := unCollate(t.Expr); !isIntegerLiteral(x) {
+		if x := unwrapCollate(t.Expr); !isIntegerLiteral(x) {
 			key.expr = x
 		}
 		p.order = append(p.order, key)
