@@ -346,10 +346,12 @@ func nullText(s string) value.Value {
 	return value.TextString(s)
 }
 
-// functionList is PRAGMA function_list: name, builtin (1), type ('s' scalar, 'a' aggregate),
-// enc ('utf8'), narg (one row per count of arguments a function takes, -1 for any number) and
-// flags (SQLite's values for a built-in function: 0x200800, innocuous and deterministic, or
-// 0x200000 for a function that is not deterministic and for aggregates), by name.
+// functionList is PRAGMA function_list: name, builtin (1), type ('s' scalar, 'w' an aggregate
+// or window function: SQLite's 'a' is an aggregate that cannot be a window function, which cairn
+// has none of), enc ('utf8'), narg (one row per count of arguments a function takes, -1 for any
+// number) and flags (SQLite's values for a built-in function: 0x200800, innocuous and
+// deterministic, or 0x200000 for a function that is not deterministic and for aggregates and
+// window functions), by name.
 func functionList() pragmaResult {
 	res := pragmaResult{names: []string{"name", "builtin", "type", "enc", "narg", "flags"}}
 	add := func(name, typ string, minArgs, maxArgs int, flags int64) {
@@ -368,8 +370,11 @@ func functionList() pragmaResult {
 		}
 		add(f.name, "s", f.minArgs, f.maxArgs, flags)
 	}
-	for name, d := range aggDefs {
-		add(name, "a", d.minArgs, d.maxArgs, 0x200000)
+	for name, d := range aggDefs { // every aggregate is a window function too
+		add(name, "w", d.minArgs, d.maxArgs, 0x200000)
+	}
+	for name, w := range winFuncs {
+		add(name, "w", w.min, w.max, 0x200000)
 	}
 	slices.SortFunc(res.rows, func(a, b []value.Value) int {
 		return cmp.Or(strings.Compare(string(a[0].Bytes()), string(b[0].Bytes())), cmp.Compare(a[2].Bytes()[0], b[2].Bytes()[0]),
