@@ -173,31 +173,21 @@ func (c *converter) indexedColumns(terms []*m.OrderingTerm, exprs bool) ([]ast.I
 			col.Collation = coll.Name.Name
 			e = coll.X
 		}
-		switch x := unparen(e).(type) {
-		case *m.Ident:
-			col.Name = x.Name
-		case *m.Literal:
-			if x.Kind != m.LitString {
-				if !exprs {
-					return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
-				}
-				lit, err := c.expr(x)
-				if err != nil {
-					return nil, err
-				}
-				col.Expr = lit
-				break
-			}
-			col.Name = x.Value
+		id, isIdent := unparen(e).(*m.Ident)
+		lit, isLit := unparen(e).(*m.Literal)
+		switch {
+		case isIdent:
+			col.Name = id.Name
+		case isLit && lit.Kind == m.LitString:
+			col.Name = lit.Value
+		case !exprs:
+			return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
 		default:
-			if !exprs {
-				return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
-			}
-			xe, err := c.expr(e)
+			x, err := c.expr(e)
 			if err != nil {
 				return nil, err
 			}
-			col.Expr = xe
+			col.Expr = x
 		}
 		out = append(out, col)
 	}
