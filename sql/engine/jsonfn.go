@@ -1190,6 +1190,17 @@ func jsonArrow(sqlValue bool) func(a []value.Value, _ value.Collation) (value.Va
 }
 
 func jsonEditFunc(name string, op int, out jsonEmit) jsonScalarFn {
+	return jsonPairsFunc(name, out, func(n **jsonNode, _ value.Value, steps []jsonPathStep, val *jsonNode) error {
+		jsonEdit(n, steps, op, val)
+		return nil
+	})
+}
+
+// jsonPairsFunc is a function of a JSON document and pairs of a path and a value (json_set and
+// the other edits, json_array_insert): apply changes the document for each pair in turn, given
+// the path as written and parsed, and the value as JSON; a pair with a NULL path changes
+// nothing.
+func jsonPairsFunc(name string, out jsonEmit, apply func(n **jsonNode, path value.Value, steps []jsonPathStep, val *jsonNode) error) jsonScalarFn {
 	return func(a []value.Value, _ value.Collation) (value.Value, error) {
 		if len(a)%2 == 0 {
 			return value.Value{}, fmt.Errorf("%s() needs an odd number of arguments", name)
@@ -1213,7 +1224,9 @@ func jsonEditFunc(name string, op int, out jsonEmit) jsonScalarFn {
 			if a[i+1].Kind() == value.Text && a[i+1].Subtype() != value.SubtypeJSON {
 				val.textRaw = true // SQL text an edit puts in is JSONB's TEXTRAW, as SQLite writes it
 			}
-			jsonEdit(&n, steps, op, val)
+			if err := apply(&n, a[i], steps, val); err != nil {
+				return value.Value{}, err
+			}
 		}
 		return out(n), nil
 	}
