@@ -64,29 +64,26 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 		kind, name, table, sql string
 		id                     int64
 	}
-	var objs, views []obj
-	if temp {
-		if cx.sess != nil {
-			for _, t := range cx.sess.tempTables() {
-				objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
-				for _, ix := range listedIndexes(t) {
-					objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
-				}
-			}
-			for _, v := range cx.sess.tempViews {
-				views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
-			}
-		}
-	} else {
+	var tables []*Table
+	var viewDefs map[string]*View
+	switch {
+	case !temp:
 		for _, t := range cx.schema.tables {
-			objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
-			for _, ix := range listedIndexes(t) {
-				objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
-			}
+			tables = append(tables, t)
 		}
-		for _, v := range cx.schema.views {
-			views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
+		viewDefs = cx.schema.views
+	case cx.sess != nil:
+		tables, viewDefs = cx.sess.tempTables(), cx.sess.tempViews
+	}
+	var objs, views []obj
+	for _, t := range tables {
+		objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
+		for _, ix := range listedIndexes(t) {
+			objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
 		}
+	}
+	for _, v := range viewDefs {
+		views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
 	}
 	slices.SortFunc(objs, func(a, b obj) int { return cmp.Compare(a.id, b.id) })
 	slices.SortFunc(views, func(a, b obj) int { return cmp.Compare(fold(a.name), fold(b.name)) })
