@@ -113,6 +113,8 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 			return nil, exprInfo{}, err
 		}
 		return sq, exprInfo{}, nil
+	case *ast.Raise:
+		return b.raise(e)
 	case *ast.Subquery:
 		sq, err := b.subquery(e.Select, subqScalar)
 		if err != nil {
@@ -154,6 +156,11 @@ func castAffinity(typ string) value.Affinity {
 func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 	r, err := b.sc.resolve(e.Table, e.Column)
 	if nc, ok := err.(*errNoColumn); ok {
+		if e.Table != "" {
+			if x, info, ok := b.trigColumn(e); ok {
+				return x, info, nil
+			}
+		}
 		if e.Table == "" {
 			if x, info, ok, err := b.alias(e.Column); ok || err != nil {
 				return x, info, err

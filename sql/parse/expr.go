@@ -120,7 +120,7 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 	case *m.VectorExpr:
 		return nil, c.unsupported(e, "row values")
 	case *m.RaiseExpr:
-		return nil, c.unsupported(e, "RAISE")
+		return c.raise(e)
 	case *m.Star:
 		return nil, c.errorf(e, `near "*": syntax error`)
 	}
