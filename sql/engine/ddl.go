@@ -381,6 +381,9 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 	if fold(t.Name) == seqTableName {
 		return fmt.Errorf("table %s may not be dropped", t.Name)
 	}
+	if err := x.fkDropTable(t); err != nil {
+		return err
+	}
 	b, err := x.schemaStore()
 	if err != nil {
 		return err

@@ -257,7 +257,7 @@ func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
 			return err
 		}
 		if ok {
-			return w.cx.deleteRow(t, row, rowidOfRow(t, row))
+			return w.cx.removeRow(t, cloneRow(row), rowidOfRow(t, row))
 		}
 		return nil
 	}
@@ -277,7 +277,7 @@ func (w *rowWriter) resolveKey(self []byte) error {
 	case ast.ConflictIgnore:
 		return errSkipRow
 	case ast.ConflictReplace:
-		return w.cx.deleteRow(t, existing, rowidOfRow(t, existing))
+		return w.cx.removeRow(t, cloneRow(existing), rowidOfRow(t, existing))
 	}
 	if t.RowidColumn < 0 && !t.WithoutRowid {
 		return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
@@ -423,6 +423,7 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 	}
 	t := p.t
 	x.ran = true
+	x.fkBegin(t)
 	var rows [][]value.Value
 	var stream *valuesStream
 	if p.streamValues {
@@ -523,7 +524,10 @@ func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error
 	if err := w.resolveUnique(vals, rowid, self, false); err != nil {
 		return err
 	}
-	return x.writeRow(t, vals, rowid)
+	if err := x.writeRow(t, vals, rowid); err != nil {
+		return err
+	}
+	return x.fkInserted(t, vals, rowid)
 }
 
 // rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next
@@ -816,8 +820,19 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	ret := x.newReturner(p.ret, params)
+	x.fkBegin(t)
+	n := int64(len(rows))
 	for _, row := range rows {
-		if err := x.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
+		if x.fk != nil { // an action may have deleted the row
+			if _, ok, err := x.readRow(t, t.rowKey(row, rowidOfRow(t, row))); err != nil || !ok {
+				if err != nil {
+					return Result{}, err
+				}
+				n--
+				continue
+			}
+		}
+		if err := x.removeRow(t, row, rowidOfRow(t, row)); err != nil {
 			return Result{}, err
 		}
 		if ret != nil {
@@ -826,7 +841,7 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 			}
 		}
 	}
-	return Result{RowsAffected: int64(len(rows))}, nil
+	return Result{RowsAffected: n}, nil
 }
 
 // update runs an UPDATE.
@@ -837,6 +852,7 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 	}
 	t, sets := p.t, p.sets
 	x.ran = true
+	x.fkBegin(t)
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
@@ -940,8 +956,11 @@ func (x *execCtx) updateRow(w *rowWriter, old, vals []value.Value, slot int) (bo
 		}
 		return false, err
 	}
+	if err := x.fkUpdating(t, old, vals, oldKey); err != nil {
+		return false, err
+	}
 	if err := x.writeRow(t, vals, rowid); err != nil {
 		return false, err
 	}
-	return true, nil
+	return true, x.fkUpdated(t, old, vals, newKey)
 }
