@@ -150,7 +150,7 @@ type Session struct {
 	deferFK                   bool
 	fkDeferred, fkDeferredImm int64
 	cacheSize                 *int64
-	tempStore   int64
+	tempStore                 int64
 }
 
 // SetBusyTimeout bounds how long a write of the session waits for the writer slot, held by a
