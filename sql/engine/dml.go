@@ -422,8 +422,16 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	t := p.t
+	if x.sess.foreignKeys {
+		op := fkInsert
+		if (p.source == nil || len(p.source.plainValues()) == 1) && p.up == nil && st.Conflict != ast.ConflictReplace {
+			op = fkInsertOne
+		}
+		if err := x.fkBegin(t, op, nil); err != nil {
+			return Result{}, err
+		}
+	}
 	x.ran = true
-	x.fkBegin(t)
 	var rows [][]value.Value
 	var stream *valuesStream
 	if p.streamValues {
@@ -814,13 +822,15 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	t := p.t
+	if err := x.fkBegin(t, fkDelete, nil); err != nil {
+		return Result{}, err
+	}
 	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
 	ret := x.newReturner(p.ret, params)
-	x.fkBegin(t)
 	n := int64(len(rows))
 	for _, row := range rows {
 		if x.fk != nil { // an action may have deleted the row
@@ -851,8 +861,10 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	t, sets := p.t, p.sets
+	if err := x.fkBegin(t, fkUpdate, sets); err != nil {
+		return Result{}, err
+	}
 	x.ran = true
-	x.fkBegin(t)
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err

@@ -49,6 +49,9 @@ type fkStmt struct {
 	writers map[*Table]*rowWriter
 	// dropping: DROP TABLE's implicit DELETE, which passes over links to missing tables.
 	dropping bool
+	// single: an INSERT of one row (one VALUES row, no UPSERT or REPLACE), which fails at once
+	// on an immediate violation, before the row counts as inserted (SQLite's special case).
+	single bool
 }
 
 // fkLink is one foreign key, resolved against the schema.
@@ -71,17 +74,56 @@ type fkLink struct {
 	childOrder []int
 }
 
+// Statements fkBegin prepares for.
+const (
+	fkInsert = iota
+	fkInsertOne // an INSERT of one row (fkStmt.single)
+	fkUpdate
+	fkDelete
+)
+
 // fkBegin decides whether the statement on t pays for foreign keys (x.fk). Called once per
-// statement, before its first row.
-func (x *execCtx) fkBegin(t *Table) {
+// statement, before its first row. It reports the errors SQLite reports when it prepares the
+// statement: a mismatch or a missing parent table of the foreign keys the statement may
+// check (for an UPDATE, those on the columns in set, which hold its SET columns).
+func (x *execCtx) fkBegin(t *Table, op int, set []setColumn) error {
 	if !x.sess.foreignKeys || x.fk != nil {
-		return
+		return nil
 	}
 	f := &fkStmt{asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}}
 	x.fk = f
-	if len(f.childLinks(x, t)) == 0 && len(f.parentLinks(x, t)) == 0 {
+	children, parents := f.childLinks(x, t), f.parentLinks(x, t)
+	if len(children) == 0 && len(parents) == 0 {
 		x.fk = nil
+		return nil
 	}
+	f.single = op == fkInsertOne
+	touches := func(cols []int) bool {
+		if op != fkUpdate {
+			return true
+		}
+		for _, s := range set {
+			if slices.Contains(cols, s.col) || s.col == len(t.Columns) && slices.Contains(cols, t.RowidColumn) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, l := range children {
+		if l.err != nil && touches(l.cols) {
+			return l.err
+		}
+	}
+	for _, l := range parents {
+		if l.err == nil || !touches(l.pcols) {
+			continue
+		}
+		if op == fkInsertOne && !l.deferred && !x.sess.deferFK {
+			continue // SQLite does not look at these for one row
+		}
+		return l.err
+	}
+	return nil
 }
 
 // fkEnd is the check at the end of a statement that ran with x.fk: immediate violations fail
@@ -420,6 +462,9 @@ func (x *execCtx) fkChildAdded(t *Table, row []value.Value, old []value.Value) e
 			continue
 		}
 		if l.err != nil {
+			if x.fk.dropping {
+				continue // DROP TABLE passes over them
+			}
 			return l.err
 		}
 		key, ok := l.childKey(row)
@@ -431,6 +476,9 @@ func (x *execCtx) fkChildAdded(t *Table, row []value.Value, old []value.Value) e
 			return err
 		}
 		if !found {
+			if x.fk.single && !l.deferred && !x.sess.deferFK {
+				return errFK
+			}
 			c, _ := x.counter(l)
 			*c++
 		}
@@ -442,10 +490,13 @@ func (x *execCtx) fkChildAdded(t *Table, row []value.Value, old []value.Value) e
 // old version of an updated row whose child key changes).
 func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, updated []value.Value) error {
 	for _, l := range x.fk.childLinks(x, t) {
-		if updated != nil && sameValues(l.cols, row, updated) || x.fk.dropping && l.parent == nil {
+		if updated != nil && sameValues(l.cols, row, updated) {
 			continue
 		}
 		if l.err != nil {
+			if x.fk.dropping {
+				continue // DROP TABLE passes over them
+			}
 			return l.err
 		}
 		c, zero := x.counter(l)
@@ -485,6 +536,9 @@ func (x *execCtx) fkParentRemoved(t *Table, row, updated []value.Value, self []b
 			continue
 		}
 		if l.err != nil {
+			if x.fk.dropping {
+				continue // DROP TABLE passes over them
+			}
 			return l.err
 		}
 		var skip []byte
@@ -513,6 +567,9 @@ func (x *execCtx) fkParentAdded(t *Table, row, old []value.Value, self []byte) e
 			continue
 		}
 		if l.err != nil {
+			if x.fk.dropping {
+				continue // DROP TABLE passes over them
+			}
 			return l.err
 		}
 		var skip []byte
@@ -542,11 +599,17 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 			continue
 		}
 		if l.err != nil {
+			if x.fk.dropping {
+				continue // DROP TABLE passes over them
+			}
 			return l.err
 		}
 		rows, _, err := x.children(l, l.parentKey(old), nil)
-		if err != nil || len(rows) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(rows) == 0 {
+			continue
 		}
 		switch action {
 		case "RESTRICT":
@@ -684,20 +747,19 @@ func (x *execCtx) fkDropTable(t *Table) error {
 	if !x.sess.foreignKeys {
 		return nil
 	}
-	x.fkBegin(t)
-	if x.fk == nil {
-		return nil
-	}
+	f := &fkStmt{asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}, dropping: true}
+	x.fk = f
 	need := len(x.fk.parentLinks(x, t)) > 0 || x.sess.deferFK
+	n := int64(0)
 	for _, l := range x.fk.childLinks(x, t) {
 		need = need || l.deferred
 	}
 	if !need {
+		x.fk = nil
 		return nil
 	}
-	// The rows first, then each deletion; a row an action deleted is skipped. The links of
-	// t as a child may name a missing table (a dropped parent): SQLite passes over them here.
-	x.fk.dropping = true
+	// The rows first, then each deletion; a row an action deleted is skipped. Links with a
+	// mismatch or a missing parent table are passed over, as SQLite does here.
 	b, err := x.bucket(t.bucket)
 	if err != nil {
 		return err
@@ -721,10 +783,14 @@ func (x *execCtx) fkDropTable(t *Table) error {
 		if err := x.removeRow(t, row, rowidOfRow(t, row)); err != nil {
 			return err
 		}
+		n++
 	}
 	if !x.sess.deferFK && x.fk.imm > 0 {
 		return errFK
 	}
+	// The implicit DELETE counts as SQLite's does: DROP TABLE reports its rows as changes().
+	x.sess.changes = n
+	x.sess.totalChanges += n
 	return nil
 }
 
@@ -733,6 +799,8 @@ func (x *execCtx) fkDropTable(t *Table) error {
 // order, the foreign keys of a row by id.
 func foreignKeyCheck(cx *execCtx, p *ast.Pragma) (pragmaResult, error) {
 	res := pragmaResult{names: []string{"table", "rowid", "parent", "fkid"}}
+	saved := cx.fk
+	defer func() { cx.fk = saved }()
 	cx.fk = &fkStmt{asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}}
 	tables := cx.fkTables()
 	if p.HasValue {

@@ -1,0 +1,422 @@
+-- FOREIGN KEY enforcement with PRAGMA foreign_keys = ON (foreignkeys.html).
+
+PRAGMA foreign_keys = ON
+
+PRAGMA foreign_keys
+
+-- customers and orders: CASCADE, SET NULL, RESTRICT
+
+CREATE TABLE customers(id INTEGER PRIMARY KEY, email TEXT UNIQUE, name TEXT)
+
+CREATE TABLE orders(id INTEGER PRIMARY KEY, cust INTEGER REFERENCES customers ON DELETE CASCADE ON UPDATE CASCADE, item TEXT)
+
+CREATE TABLE notes(id INTEGER PRIMARY KEY, cust_email TEXT REFERENCES customers(email) ON DELETE SET NULL ON UPDATE SET NULL, body TEXT)
+
+CREATE TABLE invoices(id INTEGER PRIMARY KEY, cust INTEGER REFERENCES customers(id) ON DELETE RESTRICT, total REAL)
+
+INSERT INTO customers VALUES (1, 'ann@x', 'Ann'), (2, 'bob@x', 'Bob'), (3, 'cy@x', 'Cy')
+
+INSERT INTO orders VALUES (10, 1, 'pen'), (11, 1, 'ink'), (12, 2, 'cap'), (13, 3, 'hat')
+
+INSERT INTO notes VALUES (1, 'ann@x', 'vip'), (2, 'bob@x', 'late'), (3, NULL, 'none')
+
+INSERT INTO invoices VALUES (100, 2, 9.5)
+
+-- a child row needs its parent; NULL exempts it
+
+INSERT INTO orders VALUES (20, 99, 'ghost')
+
+INSERT INTO orders VALUES (20, NULL, 'nobody')
+
+INSERT INTO notes VALUES (4, 'nobody@x', 'x')
+
+INSERT INTO orders(id, cust, item) SELECT 30 + id, id, 'bulk' FROM customers
+
+INSERT INTO orders(id, cust, item) SELECT 40 + id, id + 1, 'bulk' FROM customers
+
+SELECT count(*) FROM orders WHERE id > 30
+
+UPDATE orders SET cust = 42 WHERE id = 10
+
+UPDATE orders SET cust = 3 WHERE id = 10
+
+UPDATE orders SET item = 'pencil' WHERE id = 10
+
+-- the parent key takes the parent's affinity: '1' finds customer 1
+
+INSERT INTO orders VALUES (21, '1', 'text key')
+
+SELECT id, cust, typeof(cust) FROM orders WHERE id = 21
+
+-- ON DELETE CASCADE and SET NULL
+
+DELETE FROM customers WHERE id = 1
+
+SELECT * FROM orders ORDER BY id
+
+SELECT * FROM notes ORDER BY id
+
+-- RESTRICT fails at once
+
+DELETE FROM customers WHERE id = 2
+
+-- NO ACTION on the parent: a parent with children cannot go (invoices hold customer 2)
+
+DELETE FROM invoices
+
+DELETE FROM customers WHERE id = 2
+
+SELECT * FROM customers ORDER BY id
+
+SELECT * FROM notes ORDER BY id
+
+-- ON UPDATE CASCADE and SET NULL
+
+INSERT INTO customers VALUES (5, 'eve@x', 'Eve')
+
+INSERT INTO orders VALUES (50, 5, 'mug')
+
+INSERT INTO notes VALUES (5, 'eve@x', 'new')
+
+UPDATE customers SET id = 6, email = 'eve@y' WHERE id = 5
+
+SELECT * FROM orders WHERE id = 50
+
+SELECT * FROM notes WHERE id = 5
+
+-- an UPDATE that keeps the key value runs no action
+
+UPDATE customers SET id = 6, name = 'Eva' WHERE id = 6
+
+SELECT * FROM orders WHERE id = 50
+
+-- a statement that violates and repairs within itself succeeds
+
+CREATE TABLE p(k INTEGER PRIMARY KEY)
+
+CREATE TABLE c(k INTEGER REFERENCES p)
+
+INSERT INTO p VALUES (1), (2)
+
+INSERT INTO c VALUES (1), (2)
+
+UPDATE p SET k = k + 1
+
+UPDATE p SET k = 3 WHERE k = 2
+
+DELETE FROM p
+
+-- the parent arrives after the child in the same statement
+
+CREATE TABLE tree(id INTEGER PRIMARY KEY, parent INTEGER REFERENCES tree(id) ON DELETE CASCADE, name TEXT)
+
+INSERT INTO tree VALUES (2, 1, 'child'), (1, NULL, 'root')
+
+INSERT INTO tree VALUES (3, 1, 'a'), (4, 3, 'b'), (5, 4, 'c'), (6, 2, 'd'), (7, 7, 'self')
+
+INSERT INTO tree VALUES (8, 9, 'orphan')
+
+DELETE FROM tree WHERE id = 3
+
+SELECT * FROM tree ORDER BY id
+
+DELETE FROM tree WHERE id = 1
+
+SELECT * FROM tree ORDER BY id
+
+DELETE FROM tree
+
+SELECT count(*) FROM tree
+
+-- composite keys, and the parent's UNIQUE index on them
+
+CREATE TABLE album(artist TEXT, title TEXT, year INTEGER, PRIMARY KEY(artist, title))
+
+CREATE TABLE song(id INTEGER PRIMARY KEY, artist TEXT, album TEXT, name TEXT, FOREIGN KEY(artist, album) REFERENCES album(artist, title) ON UPDATE CASCADE ON DELETE SET NULL)
+
+INSERT INTO album VALUES ('A', 'One', 1990), ('A', 'Two', 1992), ('B', 'One', 2000)
+
+INSERT INTO song VALUES (1, 'A', 'One', 's1'), (2, 'A', 'Two', 's2'), (3, 'B', 'One', 's3')
+
+INSERT INTO song VALUES (4, 'B', 'Two', 's4')
+
+INSERT INTO song VALUES (4, 'B', NULL, 's4')
+
+UPDATE album SET title = 'Uno' WHERE artist = 'A' AND title = 'One'
+
+SELECT * FROM song ORDER BY id
+
+DELETE FROM album WHERE artist = 'B'
+
+SELECT * FROM song ORDER BY id
+
+-- a WITHOUT ROWID parent and an index on the child columns
+
+CREATE TABLE code(c TEXT PRIMARY KEY, label TEXT) WITHOUT ROWID
+
+CREATE TABLE item(id INTEGER PRIMARY KEY, c TEXT REFERENCES code ON DELETE CASCADE)
+
+CREATE INDEX item_c ON item(c)
+
+INSERT INTO code VALUES ('a', 'A'), ('b', 'B')
+
+INSERT INTO item VALUES (1, 'a'), (2, 'b'), (3, 'a')
+
+INSERT INTO item VALUES (4, 'z')
+
+DELETE FROM code WHERE c = 'a'
+
+SELECT * FROM item ORDER BY id
+
+-- SET DEFAULT: the default must exist in the parent
+
+CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT)
+
+CREATE TABLE player(id INTEGER PRIMARY KEY, team INTEGER DEFAULT 0 REFERENCES team ON DELETE SET DEFAULT)
+
+INSERT INTO team VALUES (1, 'red'), (2, 'blue')
+
+INSERT INTO player VALUES (1, 1), (2, 2)
+
+DELETE FROM team WHERE id = 1
+
+INSERT INTO team VALUES (0, 'bench')
+
+DELETE FROM team WHERE id = 1
+
+SELECT * FROM player ORDER BY id
+
+-- SET NULL on a NOT NULL column fails as that UPDATE would
+
+CREATE TABLE strict_child(id INTEGER PRIMARY KEY, t INTEGER NOT NULL REFERENCES team ON DELETE SET NULL)
+
+INSERT INTO strict_child VALUES (1, 2)
+
+DELETE FROM team WHERE id = 2
+
+SELECT * FROM team ORDER BY id
+
+-- deferred constraints: fixed before COMMIT, or failing at COMMIT
+
+CREATE TABLE dp(id INTEGER PRIMARY KEY)
+
+CREATE TABLE dc(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES dp DEFERRABLE INITIALLY DEFERRED)
+
+BEGIN
+
+INSERT INTO dc VALUES (1, 1)
+
+INSERT INTO dp VALUES (1)
+
+COMMIT
+
+SELECT * FROM dc
+
+BEGIN
+
+INSERT INTO dc VALUES (2, 2)
+
+COMMIT
+
+SELECT * FROM dc ORDER BY id
+
+INSERT INTO dp VALUES (2)
+
+COMMIT
+
+SELECT * FROM dc ORDER BY id
+
+BEGIN
+
+DELETE FROM dp WHERE id = 1
+
+COMMIT
+
+DELETE FROM dc WHERE id = 1
+
+COMMIT
+
+SELECT * FROM dp ORDER BY id
+
+-- outside a transaction a deferred violation fails its statement
+
+INSERT INTO dc VALUES (3, 3)
+
+SELECT count(*) FROM dc
+
+-- a savepoint rolled back forgets the violations it made
+
+BEGIN
+
+SAVEPOINT s1
+
+INSERT INTO dc VALUES (4, 4)
+
+ROLLBACK TO s1
+
+COMMIT
+
+SELECT count(*) FROM dc
+
+-- a failing statement forgets its violations
+
+BEGIN
+
+INSERT INTO dc VALUES (5, 5), (2, 2)
+
+COMMIT
+
+-- PRAGMA defer_foreign_keys makes immediate constraints deferred until COMMIT
+
+BEGIN
+
+PRAGMA defer_foreign_keys = ON
+
+PRAGMA defer_foreign_keys
+
+INSERT INTO c VALUES (77)
+
+COMMIT
+
+DELETE FROM c WHERE k = 77
+
+COMMIT
+
+PRAGMA defer_foreign_keys
+
+-- RESTRICT fails at once even when the constraint is deferred
+
+CREATE TABLE rp(id INTEGER PRIMARY KEY)
+
+CREATE TABLE rc(pid INTEGER REFERENCES rp ON DELETE RESTRICT DEFERRABLE INITIALLY DEFERRED)
+
+INSERT INTO rp VALUES (1)
+
+INSERT INTO rc VALUES (1)
+
+BEGIN
+
+DELETE FROM rp
+
+ROLLBACK
+
+-- foreign_key_check reports the orphans (made while foreign_keys was off)
+
+PRAGMA foreign_keys = OFF
+
+INSERT INTO orders VALUES (90, 1234, 'orphan')
+
+INSERT INTO song VALUES (90, 'Z', 'Zed', 'orphan')
+
+INSERT INTO item VALUES (90, 'nope')
+
+PRAGMA foreign_keys = ON
+
+-- unordered
+PRAGMA foreign_key_check
+
+PRAGMA foreign_key_check(orders)
+
+PRAGMA foreign_key_check(song)
+
+PRAGMA foreign_key_check(customers)
+
+PRAGMA foreign_key_check(nosuch)
+
+SELECT * FROM pragma_foreign_key_check('item')
+
+-- deleting an orphan child (counter at zero) changes nothing
+
+DELETE FROM orders WHERE id = 90
+
+UPDATE song SET name = 'still orphan' WHERE id = 90
+
+-- mismatches and missing parents
+
+CREATE TABLE bad(x REFERENCES customers(name))
+
+INSERT INTO bad VALUES ('Ann')
+
+DELETE FROM customers WHERE id = 99
+
+CREATE TABLE bad2(x REFERENCES customers(nope))
+
+INSERT INTO bad2 VALUES (1)
+
+DROP TABLE bad
+
+DROP TABLE bad2
+
+CREATE TABLE lost(x REFERENCES nowhere(id))
+
+INSERT INTO lost VALUES (1)
+
+INSERT INTO lost VALUES (NULL)
+
+PRAGMA foreign_keys = OFF
+
+INSERT INTO lost VALUES (1)
+
+PRAGMA foreign_keys = ON
+
+DELETE FROM lost
+
+UPDATE lost SET x = 2
+
+DROP TABLE lost
+
+-- UPSERT and REPLACE on parents
+
+CREATE TABLE up(id INTEGER PRIMARY KEY, code TEXT UNIQUE, n INTEGER)
+
+CREATE TABLE uc(id INTEGER PRIMARY KEY, code TEXT REFERENCES up(code) ON UPDATE CASCADE ON DELETE CASCADE)
+
+CREATE TABLE ur(id INTEGER PRIMARY KEY, up_id INTEGER REFERENCES up)
+
+INSERT INTO up VALUES (1, 'a', 0), (2, 'b', 0)
+
+INSERT INTO uc VALUES (1, 'a'), (2, 'b')
+
+INSERT INTO up VALUES (3, 'a', 0) ON CONFLICT(code) DO UPDATE SET code = 'aa', n = n + 1
+
+SELECT * FROM uc ORDER BY id
+
+INSERT INTO up VALUES (1, 'x', 0) ON CONFLICT(id) DO UPDATE SET code = 'b'
+
+INSERT OR REPLACE INTO up VALUES (2, 'b2', 5)
+
+SELECT * FROM uc ORDER BY id
+
+SELECT * FROM up ORDER BY id
+
+INSERT INTO ur VALUES (1, 1)
+
+REPLACE INTO up VALUES (1, 'aa', 9)
+
+INSERT OR IGNORE INTO ur VALUES (2, 55)
+
+INSERT OR REPLACE INTO ur VALUES (1, 55)
+
+SELECT * FROM ur
+
+-- DROP TABLE of a parent runs DELETE FROM first
+
+DROP TABLE up
+
+DELETE FROM ur
+
+DROP TABLE up
+
+SELECT name FROM sqlite_master WHERE name IN ('up', 'uc', 'ur') ORDER BY name
+
+SELECT count(*) FROM uc
+
+-- with foreign_keys off nothing is enforced
+
+PRAGMA foreign_keys = OFF
+
+INSERT INTO orders VALUES (91, 5555, 'free')
+
+DELETE FROM customers
+
+SELECT count(*) FROM orders WHERE id = 91
