@@ -76,7 +76,7 @@ type fkLink struct {
 
 // Statements fkBegin prepares for.
 const (
-	fkInsert = iota
+	fkInsert    = iota
 	fkInsertOne // an INSERT of one row (fkStmt.single)
 	fkUpdate
 	fkDelete
