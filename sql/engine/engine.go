@@ -149,6 +149,7 @@ type Session struct {
 	// foreign key violations of the transaction (fkey.go).
 	deferFK                   bool
 	fkDeferred, fkDeferredImm int64
+	fkCache                   fkCache
 	cacheSize                 *int64
 	tempStore                 int64
 }

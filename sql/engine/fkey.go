@@ -90,13 +90,12 @@ func (x *execCtx) fkBegin(t *Table, op int, set []setColumn) error {
 	if !x.sess.foreignKeys || x.fk != nil {
 		return nil
 	}
-	f := &fkStmt{asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}}
-	x.fk = f
+	f := x.newFKStmt()
 	children, parents := f.childLinks(x, t), f.parentLinks(x, t)
 	if len(children) == 0 && len(parents) == 0 {
-		x.fk = nil
 		return nil
 	}
+	x.fk = f
 	f.single = op == fkInsertOne
 	touches := func(cols []int) bool {
 		if op != fkUpdate {
@@ -124,6 +123,23 @@ func (x *execCtx) fkBegin(t *Table, op int, set []setColumn) error {
 		return l.err
 	}
 	return nil
+}
+
+// fkCache keeps a session's resolved foreign keys for one schema and set of TEMP tables, so
+// that a statement resolves them once per schema version, not each time it runs.
+type fkCache struct {
+	schema            *Schema
+	temp              *tempState
+	asChild, asParent map[*Table][]*fkLink
+}
+
+// newFKStmt returns a statement state sharing the session's resolved links for x's schema.
+func (x *execCtx) newFKStmt() *fkStmt {
+	c := &x.sess.fkCache
+	if c.asChild == nil || c.schema != x.schema || c.temp != x.sess.temp {
+		*c = fkCache{schema: x.schema, temp: x.sess.temp, asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}}
+	}
+	return &fkStmt{asChild: c.asChild, asParent: c.asParent}
 }
 
 // fkEnd is the check at the end of a statement that ran with x.fk: immediate violations fail
@@ -747,8 +763,8 @@ func (x *execCtx) fkDropTable(t *Table) error {
 	if !x.sess.foreignKeys {
 		return nil
 	}
-	f := &fkStmt{asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}, dropping: true}
-	x.fk = f
+	x.fk = x.newFKStmt()
+	x.fk.dropping = true
 	need := len(x.fk.parentLinks(x, t)) > 0 || x.sess.deferFK
 	n := int64(0)
 	for _, l := range x.fk.childLinks(x, t) {
