@@ -420,3 +420,131 @@ INSERT INTO orders VALUES (91, 5555, 'free')
 DELETE FROM customers
 
 SELECT count(*) FROM orders WHERE id = 91
+
+PRAGMA foreign_keys = ON
+
+-- a NO ACTION parent key moved within one statement: violated, then repaired
+
+CREATE TABLE np(k INTEGER PRIMARY KEY)
+
+CREATE TABLE nc(k INTEGER REFERENCES np)
+
+INSERT INTO np VALUES (1), (2)
+
+INSERT INTO nc VALUES (1), (1)
+
+UPDATE np SET k = CASE k WHEN 1 THEN 3 WHEN 2 THEN 1 END
+
+UPDATE np SET k = CASE k WHEN 1 THEN 5 ELSE 6 END
+
+SELECT * FROM np ORDER BY k
+
+SELECT changes()
+
+-- a self-referencing table with NO ACTION: deleting a whole subtree at once is fine
+
+CREATE TABLE emp(id INTEGER PRIMARY KEY, boss INTEGER REFERENCES emp)
+
+INSERT INTO emp VALUES (1, NULL), (2, 1), (3, 2), (4, 2)
+
+DELETE FROM emp WHERE id = 2
+
+DELETE FROM emp WHERE id >= 2
+
+DELETE FROM emp WHERE boss IS NULL
+
+SELECT count(*) FROM emp
+
+-- ON UPDATE CASCADE through a self-referencing table and a chain of tables
+
+CREATE TABLE node(name TEXT PRIMARY KEY, up TEXT REFERENCES node(name) ON UPDATE CASCADE ON DELETE CASCADE) WITHOUT ROWID
+
+CREATE TABLE tag(node TEXT REFERENCES node ON UPDATE CASCADE ON DELETE CASCADE, label TEXT)
+
+CREATE TABLE tagnote(label TEXT, node TEXT, FOREIGN KEY(node) REFERENCES node(name) ON DELETE SET NULL)
+
+INSERT INTO node VALUES ('root', NULL), ('a', 'root'), ('b', 'a'), ('c', 'b')
+
+INSERT INTO tag VALUES ('a', 'x'), ('c', 'y')
+
+INSERT INTO tagnote VALUES ('n1', 'c')
+
+UPDATE node SET name = 'A' WHERE name = 'a'
+
+SELECT * FROM node ORDER BY name
+
+SELECT * FROM tag ORDER BY label
+
+DELETE FROM node WHERE name = 'A' RETURNING name, up
+
+SELECT changes()
+
+SELECT * FROM node ORDER BY name
+
+SELECT count(*) FROM tag
+
+SELECT * FROM tagnote
+
+-- foreign_key_check on a WITHOUT ROWID child reports a NULL rowid
+
+PRAGMA foreign_keys = OFF
+
+INSERT INTO node VALUES ('z', 'nowhere')
+
+PRAGMA foreign_keys = ON
+
+PRAGMA foreign_key_check(node)
+
+DELETE FROM node WHERE name = 'z'
+
+-- UPSERT DO UPDATE on a child checks the new key
+
+CREATE TABLE uk(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES np)
+
+INSERT INTO uk VALUES (1, 5)
+
+INSERT INTO uk VALUES (1, 5) ON CONFLICT(id) DO UPDATE SET pid = 77
+
+INSERT INTO uk VALUES (1, 5) ON CONFLICT(id) DO UPDATE SET pid = 6
+
+SELECT * FROM uk
+
+-- DEFAULT VALUES and a NULL key
+
+CREATE TABLE dv(pid INTEGER DEFAULT 123 REFERENCES np)
+
+INSERT INTO dv DEFAULT VALUES
+
+CREATE TABLE dv2(pid INTEGER REFERENCES np)
+
+INSERT INTO dv2 DEFAULT VALUES
+
+-- REFERENCES to a table without a primary key needs the columns
+
+CREATE TABLE heap(a, b)
+
+CREATE TABLE toheap(x REFERENCES heap)
+
+INSERT INTO toheap VALUES (1)
+
+CREATE TABLE toheap2(x REFERENCES heap(a))
+
+INSERT INTO toheap2 VALUES (1)
+
+CREATE UNIQUE INDEX heap_a ON heap(a)
+
+INSERT INTO toheap2 VALUES (1)
+
+INSERT INTO heap VALUES (1, 1)
+
+INSERT INTO toheap2 VALUES (1)
+
+-- a column count that does not match
+
+CREATE TABLE two(a, b, PRIMARY KEY(a, b))
+
+CREATE TABLE totwo(x REFERENCES two)
+
+INSERT INTO totwo VALUES (1)
+
+PRAGMA foreign_key_check(totwo)
