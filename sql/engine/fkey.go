@@ -633,9 +633,16 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 		case "CASCADE":
 			if updated == nil {
 				for _, row := range rows {
+					if _, ok, err := x.readRow(l.child, l.child.rowKey(row, rowidOfRow(l.child, row))); err != nil || !ok {
+						if err != nil {
+							return err
+						}
+						continue // deleted by an action before
+					}
 					if err := x.removeRow(l.child, row, rowidOfRow(l.child, row)); err != nil {
 						return err
 					}
+					x.sess.totalChanges++ // as SQLite's: at once, kept if the statement fails
 				}
 				continue
 			}
@@ -669,8 +676,12 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 					}
 				}
 			}
-			if _, err := x.updateRow(w, cur, vals, rowidSetSlot(l.child, setsOf(l.child, l.cols))); err != nil {
+			written, err := x.updateRow(w, cur, vals, rowidSetSlot(l.child, setsOf(l.child, l.cols)))
+			if err != nil {
 				return err
+			}
+			if written {
+				x.sess.totalChanges++
 			}
 		}
 	}

@@ -548,3 +548,82 @@ CREATE TABLE totwo(x REFERENCES two)
 INSERT INTO totwo VALUES (1)
 
 PRAGMA foreign_key_check(totwo)
+
+-- changes() counts the statement's own rows, total_changes() also the rows actions change
+-- (at once: a statement that fails later keeps them counted, as SQLite)
+
+CREATE TABLE t2(id INTEGER PRIMARY KEY, parent INTEGER REFERENCES t2(id) ON DELETE CASCADE)
+
+INSERT INTO t2 VALUES (1, NULL), (2, 1), (3, 2), (4, NULL), (5, 4)
+
+SELECT total_changes()
+
+DELETE FROM t2 WHERE id IN (1, 2, 3, 5)
+
+SELECT changes(), total_changes()
+
+SELECT * FROM t2
+
+INSERT INTO t2 VALUES (1, NULL), (2, 1), (3, 2)
+
+DELETE FROM t2 RETURNING id
+
+SELECT changes()
+
+CREATE TABLE cp(id INTEGER PRIMARY KEY)
+
+CREATE TABLE cc(id INTEGER PRIMARY KEY, pid REFERENCES cp ON DELETE CASCADE)
+
+CREATE TABLE cr(cid REFERENCES cc ON DELETE RESTRICT)
+
+INSERT INTO cp VALUES (1), (2)
+
+INSERT INTO cc VALUES (1, 1), (2, 1), (3, 2)
+
+INSERT INTO cr VALUES (3)
+
+SELECT total_changes()
+
+DELETE FROM cp
+
+SELECT changes(), total_changes()
+
+DELETE FROM cp WHERE id = 1
+
+SELECT changes(), total_changes()
+
+-- ON UPDATE RESTRICT, and an UPDATE that keeps the key
+
+CREATE TABLE rp2(id INTEGER PRIMARY KEY)
+
+CREATE TABLE rc2(pid REFERENCES rp2 ON UPDATE RESTRICT ON DELETE SET NULL)
+
+INSERT INTO rp2 VALUES (1), (2)
+
+INSERT INTO rc2 VALUES (1)
+
+UPDATE rp2 SET id = 5 WHERE id = 1
+
+UPDATE rp2 SET id = 1 WHERE id = 1
+
+UPDATE rp2 SET id = 6 WHERE id = 2
+
+DELETE FROM rp2 WHERE id = 1
+
+SELECT * FROM rc2
+
+-- two foreign keys from one table to the same parent, both cascading
+
+CREATE TABLE city(id INTEGER PRIMARY KEY)
+
+CREATE TABLE road(id INTEGER PRIMARY KEY, a INTEGER REFERENCES city ON DELETE CASCADE, b INTEGER REFERENCES city ON DELETE CASCADE)
+
+INSERT INTO city VALUES (1), (2), (3)
+
+INSERT INTO road VALUES (1, 1, 2), (2, 2, 3), (3, 1, 1)
+
+DELETE FROM city WHERE id = 1
+
+SELECT changes(), total_changes()
+
+SELECT * FROM road
