@@ -50,6 +50,12 @@ func TestSplitInput(t *testing.T) {
 		{"transaction words are commands", "BEGIN; INSERT INTO t VALUES(1); COMMIT;", true,
 			[]item{"kv:BEGIN", "sql:INSERT INTO t VALUES(1);", "kv:COMMIT"}, ""},
 		{"dot command", ".mode json; SELECT 1;", true, []item{"kv:.mode|json", "sql:SELECT 1;"}, ""},
+		{"trigger body", "CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO l VALUES (1); DELETE FROM m; END; get a", true,
+			[]item{"sql:CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO l VALUES (1); DELETE FROM m; END;", "kv:get|a"}, ""},
+		{"trigger unfinished", "create temp trigger tr after insert on t begin\n  insert into l values (1);", false,
+			nil, "create temp trigger tr after insert on t begin\n  insert into l values (1);"},
+		{"trigger over lines", "CREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  SELECT 'end;';\nEnd\n;", false,
+			[]item{"sql:CREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  SELECT 'end;';\nEnd\n;"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -386,4 +392,21 @@ func TestSQLInterrupt(t *testing.T) {
 			t.Fatalf("after the interruption: %q, want %q", got, want)
 		}
 	}
+}
+
+// TestSQLTrigger: a CREATE TRIGGER typed over several lines runs when its END; arrives (the
+// semicolons of its body do not end it), fires, and .schema shows it.
+func TestSQLTrigger(t *testing.T) {
+	db := tempDB(t)
+	input := "CREATE TABLE t(a);\nCREATE TABLE log(x);\n" +
+		"CREATE TRIGGER t_log AFTER INSERT ON t BEGIN\n" +
+		"  INSERT INTO log VALUES ('got ' || NEW.a);\n" +
+		"  INSERT INTO log VALUES ('twice ' || NEW.a);\n" +
+		"END;\n" +
+		"INSERT INTO t VALUES (1);\nSELECT x FROM log;\n.schema t_log\n"
+	runKvsh(t, input, db).expect(t, "x\n-------\ngot 1\ntwice 1\n"+
+		"CREATE TRIGGER t_log AFTER INSERT ON t BEGIN\n"+
+		"  INSERT INTO log VALUES ('got ' || NEW.a);\n"+
+		"  INSERT INTO log VALUES ('twice ' || NEW.a);\n"+
+		"END;\n", "", 0)
 }

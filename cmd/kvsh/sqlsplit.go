@@ -11,7 +11,9 @@ package main
 //   - a word that starts SQL statements (select, insert, update, delete, create, drop, with,
 //     values, explain, replace, ... in any case), or any other word on a line that ends with ';':
 //     a SQL statement, which ends at its first ';' outside quotes and comments, on any later
-//     line; until that ';' arrives the statement is unfinished (the continuation prompt);
+//     line (for CREATE TRIGGER, the first such ';' right after the word END, as SQLite's
+//     sqlite3_complete has it: the body's statements end with ';' too); until that ';' arrives
+//     the statement is unfinished (the continuation prompt);
 //   - "--" or "/*": a SQL comment, skipped.
 
 import (
@@ -147,10 +149,14 @@ func isWordByte(c byte) bool {
 // (-- to the end of the line, /* ... */). It returns -1 if there is none yet (the statement, or
 // a literal or comment in it, is unfinished).
 func sqlEnd(s string, i int) int {
+	trigger := startsTrigger(s, i)
 	for i < len(s) {
 		c := s[i]
 		var close string
 		switch {
+		case c == ';' && trigger && !afterEnd(s, i):
+			i++
+			continue
 		case c == ';':
 			return i + 1
 		case c == '\'' || c == '"' || c == '`':
@@ -174,4 +180,38 @@ func sqlEnd(s string, i int) int {
 		i += 1 + end + len(close)
 	}
 	return -1
+}
+
+// startsTrigger reports whether the statement at s[i] is CREATE [TEMP|TEMPORARY] TRIGGER.
+func startsTrigger(s string, i int) bool {
+	word := func() string {
+		for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
+			i++
+		}
+		start := i
+		for i < len(s) && isWordByte(s[i]) {
+			i++
+		}
+		return strings.ToLower(s[start:i])
+	}
+	if word() != "create" {
+		return false
+	}
+	w := word()
+	if w == "temp" || w == "temporary" {
+		w = word()
+	}
+	return w == "trigger"
+}
+
+// afterEnd reports whether the word right before s[i] (spaces between allowed) is END.
+func afterEnd(s string, i int) bool {
+	for i > 0 && strings.IndexByte(" \t\r\n", s[i-1]) >= 0 {
+		i--
+	}
+	start := i
+	for start > 0 && isWordByte(s[start-1]) {
+		start--
+	}
+	return strings.EqualFold(s[start:i], "end")
 }

@@ -51,6 +51,7 @@ type SelectCore struct {
 	GroupBy  []Expr
 	Having   Expr
 	Values   [][]Expr
+	Windows  []NamedWindow // the WINDOW clause
 }
 
 // ResultColumn is one item of a select list: an expression with an optional alias, or * or
@@ -495,13 +496,16 @@ type Collate struct {
 	Collation string
 }
 
-// Call is a function call; Star is set for f(*).
+// Call is a function call; Star is set for f(*). Filter is its FILTER (WHERE ...) condition and
+// Over its window (window.go), each nil when absent.
 type Call struct {
 	At       Pos
 	Name     string
 	Distinct bool
 	Star     bool
 	Args     []Expr
+	Filter   Expr
+	Over     *Window
 }
 
 // Exists is [NOT] EXISTS (Select); NOT EXISTS arrives as Unary Not of an Exists.

@@ -37,6 +37,8 @@ type execCtx struct {
 	// now is the statement's current time for the date functions (a julian day in
 	// milliseconds), read at its first use; 0 until then (datetime.go).
 	now int64
+	// trg is the state of the triggers the statement fires (trigger.go), nil until it meets one.
+	trg *trigRun
 }
 
 // namedBucket is a bucket the statement opened, by name.

@@ -253,10 +253,15 @@ func (m *minMaxState) result() (value.Value, error) {
 	return m.best, nil
 }
 
-// concatState is group_concat(x [, sep]) and string_agg(x, sep).
+// concatState is group_concat(x [, sep]) and string_agg(x, sep). lens and seps, kept once a
+// window frame may take values back (track), are the length of each value in buf and of the
+// separator after each but the last.
 type concatState struct {
-	buf  []byte
-	have bool
+	buf   []byte
+	have  bool
+	track bool
+	lens  []int
+	seps  []int
 }
 
 func (c *concatState) step(args []value.Value) error {
@@ -265,6 +270,7 @@ func (c *concatState) step(args []value.Value) error {
 		return nil
 	}
 	if c.have {
+		n := len(c.buf)
 		if len(args) > 1 {
 			if !args[1].IsNull() {
 				c.buf = args[1].AppendText(c.buf)
@@ -272,8 +278,15 @@ func (c *concatState) step(args []value.Value) error {
 		} else {
 			c.buf = append(c.buf, ',')
 		}
+		if c.track {
+			c.seps = append(c.seps, len(c.buf)-n)
+		}
 	}
+	n := len(c.buf)
 	c.buf = v.AppendText(c.buf)
+	if c.track {
+		c.lens = append(c.lens, len(c.buf)-n)
+	}
 	c.have = true
 	return nil
 }
@@ -293,6 +306,7 @@ type aggCall struct {
 	args     []expr
 	distinct bool
 	coll     value.Collation
+	filter   expr // FILTER (WHERE ...), nil without one
 }
 
 func (a *aggCall) newState() aggState {

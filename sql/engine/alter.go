@@ -11,7 +11,6 @@ package engine
 //     the column (index entries, which cannot hold it, stay).
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -65,6 +64,9 @@ func (x *execCtx) alterTable(st *ast.AlterTable) error {
 	if equalFoldPrefix(t.Name, "sqlite_") {
 		return fmt.Errorf("table %s may not be altered", t.Name)
 	}
+	if tr := x.triggerNaming(t.Name, st.Kind == ast.RenameTable || st.Kind == ast.RenameColumn); tr != nil && st.Kind != ast.AddColumn {
+		return fmt.Errorf("unsupported: ALTER TABLE of table %s, which trigger %s names (drop the trigger first)", t.Name, tr.Name)
+	}
 	switch st.Kind {
 	case ast.RenameTable:
 		return x.renameTable(t, st.NewName)
@@ -83,7 +85,7 @@ type schemaObject struct {
 }
 
 // objects returns every object of s with its entry: tables (with their automatic indexes), then
-// explicit indexes, then views.
+// explicit indexes, then views, then triggers.
 func (s *Schema) objects() []*schemaObject {
 	var tables, indexes, views []*schemaObject
 	for _, t := range s.tables {
@@ -100,6 +102,10 @@ func (s *Schema) objects() []*schemaObject {
 	for _, v := range s.views {
 		views = append(views, &schemaObject{schemaEntry{kind: "view", name: v.Name, table: v.Name, sql: v.SQL}, v.Name})
 	}
+	var triggers []*schemaObject
+	for _, tr := range s.triggers {
+		triggers = append(triggers, &schemaObject{schemaEntry{kind: "trigger", name: tr.Name, table: tr.Table, id: tr.ID, sql: tr.SQL}, tr.Name})
+	}
 	byID := func(a, b *schemaObject) int {
 		if a.id != b.id {
 			return int(a.id - b.id)
@@ -109,7 +115,8 @@ func (s *Schema) objects() []*schemaObject {
 	slices.SortFunc(tables, byID)
 	slices.SortFunc(indexes, byID)
 	slices.SortFunc(views, byID)
-	return append(append(tables, indexes...), views...)
+	slices.SortFunc(triggers, byID)
+	return append(append(append(tables, indexes...), views...), triggers...)
 }
 
 // rebuild makes the schema of the edited objects and writes their entries: entries whose name
@@ -117,7 +124,7 @@ func (s *Schema) objects() []*schemaObject {
 // in errors ("rename", "drop column").
 func (x *execCtx) rebuild(objs []*schemaObject, action string) error {
 	s := emptySchema()
-	for _, pass := range []string{"table", "index", "view"} {
+	for _, pass := range []string{"table", "index", "view", "trigger"} {
 		for _, o := range objs {
 			if o.kind != pass {
 				continue
@@ -163,7 +170,7 @@ func (x *execCtx) rebuild(objs []*schemaObject, action string) error {
 		}
 	}
 	for _, o := range objs {
-		if err := putEntry(b, o.schemaEntry); err != nil {
+		if err := putSchemaEntry(b, o.schemaEntry); err != nil {
 			return err
 		}
 	}
@@ -403,7 +410,7 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 	if err != nil {
 		return err
 	}
-	if err := sb.Put(versionKey, binary.BigEndian.AppendUint64(nil, formatVersion)); err != nil {
+	if err := raiseVersion(sb, formatVersion); err != nil {
 		return err
 	}
 	if err := x.rebuild(objs, "add column"); err != nil {

@@ -176,6 +176,17 @@ func (s *seqState) store(x *execCtx) error {
 	if s.seqT == nil {
 		return nil
 	}
+	if x.trg != nil {
+		// A trigger program may have inserted into the table, and written its entry, since
+		// loadSeq: keep the larger seq, in the one entry.
+		fresh, err := x.loadSeq(s.t)
+		if err != nil {
+			return err
+		}
+		if fresh.row != nil {
+			s.row, s.rowid, s.seq = fresh.row, fresh.rowid, max(s.seq, fresh.seq)
+		}
+	}
 	if s.row != nil {
 		if old := s.row[1]; old.Kind() == value.Integer && old.Int() == s.seq {
 			return nil

@@ -46,6 +46,9 @@ type binder struct {
 	// evaluates: an aggregate of an enclosing query there is no error where that query takes
 	// no aggregates.
 	existsList bool
+	// win collects window calls when set: the select list and ORDER BY of a core are bound
+	// with it; anywhere else a window call is misuse.
+	win *winCollector
 }
 
 // aggCollector gathers the aggregate calls of a query.
@@ -110,6 +113,8 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 			return nil, exprInfo{}, err
 		}
 		return sq, exprInfo{}, nil
+	case *ast.Raise:
+		return b.raise(e)
 	case *ast.Subquery:
 		sq, err := b.subquery(e.Select, subqScalar)
 		if err != nil {
@@ -151,6 +156,11 @@ func castAffinity(typ string) value.Affinity {
 func (b *binder) column(e *ast.ColumnRef) (expr, exprInfo, error) {
 	r, err := b.sc.resolve(e.Table, e.Column)
 	if nc, ok := err.(*errNoColumn); ok {
+		if e.Table != "" {
+			if x, info, ok := b.trigColumn(e); ok {
+				return x, info, nil
+			}
+		}
 		if e.Table == "" {
 			if x, info, ok, err := b.alias(e.Column); ok || err != nil {
 				return x, info, err
@@ -184,6 +194,9 @@ func (b *binder) alias(name string) (expr, exprInfo, bool, error) {
 	}
 	for _, a := range sc.aliases {
 		if strings.EqualFold(a.name, name) {
+			if b.win == nil && hasWindowCall(a.expr) {
+				return nil, exprInfo{}, true, fmt.Errorf("misuse of aliased window function %s", a.name)
+			}
 			sc.inAliasBinding = true
 			x, info, err := b.bind(a.expr)
 			sc.inAliasBinding = false
@@ -407,6 +420,18 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 }
 
 func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
+	if e.Over != nil {
+		return b.window(e)
+	}
+	if _, ok := winFuncs[e.Name]; ok {
+		return nil, exprInfo{}, fmt.Errorf("misuse of window function %s()", e.Name)
+	}
+	if e.Filter != nil && !isAggregate(e.Name, len(e.Args), e.Star) {
+		if scalarFuncs[e.Name] == nil {
+			return nil, exprInfo{}, fmt.Errorf("no such function: %s", e.Name)
+		}
+		return nil, exprInfo{}, fmt.Errorf("FILTER may not be used with non-aggregate %s()", e.Name)
+	}
 	if isAggregate(e.Name, len(e.Args), e.Star) {
 		return b.aggregate(e)
 	}
@@ -501,6 +526,13 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		call.args = append(call.args, x)
 		infos = append(infos, info)
 	}
+	if e.Filter != nil {
+		x, _, err := inner.bind(e.Filter)
+		if err != nil {
+			return nil, exprInfo{}, err
+		}
+		call.filter = x
+	}
 	call.coll = callCollation(infos)
 	b.agg.calls = append(b.agg.calls, call)
 	return &aggRefExpr{i: len(b.agg.calls) - 1}, collated(infos...), nil
@@ -588,7 +620,7 @@ func isAggregateCore(core *ast.SelectCore, sc *scope) bool {
 // hasOwnAggregate reports whether exprs hold an aggregate call that belongs to sc's query.
 func hasOwnAggregate(exprs []exprAST, sc *scope) bool {
 	for _, e := range exprs {
-		if c, ok := e.(*ast.Call); ok && isAggregate(c.Name, len(c.Args), c.Star) {
+		if c, ok := e.(*ast.Call); ok && c.Over == nil && isAggregate(c.Name, len(c.Args), c.Star) {
 			if _, outer := sc.outerAggregateDepth(c); !outer {
 				return true
 			}
@@ -633,7 +665,17 @@ func astChildren(e exprAST) (parts []exprAST, known bool) {
 	case *ast.In:
 		return append([]exprAST{e.X}, e.List...), true
 	case *ast.Call:
-		return e.Args, true
+		if e.Over == nil && e.Filter == nil {
+			return e.Args, true
+		}
+		parts = append(append(parts, e.Args...), e.Filter)
+		if e.Over != nil {
+			parts = append(parts, e.Over.Partition...)
+			for _, t := range e.Over.OrderBy {
+				parts = append(parts, t.Expr)
+			}
+		}
+		return parts, true
 	case *ast.Unary:
 		return []exprAST{e.X}, true
 	case *ast.Binary:

@@ -411,6 +411,9 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 	}
 	delete(s.tables, fold(t.Name))
 	x.forgetBucket(t.bucket)
+	if err := x.dropTriggersOn(s, t.Name); err != nil {
+		return err
+	}
 	return x.changed(b, s)
 }
 
@@ -475,6 +478,9 @@ func (x *execCtx) dropView(st *ast.Drop) error {
 	}
 	s := x.schema.clone()
 	delete(s.views, fold(v.Name))
+	if err := x.dropTriggersOn(s, v.Name); err != nil {
+		return err
+	}
 	return x.changed(b, s)
 }
 

@@ -413,6 +413,9 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 	if stmt != nil && stmt.ins != nil && stmt.ins.schema == x.schema && stmt.ins.temp == x.sess.temp {
 		p = stmt.ins
 	} else {
+		if v := x.viewTarget(st.Table, ast.TriggerInsert); v != nil {
+			return x.insertView(st, v, params)
+		}
 		var err error
 		if p, err = x.planInsert(st); err != nil {
 			return Result{}, err
@@ -422,9 +425,18 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	t := p.t
+	var ts *trigSet
+	if x.hasTriggers() {
+		var err error
+		cols, rowidSlot := tableTriggerCols(t)
+		if ts, err = x.triggersFor(t.Name, ast.TriggerInsert, cols, rowidSlot, nil); err != nil {
+			return Result{}, err
+		}
+	}
 	if x.sess.foreignKeys {
 		op := fkInsert
-		if (p.source == nil || len(p.source.plainValues()) == 1) && p.up == nil && st.Conflict != ast.ConflictReplace {
+		if (p.source == nil || len(p.source.plainValues()) == 1) && p.up == nil && st.Conflict != ast.ConflictReplace &&
+			ts == nil && (x.trg == nil || len(x.trg.active) == 0) {
 			op = fkInsertOne
 		}
 		if err := x.fkBegin(t, op, nil); err != nil {
@@ -477,12 +489,24 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 				explicitRowid = !src[i].IsNull()
 			}
 		}
+		if ts != nil && len(ts.before) > 0 {
+			if err := x.fire(ts.before, beforeInsertRow(t, vals, explicitRowid), nil); err != nil {
+				if errors.Is(err, errSkipRow) {
+					continue
+				}
+				return res, err
+			}
+		}
 		rowid, err := x.rowidFor(t, vals, explicitRowid, seq)
 		if err != nil {
 			return res, err
 		}
 		if ups != nil {
 			inserted, err := ups.insertRow(w, vals, rowid)
+			if errors.Is(err, errSkipRow) { // RAISE(IGNORE) in an UPDATE trigger
+				ups.updated = 0
+				continue
+			}
 			if err != nil {
 				return res, err
 			}
@@ -501,6 +525,11 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		if !t.WithoutRowid {
 			res.LastInsertID = rowid
 			x.sess.lastInsertID = rowid
+		}
+		if ts != nil && len(ts.after) > 0 {
+			if err := x.fire(ts.after, vals, nil); err != nil && !errors.Is(err, errSkipRow) {
+				return res, err
+			}
 		}
 		if ret != nil {
 			if err := ret.add(vals); err != nil {
@@ -806,22 +835,37 @@ func (x *execCtx) targetRows(p *targetPlan, params []value.Value) ([][]value.Val
 	}
 }
 
+// planDelete plans st: its target loop and RETURNING.
+func (x *execCtx) planDelete(st *ast.Delete) (*targetPlan, error) {
+	p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
+	if err != nil {
+		return nil, err
+	}
+	pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
+	if p.ret, err = planReturning(pc, p.t, st.Returning); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Result, error) {
-	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) {
-		p, _, err := x.planTarget(st.Table, st.Alias, st.Where, st.With)
-		if err != nil {
-			return nil, err
+	if stmt == nil || stmt.dml == nil || stmt.dml.schema != x.schema {
+		if v := x.viewTarget(st.Table, ast.TriggerDelete); v != nil {
+			return x.deleteView(st, v, params)
 		}
-		pc := &planCtx{schema: x.schema, sess: x.sess, cx: x}
-		if p.ret, err = planReturning(pc, p.t, st.Returning); err != nil {
-			return nil, err
-		}
-		return p, nil
-	})
+	}
+	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) { return x.planDelete(st) })
 	if err != nil {
 		return Result{}, err
 	}
 	t := p.t
+	var ts *trigSet
+	if x.hasTriggers() {
+		cols, rowidSlot := tableTriggerCols(t)
+		if ts, err = x.triggersFor(t.Name, ast.TriggerDelete, cols, rowidSlot, nil); err != nil {
+			return Result{}, err
+		}
+	}
 	if err := x.fkBegin(t, fkDelete, nil); err != nil {
 		return Result{}, err
 	}
@@ -831,36 +875,63 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	ret := x.newReturner(p.ret, params)
-	n := int64(len(rows))
+	var res Result
 	for _, row := range rows {
-		if x.fk != nil { // an action may have deleted the row
-			if _, ok, err := x.readRow(t, t.rowKey(row, rowidOfRow(t, row))); err != nil || !ok {
-				if err != nil {
-					return Result{}, err
-				}
-				n--
+		if ts != nil {
+			// The row as it is now: a trigger may have deleted or changed it.
+			var ok bool
+			if row, ok, err = x.triggerDeleteBefore(t, ts, row); err != nil {
+				return res, err
+			}
+			if !ok {
+				continue
+			}
+		} else if x.fk != nil { // a foreign key action may have deleted the row
+			_, ok, err := x.readRow(t, t.rowKey(row, rowidOfRow(t, row)))
+			if err != nil {
+				return res, err
+			}
+			if !ok {
 				continue
 			}
 		}
 		if err := x.removeRow(t, row, rowidOfRow(t, row)); err != nil {
-			return Result{}, err
+			return res, err
+		}
+		res.RowsAffected++
+		if ts != nil && len(ts.after) > 0 {
+			if err := x.fire(ts.after, nil, row); err != nil && !errors.Is(err, errSkipRow) {
+				return res, err
+			}
 		}
 		if ret != nil {
 			if err := ret.add(row); err != nil {
-				return Result{}, err
+				return res, err
 			}
 		}
 	}
-	return Result{RowsAffected: n}, nil
+	return res, nil
 }
 
 // update runs an UPDATE.
 func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Result, error) {
+	if stmt == nil || stmt.dml == nil || stmt.dml.schema != x.schema {
+		if v := x.viewTarget(st.Table, ast.TriggerUpdate); v != nil {
+			return x.updateView(st, v, params)
+		}
+	}
 	p, err := x.cachedTarget(stmt, func() (*targetPlan, error) { return x.planUpdate(st) })
 	if err != nil {
 		return Result{}, err
 	}
 	t, sets := p.t, p.sets
+	var ts *trigSet
+	if x.hasTriggers() {
+		cols, rowidSlot := tableTriggerCols(t)
+		if ts, err = x.triggersFor(t.Name, ast.TriggerUpdate, cols, rowidSlot, updateOfFunc(t, sets)); err != nil {
+			return Result{}, err
+		}
+	}
 	if err := x.fkBegin(t, fkUpdate, sets); err != nil {
 		return Result{}, err
 	}
@@ -895,6 +966,14 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 			}
 			vals[s.col] = v.Clone()
 		}
+		if ts != nil && len(ts.before) > 0 {
+			if old, ok, err = x.triggerUpdateBefore(t, ts, old, vals, sets, slot); err != nil {
+				return res, err
+			}
+			if !ok {
+				continue
+			}
+		}
 		written, err := x.updateRow(w, old, vals, slot)
 		if err != nil {
 			return res, err
@@ -903,6 +982,11 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 			continue
 		}
 		res.RowsAffected++
+		if ts != nil && len(ts.after) > 0 {
+			if err := x.fire(ts.after, vals, old); err != nil && !errors.Is(err, errSkipRow) {
+				return res, err
+			}
+		}
 		if ret != nil {
 			if err := ret.add(vals); err != nil {
 				return res, err

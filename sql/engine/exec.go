@@ -187,15 +187,22 @@ func (cp *corePlan) open(run *runState, outer *env) (rowIter, error) {
 		j.cands, j.matched, j.nulled = st.cands[:n], st.flags[:n], st.flags[n:2*n]
 	}
 	var it rowIter
-	if cp.agg != nil {
+	switch {
+	case cp.agg != nil:
 		a, err := newAggIter(cp, j, e)
 		if err != nil {
 			return nil, err
 		}
+		a.positionOnly = cp.win != nil
 		it = a
-	} else {
+	case cp.win == nil:
 		st.p = projectIter{cp: cp, in: j, e: e, out: st.project[:0]}
 		it = &st.p
+	default:
+		it = j
+	}
+	if cp.win != nil {
+		it = newWindowIter(cp, it, e)
 	}
 	if cp.distinct {
 		it = &distinctIter{in: it, n: cp.ncols, colls: cp.dcolls, seen: map[string]struct{}{}}
@@ -399,6 +406,9 @@ type aggIter struct {
 	i      int
 	out    []value.Value
 	aggs   []value.Value
+	// positionOnly leaves each group's rows and aggregates in the env without projecting (the
+	// window functions of the core project after them).
+	positionOnly bool
 }
 
 func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
@@ -433,6 +443,18 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 			groups = append(groups, gr)
 		}
 		for i, c := range a.calls {
+			if c.filter != nil {
+				ok, err := truth(c.filter, e)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					if m, isMinMax := gr.states[i].(*minMaxState); isMinMax {
+						m.changed = false
+					}
+					continue
+				}
+			}
 			args = args[:0]
 			for _, x := range c.args {
 				v, err := x.eval(e)
@@ -513,6 +535,9 @@ func (a *aggIter) next() (bool, error) {
 			if !ok {
 				continue
 			}
+		}
+		if a.positionOnly {
+			return true, nil
 		}
 		a.out = a.out[:0]
 		for _, x := range a.cp.project {

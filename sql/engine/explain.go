@@ -30,6 +30,7 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 		rows = append(rows, []value.Value{value.Int(int64(id)), value.Int(int64(parent)), value.Int(0), value.TextString(detail)})
 		return id
 	}
+	windowSubqueries := 1 // SQLite numbers the main select 1
 	var walk func(p *selectPlan, parent int)
 	walk = func(p *selectPlan, parent int) {
 		if r, ok := p.cte.(*recursiveCTE); ok {
@@ -46,21 +47,28 @@ func (st *Stmt) explain(cx *execCtx, ex *ast.Explain) (*Rows, error) {
 				}
 				at = add(parent, label)
 			}
-			for _, lv := range core.levels {
-				if sq, ok := lv.access.(*subqueryScan); ok && !isCTERow(sq.plan) {
-					walk(sq.plan, add(at, "CO-ROUTINE "+sq.name))
-				}
-				if u, ok := lv.access.(*orUnion); ok { // SQLite's shape: a child per disjunct
-					or := add(at, u.explain())
-					for k, b := range u.branches {
-						add(add(or, fmt.Sprintf("INDEX %d", k+1)), b.explain())
+			body := func(at int) {
+				for _, lv := range core.levels {
+					if sq, ok := lv.access.(*subqueryScan); ok && !isCTERow(sq.plan) {
+						walk(sq.plan, add(at, "CO-ROUTINE "+sq.name))
 					}
-					continue
+					if u, ok := lv.access.(*orUnion); ok { // SQLite's shape: a child per disjunct
+						or := add(at, u.explain())
+						for k, b := range u.branches {
+							add(add(or, fmt.Sprintf("INDEX %d", k+1)), b.explain())
+						}
+						continue
+					}
+					add(at, lv.access.explain())
 				}
-				add(at, lv.access.explain())
+				if core.agg != nil && len(core.agg.groupBy) > 0 {
+					add(at, "USE TEMP B-TREE FOR GROUP BY")
+				}
 			}
-			if core.agg != nil && len(core.agg.groupBy) > 0 {
-				add(at, "USE TEMP B-TREE FOR GROUP BY")
+			if core.win == nil {
+				body(at)
+			} else {
+				explainWindows(core.win, at, add, &windowSubqueries, body)
 			}
 			if core.distinct {
 				add(at, "USE TEMP B-TREE FOR DISTINCT")

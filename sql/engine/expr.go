@@ -17,6 +17,8 @@ type env struct {
 	outer  *env
 	aggs   []value.Value
 	run    *runState
+	// wins are the results of the core's window calls for the current row (window.go).
+	wins []value.Value
 	// autoIndexes holds the hash tables of the core's automatic indexes (autoindex.go): nil
 	// after the loop's first run, which scans; built on its second.
 	autoIndexes map[*autoIndex]*hashTable

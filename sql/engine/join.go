@@ -33,11 +33,6 @@ func addSources(pc *planCtx, from []ast.FromItem, where exprAST, sc *scope) erro
 		if err != nil {
 			return err
 		}
-		for _, other := range sc.sources {
-			if strings.EqualFold(other.name, src.name) {
-				return fmt.Errorf("ambiguous column name: %s", src.name)
-			}
-		}
 		src.left = item.Join == ast.JoinLeft
 		src.notIndexed = item.NotIndexed
 		sc.sources = append(sc.sources, src)

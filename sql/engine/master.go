@@ -11,12 +11,13 @@ package engine
 //   - rootpage is cairn's object id (FORMAT.md, "Object ids"): tables and indexes have distinct
 //     positive ids, views 0 as in SQLite. sql is the CREATE text as stored, NULL for an automatic
 //     index.
-//   - Rows come in creation order for tables and indexes (ids grow with every CREATE; a table's
-//     automatic indexes right after it), then the views by name.
+//   - Rows come in creation order for tables, indexes and triggers (ids grow with every CREATE; a
+//     table's automatic indexes right after it; triggers have rootpage 0), then the views by name.
 
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -63,6 +64,7 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 	type obj struct {
 		kind, name, table, sql string
 		id                     int64
+		trigger                bool // rootpage 0; id orders it by creation
 	}
 	var objs, views []obj
 	if temp {
@@ -88,6 +90,27 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 			views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
 		}
 	}
+	// Triggers (rootpage 0) take their place among the tables and indexes by creation (their ids
+	// come from next-id too; a session's TEMP triggers after the TEMP tables, in creation order).
+	triggers := cx.schema.triggers
+	if temp {
+		triggers = nil
+		if cx.sess != nil && cx.sess.tempTrigs() != nil {
+			triggers = cx.sess.tempTrigs().triggers
+		}
+	}
+	var trs []*Trigger
+	for _, tr := range triggers {
+		trs = append(trs, tr)
+	}
+	slices.SortFunc(trs, func(a, b *Trigger) int { return cmp.Compare(a.ID, b.ID) * triggerOrder(temp) })
+	for i, tr := range trs {
+		id := tr.ID
+		if temp {
+			id = math.MaxInt64 - int64(len(trs)) + int64(i)
+		}
+		objs = append(objs, obj{kind: "trigger", name: tr.Name, table: tr.Table, sql: tr.SQL, id: id, trigger: true})
+	}
 	slices.SortFunc(objs, func(a, b obj) int { return cmp.Compare(a.id, b.id) })
 	slices.SortFunc(views, func(a, b obj) int { return cmp.Compare(fold(a.name), fold(b.name)) })
 	objs = append(objs, views...)
@@ -97,8 +120,12 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 		if o.sql != "" {
 			sql = value.TextString(schemaText(o.sql))
 		}
+		root := o.id
+		if o.trigger {
+			root = 0
+		}
 		rows[i] = []value.Value{value.TextString(o.kind), value.TextString(o.name), value.TextString(o.table),
-			value.Int(o.id), sql, value.Int(int64(i + 1))}
+			value.Int(root), sql, value.Int(int64(i + 1))}
 	}
 	return rows
 }

@@ -5,17 +5,18 @@ import (
 	"slices"
 )
 
-// Object is a table, index or view of the schema, as SQLite's sqlite_schema table lists it.
+// Object is a table, index, view or trigger of the schema, as SQLite's sqlite_schema table lists it.
 type Object struct {
-	// Type is "table", "index" or "view".
+	// Type is "table", "index", "view" or "trigger".
 	Type string
-	// Name is the object's name as created; Table is the table an index is on (a table's or
-	// view's own name).
+	// Name is the object's name as created; Table is the table an index or trigger is on (a
+	// table's or view's own name).
 	Name, Table string
 	// SQL is the CREATE statement's text as it was given, without the final semicolon; empty for
 	// the automatic index of a UNIQUE or PRIMARY KEY constraint.
 	SQL string
-	// Temp is set for a TEMP table, its indexes and a TEMP view, which only its session sees.
+	// Temp is set for a TEMP table, its indexes, a TEMP view and a TEMP trigger, which only its
+	// session sees.
 	Temp bool
 	// Unique is set for an index that enforces uniqueness.
 	Unique bool
@@ -25,7 +26,7 @@ type Object struct {
 // transaction (its own DDL included), or of the newest snapshot, and its TEMP views. Each table
 // comes in the order of creation, followed by its indexes (the automatic ones first, then the
 // explicit ones in the order of creation); then the session's TEMP tables in the same way; then
-// the views, by name. The order is one that
+// the views, by name; then the triggers, in the order of creation (the TEMP ones last). The order is one that
 // re-creates the schema when the SQL texts are run again, views on views aside.
 func (s *Session) Objects() ([]Object, error) {
 	read, err := s.readTx()
@@ -77,7 +78,32 @@ func (s *Session) Objects() ([]Object, error) {
 	slices.SortFunc(views, func(a, b Object) int {
 		return cmp.Or(cmp.Compare(fold(a.Name), fold(b.Name)), compareBool(a.Temp, b.Temp))
 	})
-	return append(out, views...), nil
+	out = append(out, views...)
+	var triggers []*Trigger
+	for _, tr := range schema.triggers {
+		triggers = append(triggers, tr)
+	}
+	slices.SortFunc(triggers, func(a, b *Trigger) int { return cmp.Compare(a.ID, b.ID) })
+	for _, tr := range triggers {
+		table := tr.Table
+		if t := schema.table(tr.Table); t != nil {
+			table = t.Name
+		} else if v := schema.view(tr.Table); v != nil {
+			table = v.Name
+		}
+		out = append(out, Object{Type: "trigger", Name: tr.Name, Table: table, SQL: tr.SQL})
+	}
+	if s.tempTrigs() != nil {
+		triggers = triggers[:0]
+		for _, tr := range s.tempTrigs().triggers {
+			triggers = append(triggers, tr)
+		}
+		slices.SortFunc(triggers, func(a, b *Trigger) int { return cmp.Compare(b.ID, a.ID) }) // creation order
+		for _, tr := range triggers {
+			out = append(out, Object{Type: "trigger", Name: tr.Name, Table: tr.Table, SQL: tr.SQL, Temp: true})
+		}
+	}
+	return out, nil
 }
 
 // compareBool orders false before true.

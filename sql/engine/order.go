@@ -30,7 +30,7 @@ func (p *selectPlan) useAccessOrder() {
 		cp.useMinMaxOrder()
 		return
 	}
-	if len(p.order) == 0 || cp.distinct || len(cp.levels) == 0 {
+	if len(p.order) == 0 || cp.distinct || len(cp.levels) == 0 || cp.win != nil {
 		return
 	}
 	lv := cp.levels[0]
@@ -77,7 +77,7 @@ func (cp *corePlan) useMinMaxOrder() {
 		return
 	}
 	call := a.calls[0]
-	if call.name != "min" && call.name != "max" || call.distinct || len(call.args) != 1 {
+	if call.name != "min" && call.name != "max" || call.distinct || len(call.args) != 1 || call.filter != nil {
 		return
 	}
 	col, ok := cp.outerColumn(call.args[0])

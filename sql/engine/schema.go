@@ -169,6 +169,10 @@ type Schema struct {
 	tables  map[string]*Table // by lower-case name
 	indexes map[string]*Index
 	views   map[string]*View
+	// triggers by lower-case name, and by the lower-case name of their table or view, newest
+	// first (trigger.go); nil when there is none.
+	triggers      map[string]*Trigger
+	tableTriggers map[string][]*Trigger
 }
 
 // fold folds a name for lookups: ASCII letters to lower case, as SQLite compares identifiers
@@ -212,6 +216,7 @@ func (s *Schema) clone() *Schema {
 	for k, v := range s.views {
 		c.views[k] = v
 	}
+	s.cloneTriggers(c)
 	return c
 }
 
@@ -258,9 +263,9 @@ func loadSchema(tx *cairn.Tx, cookie int64) (*Schema, error) {
 		return nil, err
 	}
 	if v, err := b.Get(versionKey); err == nil {
-		if n := schemaVersionOf(v); n != formatVersion && n != oldFormatVersion {
-			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads versions %d and %d): %w",
-				n, oldFormatVersion, formatVersion, cairn.ErrCorrupt)
+		if n := schemaVersionOf(v); n != formatVersion && n != oldFormatVersion && n != triggerFormatVersion {
+			return nil, fmt.Errorf("sql: schema layout version %d is not supported (this build reads versions %d to %d): %w",
+				n, oldFormatVersion, triggerFormatVersion, cairn.ErrCorrupt)
 		}
 	}
 	var entries []schemaEntry
@@ -279,7 +284,7 @@ func loadSchema(tx *cairn.Tx, cookie int64) (*Schema, error) {
 		return nil, err
 	}
 	// Tables first: indexes and views refer to them.
-	for _, pass := range []string{"table", "index", "view"} {
+	for _, pass := range []string{"table", "index", "view", "trigger"} {
 		for _, e := range entries {
 			if e.kind != pass {
 				continue
@@ -323,6 +328,8 @@ func (s *Schema) addEntry(e schemaEntry) error {
 		s.addIndex(ix)
 	case *ast.CreateView:
 		s.views[fold(st.Name)] = &View{Name: st.Name, SQL: e.sql, Columns: st.Columns, Select: st.Select}
+	case *ast.CreateTrigger:
+		s.addTrigger(newTrigger(st, e.id))
 	default:
 		return fmt.Errorf("unexpected statement: %w", cairn.ErrCorrupt)
 	}

@@ -267,10 +267,10 @@ func TestGoldenSchemaVersionRefused(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 4})
+		return b.Put([]byte("\x00version"), []byte{0, 0, 0, 0, 0, 0, 0, 5})
 	})
 	require.NoError(t, err)
-	requireVersionRefused(t, db, 4)
+	requireVersionRefused(t, db, 5)
 }
 
 // requireVersionRefused requires that a query on db fails on its layout version.
@@ -283,6 +283,6 @@ func requireVersionRefused(t *testing.T, db *cairn.DB, version int) {
 	_, err = st.Query(context.Background(), nil)
 	require.Error(t, err)
 	require.ErrorIs(t, err, cairn.ErrCorrupt)
-	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads versions 2 and 3)", version))
+	require.Contains(t, err.Error(), fmt.Sprintf("sql: schema layout version %d is not supported (this build reads versions 2 to 4)", version))
 	require.False(t, bytes.Contains([]byte(err.Error()), []byte("no such table")))
 }

@@ -178,6 +178,12 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 	if isRowidName(column) {
 		for si, src := range sc.sources {
 			if (table == "" || strings.EqualFold(src.name, table)) && src.rowidSlot >= 0 {
+				if sc.rowidSources(table) > 1 {
+					if table != "" {
+						column = table + "." + column
+					}
+					return out, false, fmt.Errorf("ambiguous column name: %s", column)
+				}
 				return colRefResult{src: si, col: src.rowidSlot,
 					c: srcColumn{name: column, affinity: value.AffinityInteger, noCollation: true}}, true, nil
 			}
@@ -191,6 +197,19 @@ func (sc *scope) resolveHere(table, column string) (colRefResult, bool, error) {
 		}
 	}
 	return out, false, nil
+}
+
+// rowidSources returns how many of sc's own sources have a rowid and are called name (any name
+// when it is ""): a rowid reference that more than one could answer is ambiguous (FROM t, u; or
+// FROM t, t, which SQLite allows as long as no reference is ambiguous).
+func (sc *scope) rowidSources(name string) int {
+	n := 0
+	for _, src := range sc.sources {
+		if src.rowidSlot >= 0 && (name == "" || strings.EqualFold(src.name, name)) {
+			n++
+		}
+	}
+	return n
 }
 
 // depthOf returns how many queries out from sc the column table.column is found (0: sc's own),

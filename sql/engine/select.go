@@ -121,11 +121,13 @@ type corePlan struct {
 	project []expr // the select list, then the extra ORDER BY keys of a single-core select
 	// extraColl are the collations of the extra ORDER BY columns.
 	extraColl []value.Collation
-	ncols     int
-	distinct  bool
-	dcolls    []value.Collation // collations for DISTINCT
-	values    [][]expr          // a VALUES core
-	consts    []expr            // WHERE terms that read no source of this query
+	// win holds the window calls of the core (window.go); nil without any.
+	win      *winPlan
+	ncols    int
+	distinct bool
+	dcolls   []value.Collation // collations for DISTINCT
+	values   [][]expr          // a VALUES core
+	consts   []expr            // WHERE terms that read no source of this query
 }
 
 // aggPlan is the grouping of an aggregate core.
@@ -336,9 +338,14 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	sc.aggs = coll
 	defer func() { sc.aggs = nil }()
 	var info resultInfo
-	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect}
+	wc, err := newWinCollector(core.Windows)
+	if err != nil {
+		return nil, info, err
+	}
+	lb := &binder{pc: pc, sc: sc, agg: coll, existsList: sc.existsSelect, win: wc}
 	readInside := sc.readInside // to learn whether a subquery there reads a column of this one
 	for _, it := range items {
+		wc.startColumn()
 		x, xi, err := lb.bind(it.expr)
 		if err != nil {
 			return nil, info, err
@@ -392,11 +399,13 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 	if !aggregate {
 		ob, sc.aggs = &binder{pc: pc, sc: sc, noAgg: "ORDER BY"}, nil
 	}
+	ob = &binder{pc: ob.pc, sc: ob.sc, agg: ob.agg, noAgg: ob.noAgg, win: wc}
 	for i, t := range order {
 		col, err := orderColumn(t, i, items, info, cp, ob)
 		if err != nil {
 			return nil, info, err
 		}
+		wc.orderByColumn(col)
 		coll := value.Binary
 		if col < len(info.infos) && info.infos[col].hasColl {
 			coll = info.infos[col].coll
@@ -421,6 +430,10 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 		p.order = append(p.order, key)
 	}
 	aggregate = aggregate || len(coll.calls) > 0
+	if len(wc.plan.calls) > 0 {
+		wc.finish()
+		cp.win = &wc.plan
+	}
 	if aggregate {
 		// A subquery of the select list, HAVING or ORDER BY that reads a column of this query
 		// reads it as a bare column does: from a row of the group.

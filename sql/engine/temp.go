@@ -27,10 +27,12 @@ import (
 // tempBucketPrefix starts the names of the buckets of TEMP tables.
 var tempBucketPrefix = []byte("\x00sql/tmp/")
 
-// tempState is a session's set of TEMP tables (with their indexes), by folded name.
+// tempState is a session's set of TEMP tables (with their indexes), by folded name, and its
+// TEMP triggers (trigger.go; nil before the first).
 type tempState struct {
 	tables map[string]*Table
 	nextID int64
+	trig   *Schema
 }
 
 // with returns a copy of st with t in place of the table of its name (nil t: without name).
@@ -40,7 +42,7 @@ func (st *tempState) with(name string, t *Table) *tempState {
 		for k, v := range st.tables {
 			out.tables[k] = v
 		}
-		out.nextID = st.nextID
+		out.nextID, out.trig = st.nextID, st.trig
 	}
 	if t == nil {
 		delete(out.tables, fold(name))
@@ -188,6 +190,7 @@ func (x *execCtx) dropTempTable(t *Table) error {
 	}
 	x.forgetBucket(t.bucket)
 	x.sess.temp = x.sess.temp.with(t.Name, nil)
+	x.dropTempTriggersOn(t.Name)
 	return nil
 }
 

@@ -134,6 +134,10 @@ func (x *execCtx) runStmt(stmt *Stmt, args []value.Value) (Result, error) {
 		return Result{}, x.analyze(st)
 	case *ast.AlterTable:
 		return Result{}, x.alterTable(st)
+	case *ast.CreateTrigger:
+		return Result{}, x.createTrigger(st)
+	case *ast.DropTrigger:
+		return Result{}, x.dropTrigger(st)
 	}
 	return Result{}, fmt.Errorf("unsupported statement %T", stmt.parsed.Stmt)
 }

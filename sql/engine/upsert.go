@@ -329,11 +329,25 @@ func (u *upserter) fire(c *upsertClause, t *Table, key []byte, excluded []value.
 		}
 		vals[s.col] = v.Clone()
 	}
+	ts, err := u.x.upsertTriggers(t, c.sets)
+	if err != nil {
+		return err
+	}
+	if ts != nil && len(ts.before) > 0 {
+		if old, ok, err = u.x.triggerUpdateBefore(t, ts, old, vals, c.sets, c.slot); err != nil || !ok {
+			return err
+		}
+	}
 	written, err := u.x.updateRow(u.w, old, vals, c.slot)
 	if err != nil || !written {
 		return err
 	}
 	u.updated++
+	if ts != nil && len(ts.after) > 0 {
+		if err := u.x.fire(ts.after, vals, old); err != nil && !errors.Is(err, errSkipRow) {
+			return err
+		}
+	}
 	if u.ret != nil {
 		return u.ret.add(vals)
 	}

@@ -120,7 +120,7 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 	case *m.VectorExpr:
 		return nil, c.unsupported(e, "row values")
 	case *m.RaiseExpr:
-		return nil, c.unsupported(e, "RAISE")
+		return c.raise(e)
 	case *m.Star:
 		return nil, c.errorf(e, `near "*": syntax error`)
 	}
@@ -392,19 +392,23 @@ func (c *converter) caseExpr(e *m.CaseExpr) (ast.Expr, error) {
 }
 
 func (c *converter) call(e *m.FuncCall) (ast.Expr, error) {
-	switch {
-	case e.Over != nil:
-		return nil, c.unsupported(e, "window functions (OVER)")
-	case e.Filter != nil:
-		return nil, c.unsupported(e, "FILTER clause")
-	case len(e.OrderBy) > 0:
+	if len(e.OrderBy) > 0 {
 		return nil, c.unsupported(e, "ORDER BY in an aggregate")
 	}
 	args, err := c.exprs(e.Args)
 	if err != nil {
 		return nil, err
 	}
-	return &ast.Call{At: pos(e), Name: strings.ToLower(e.Name.Name), Distinct: e.Distinct, Star: e.Star, Args: args}, nil
+	out := &ast.Call{At: pos(e), Name: strings.ToLower(e.Name.Name), Distinct: e.Distinct, Star: e.Star, Args: args}
+	if out.Filter, err = c.optExpr(e.Filter); err != nil {
+		return nil, err
+	}
+	if e.Over != nil {
+		if out.Over, err = c.window(e.Over); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // constantLiteral reports whether e is a literal (for DEFAULT clauses).

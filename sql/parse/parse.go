@@ -175,7 +175,7 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 		}
 		return &ast.Explain{At: pos(s), QueryPlan: s.QueryPlan, Stmt: inner}, nil
 	case *m.CreateTriggerStmt:
-		return nil, c.unsupported(s, "CREATE TRIGGER")
+		return c.createTrigger(s)
 	case *m.CreateVirtualTableStmt:
 		return nil, c.unsupported(s, "CREATE VIRTUAL TABLE")
 	case *m.AlterTableStmt:
@@ -191,7 +191,7 @@ func (c *converter) stmt(s m.Stmt) (ast.Stmt, error) {
 	case *m.AnalyzeStmt:
 		return c.analyze(s)
 	case *m.DropTriggerStmt:
-		return nil, c.unsupported(s, "DROP TRIGGER")
+		return c.dropTrigger(s)
 	}
 	return nil, c.unsupported(s, fmt.Sprintf("statement %T", s))
 }

@@ -61,8 +61,11 @@ type Source struct {
 	Alias string // "" when it has none
 }
 
-// Refs returns the names in the text of one CREATE TABLE, CREATE INDEX or CREATE VIEW statement,
-// in no particular order, and the select cores they are in.
+// Refs returns the names in the text of one CREATE TABLE, CREATE INDEX, CREATE VIEW or CREATE
+// TRIGGER statement, in no particular order, and the select cores they are in. In a trigger,
+// NEW.col and OLD.col are columns of the trigger's table (their qualifiers are table names NEW
+// and OLD), and a name of an INSERT, UPDATE or DELETE of its body is outside any select core
+// (Scope -1), of that statement's table.
 func Refs(sql string) ([]Ref, []Scope, error) {
 	stmts, err := Parse(sql) // the checks of the adapter: the text is one supported statement
 	if err != nil {
@@ -118,8 +121,10 @@ func Refs(sql string) ([]Ref, []Scope, error) {
 		}
 	case *m.CreateViewStmt:
 		w.selectStmt(s.Select, -1)
+	case *m.CreateTriggerStmt:
+		w.trigger(s)
 	default:
-		return nil, nil, errors.New("not a CREATE TABLE, INDEX or VIEW")
+		return nil, nil, errors.New("not a CREATE TABLE, INDEX, VIEW or TRIGGER")
 	}
 	return w.refs, w.scopes, nil
 }
@@ -338,4 +343,66 @@ func skipSpace(s string, i int) int {
 		}
 	}
 	return i
+}
+
+// trigger collects the names of a CREATE TRIGGER: its table, UPDATE OF columns, WHEN and the
+// statements of its body.
+func (w *refWalker) trigger(s *m.CreateTriggerStmt) {
+	on := s.Table.Name.Name
+	first := len(w.refs)
+	defer func() {
+		// NEW.col and OLD.col are columns of the trigger's table, wherever they are.
+		for i := first; i < len(w.refs); i++ {
+			if r := &w.refs[i]; r.Kind == RefColumn && (strings.EqualFold(r.Table, "new") || strings.EqualFold(r.Table, "old")) {
+				r.Table, r.Scope = on, -1
+			}
+		}
+	}()
+	w.add(s.Table.Name, RefTable, "", -1, false)
+	for _, c := range s.UpdateOf {
+		w.add(c, RefColumn, on, -1, false)
+	}
+	w.expr(s.When, "", -1)
+	for _, b := range s.Body {
+		switch b := b.(type) {
+		case *m.SelectStmt:
+			w.selectStmt(b, -1)
+		case *m.InsertStmt:
+			table := b.Table.Name.Name
+			w.add(b.Table.Name, RefTable, "", -1, false)
+			for _, c := range b.Columns {
+				w.add(c, RefColumn, table, -1, false)
+			}
+			if b.Select != nil {
+				w.selectStmt(b.Select, -1)
+			}
+			for _, u := range b.Upserts {
+				for _, t := range u.Target {
+					w.expr(t.Expr, table, -1)
+				}
+				w.expr(u.TargetWhere, table, -1)
+				w.setPairs(u.Set, table)
+				w.expr(u.Where, table, -1)
+			}
+		case *m.UpdateStmt:
+			table := b.Table.Name.Name
+			w.add(b.Table.Name, RefTable, "", -1, false)
+			w.setPairs(b.Set, table)
+			w.expr(b.Where, table, -1)
+		case *m.DeleteStmt:
+			table := b.Table.Name.Name
+			w.add(b.Table.Name, RefTable, "", -1, false)
+			w.expr(b.Where, table, -1)
+		}
+	}
+}
+
+// setPairs collects the names of SET col = expr, ... of an UPDATE or upsert of table.
+func (w *refWalker) setPairs(sets []*m.SetPair, table string) {
+	for _, p := range sets {
+		for _, c := range p.Columns {
+			w.add(c, RefColumn, table, -1, false)
+		}
+		w.expr(p.Value, table, -1)
+	}
 }

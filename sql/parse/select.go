@@ -54,9 +54,6 @@ func (c *converter) core(core m.SelectCore, sel *ast.Select, last bool) (*ast.Se
 }
 
 func (c *converter) selectQuery(q *m.SelectQuery, sel *ast.Select, last bool) (*ast.SelectCore, error) {
-	if len(q.Windows) > 0 {
-		return nil, c.unsupported(q, "WINDOW clause")
-	}
 	if (len(q.OrderBy) > 0 || q.Limit != nil) && !last {
 		what := "ORDER BY"
 		if len(q.OrderBy) == 0 {
@@ -83,6 +80,9 @@ func (c *converter) selectQuery(q *m.SelectQuery, sel *ast.Select, last bool) (*
 		return nil, err
 	}
 	if out.Having, err = c.optExpr(q.Having); err != nil {
+		return nil, err
+	}
+	if out.Windows, err = c.windows(q.Windows); err != nil {
 		return nil, err
 	}
 	if sel.OrderBy, err = c.orderBy(q.OrderBy); err != nil {

@@ -400,3 +400,77 @@ SELECT d.id, count(j.key) FROM docs d LEFT JOIN json_each j WHERE j.json = d.doc
 SELECT key FROM json_each('[1]') WHERE json = '[1,2]'
 
 SELECT key FROM json_each WHERE json = '[1,2]' OR 1
+
+-- json_array_insert and jsonb_array_insert (SQLite 3.53)
+
+SELECT json_array_insert('[1,2,3]', '$[1]', 99)
+
+SELECT json_array_insert('[1,2,3]', '$[#]', 99)
+
+SELECT json_array_insert('[1,2,3]', '$[5]', 99)
+
+SELECT json_array_insert('{"a":[1]}', '$.a[0]', 'x', '$.a[#]', 7)
+
+SELECT json_array_insert('[1,2,3]', '$', 99)
+
+SELECT json_array_insert('{"a":1}', '$.a', 99)
+
+SELECT json_array_insert('[1,2,3]', '$[#-1]', 99)
+
+SELECT json_array_insert('[1,2,3]', '$[1]', json('[4]'))
+
+SELECT json_array_insert('[]', '$[0]', 1)
+
+SELECT json_array_insert('[1]', '$[0].x', 1)
+
+SELECT json_array_insert(NULL, '$[0]', 1)
+
+SELECT json_array_insert('[1]', NULL, 1)
+
+SELECT json_array_insert('[1]')
+
+SELECT json_array_insert('[1]', '$[0]')
+
+SELECT typeof(jsonb_array_insert('[1]', '$[0]', 2)), json(jsonb_array_insert('[1]', '$[0]', 2)), hex(jsonb_array_insert('[1]', '$[0]', 'two'))
+
+SELECT json_array_insert('[1,2]', '$[1]', 'a', '$[1]', 'b')
+
+SELECT json_array_insert('[1,2', '$[1]', 1)
+
+SELECT json_array_insert('[1,2]', 'x', 1)
+
+SELECT json_array_insert('[[1,2]]', '$[0][1]', 5)
+
+SELECT json_array_insert('[1,2,3]', '$[3]', 9)
+
+SELECT json_array_insert('[1,2,3]', '$[4]', 9)
+
+SELECT json_array_insert('{"a":{"b":1}}', '$.a.b', 9)
+
+SELECT json_array_insert('{"a":[]}', '$.b[0]', 9)
+
+SELECT json_array_insert('5', '$[0]', 9)
+
+SELECT json_array_insert('[1,2,3]', '$[#-4]', 9)
+
+SELECT json_array_insert('[1,2,3]', '$[#-3]', 9)
+
+SELECT json_array_insert('{}', '$.b', 9)
+
+SELECT json_array_insert('[1]', '$.b', 9)
+
+SELECT json_array_insert('{}', '$.b.c', 9)
+
+SELECT json_array_insert('{}', '$.b[1]', 9)
+
+SELECT json_array_insert('{}', '$.b[#]', 9)
+
+SELECT json_array_insert('{"a":5}', '$.a[0]', 9)
+
+SELECT json_array_insert('[1,2]', '$[#-0]', 9)
+
+SELECT json_array_insert('{}', '$.b[0].c', 9)
+
+SELECT json_array_insert('{}', '$.b[0][0]', 9)
+
+SELECT json_array_insert('[1,2]', '$[0]', 'text', '$[0]', 2.5, '$[0]', NULL, '$[0]', x'00')
