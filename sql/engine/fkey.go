@@ -632,19 +632,19 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 			return errFK
 		case "CASCADE":
 			if updated == nil {
-				for _, row := range rows {
-					if _, ok, err := x.readRow(l.child, l.child.rowKey(row, rowidOfRow(l.child, row))); err != nil || !ok {
-						if err != nil {
-							return err
-						}
-						continue // deleted by an action before
-					}
-					if err := x.removeRow(l.child, row, rowidOfRow(l.child, row)); err != nil {
-						return err
-					}
-					x.sess.totalChanges++ // as SQLite's: at once, kept if the statement fails
+				if err := x.fkCascadeDelete(l.child, rows); err != nil {
+					return err
 				}
 				continue
+			}
+		}
+		sets := setsOf(l.child, l.cols)
+		slot := rowidSetSlot(l.child, sets)
+		var ts *trigSet
+		if x.hasTriggers() {
+			cols, rowidSlot := tableTriggerCols(l.child)
+			if ts, err = x.triggersFor(l.child.Name, ast.TriggerUpdate, cols, rowidSlot, updateOfFunc(l.child, sets)); err != nil {
+				return err
 			}
 		}
 		w, err := x.fkWriter(l.child)
@@ -676,12 +676,71 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 					}
 				}
 			}
-			written, err := x.updateRow(w, cur, vals, rowidSetSlot(l.child, setsOf(l.child, l.cols)))
+			if ts != nil && len(ts.before) > 0 {
+				if cur, ok, err = x.triggerUpdateBefore(l.child, ts, cur, vals, sets, slot); err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			written, err := x.updateRow(w, cur, vals, slot)
 			if err != nil {
 				return err
 			}
-			if written {
-				x.sess.totalChanges++
+			if !written {
+				continue
+			}
+			x.sess.totalChanges++ // as SQLite's: at once, kept if the statement fails
+			if ts != nil && len(ts.after) > 0 {
+				if err := x.fire(ts.after, vals, cur); err != nil && !errors.Is(err, errSkipRow) {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fkCascadeDelete deletes the child rows of t an ON DELETE CASCADE removes, firing t's DELETE
+// triggers as the DELETE statement SQLite runs for the action does.
+func (x *execCtx) fkCascadeDelete(t *Table, rows [][]value.Value) error {
+	var ts *trigSet
+	if x.hasTriggers() {
+		cols, rowidSlot := tableTriggerCols(t)
+		var err error
+		if ts, err = x.triggersFor(t.Name, ast.TriggerDelete, cols, rowidSlot, nil); err != nil {
+			return err
+		}
+	}
+	for _, row := range rows {
+		// The row as it is now: an earlier action or trigger may have changed or deleted it.
+		if ts != nil {
+			var ok bool
+			var err error
+			if row, ok, err = x.triggerDeleteBefore(t, ts, row); err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		} else {
+			cur, ok, err := x.readRow(t, t.rowKey(row, rowidOfRow(t, row)))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			row = cloneRow(cur)
+		}
+		if err := x.removeRow(t, row, rowidOfRow(t, row)); err != nil {
+			return err
+		}
+		x.sess.totalChanges++ // as SQLite's: at once, kept if the statement fails
+		if ts != nil && len(ts.after) > 0 {
+			if err := x.fire(ts.after, nil, row); err != nil && !errors.Is(err, errSkipRow) {
+				return err
 			}
 		}
 	}

@@ -627,3 +627,39 @@ DELETE FROM city WHERE id = 1
 SELECT changes(), total_changes()
 
 SELECT * FROM road
+
+-- the changes actions make fire the child table's triggers
+
+CREATE TABLE tp(id INTEGER PRIMARY KEY)
+
+CREATE TABLE tc(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES tp ON DELETE CASCADE ON UPDATE SET NULL)
+
+CREATE TABLE tlog(what TEXT)
+
+CREATE TRIGGER tc_bd BEFORE DELETE ON tc BEGIN INSERT INTO tlog VALUES ('before delete ' || old.id); END
+
+CREATE TRIGGER tc_ad AFTER DELETE ON tc BEGIN INSERT INTO tlog VALUES ('after delete ' || old.id); END
+
+CREATE TRIGGER tc_au AFTER UPDATE OF pid ON tc BEGIN INSERT INTO tlog VALUES ('update ' || old.id || ': ' || quote(old.pid) || ' -> ' || quote(new.pid)); END
+
+CREATE TRIGGER tc_bu BEFORE UPDATE ON tc WHEN old.id = 4 BEGIN SELECT RAISE(IGNORE); END
+
+INSERT INTO tp VALUES (1), (2)
+
+INSERT INTO tc VALUES (1, 1), (2, 1), (3, 2), (4, 2)
+
+DELETE FROM tp WHERE id = 1
+
+UPDATE tp SET id = 5 WHERE id = 2
+
+SELECT * FROM tlog
+
+SELECT * FROM tc ORDER BY id
+
+DROP TRIGGER tc_bu
+
+UPDATE tp SET id = 5 WHERE id = 2
+
+SELECT * FROM tlog WHERE what LIKE 'update%'
+
+SELECT * FROM tc ORDER BY id
