@@ -46,6 +46,9 @@ type rowWriter struct {
 	checks  []expr
 	e       *env
 	uniques []int // t's UNIQUE constraints in the order they are checked (uniqueOrder)
+	// sets are the SET columns of the UPDATE the writer runs, which decide the foreign keys
+	// it checks (fkey.go); nil for an INSERT.
+	sets []setColumn
 }
 
 func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value) (*rowWriter, error) {
@@ -941,6 +944,7 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	w.sets = sets
 	ret := x.newReturner(p.ret, params)
 	run := &runState{cx: x, params: params}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
@@ -1052,11 +1056,11 @@ func (x *execCtx) updateRow(w *rowWriter, old, vals []value.Value, slot int) (bo
 		}
 		return false, err
 	}
-	if err := x.fkUpdating(t, old, vals, oldKey); err != nil {
+	if err := x.fkUpdating(t, old, vals, oldKey, w.sets); err != nil {
 		return false, err
 	}
 	if err := x.writeRow(t, vals, rowid); err != nil {
 		return false, err
 	}
-	return true, x.fkUpdated(t, old, vals, newKey)
+	return true, x.fkUpdated(t, old, vals, newKey, w.sets)
 }

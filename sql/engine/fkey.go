@@ -470,11 +470,12 @@ func (l *fkLink) parentKey(row []value.Value) []value.Value {
 	return key
 }
 
-// fkChildAdded counts the violation of a row added to t as a child (inserted, or the new
-// version of an updated row whose child key changed: only then is changed nil or true for l).
-func (x *execCtx) fkChildAdded(t *Table, row []value.Value, old []value.Value) error {
+// fkChildAdded counts the violation of a row added to t as a child: inserted (sets nil), or
+// the new version of a row an UPDATE setting sets changed, for the foreign keys whose child
+// columns it sets (SQLite's rule: the SET list decides, not whether the value changed).
+func (x *execCtx) fkChildAdded(t *Table, row []value.Value, sets []setColumn) error {
 	for _, l := range x.fk.childLinks(x, t) {
-		if old != nil && sameValues(l.cols, old, row) {
+		if sets != nil && !setsTouch(t, l.cols, sets) {
 			continue
 		}
 		if l.err != nil {
@@ -502,11 +503,11 @@ func (x *execCtx) fkChildAdded(t *Table, row []value.Value, old []value.Value) e
 	return nil
 }
 
-// fkChildRemoved takes away the violation of a child row of t being removed (deleted, or the
-// old version of an updated row whose child key changes).
-func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, updated []value.Value) error {
+// fkChildRemoved takes away the violation of a child row of t being removed: deleted (sets
+// nil), or the old version of a row an UPDATE setting sets changes (as fkChildAdded).
+func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, sets []setColumn) error {
 	for _, l := range x.fk.childLinks(x, t) {
-		if updated != nil && sameValues(l.cols, row, updated) {
+		if sets != nil && !setsTouch(t, l.cols, sets) {
 			continue
 		}
 		if l.err != nil {
@@ -534,6 +535,21 @@ func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, updated []value.Va
 	return nil
 }
 
+// setsTouch reports whether an UPDATE setting sets changes one of t's columns cols (the rowid
+// counts as its alias column).
+func setsTouch(t *Table, cols []int, sets []setColumn) bool {
+	for _, s := range sets {
+		c := s.col
+		if c == len(t.Columns) {
+			c = t.RowidColumn
+		}
+		if c >= 0 && slices.Contains(cols, c) {
+			return true
+		}
+	}
+	return false
+}
+
 // sameValues reports whether a and b hold the same values (IS) in cols.
 func sameValues(cols []int, a, b []value.Value) bool {
 	for _, c := range cols {
@@ -544,11 +560,11 @@ func sameValues(cols []int, a, b []value.Value) bool {
 	return true
 }
 
-// fkParentRemoved counts the children of a parent row of t that goes (deleted, or updated to
-// another key: updated non-nil), self its table key.
-func (x *execCtx) fkParentRemoved(t *Table, row, updated []value.Value, self []byte) error {
+// fkParentRemoved counts the children of a parent row of t that goes: deleted (sets nil), or
+// updated by an UPDATE whose sets name the parent key; self is its table key.
+func (x *execCtx) fkParentRemoved(t *Table, row []value.Value, sets []setColumn, self []byte) error {
 	for _, l := range x.fk.parentLinks(x, t) {
-		if updated != nil && sameValues(l.pcols, row, updated) {
+		if sets != nil && !setsTouch(t, l.pcols, sets) {
 			continue
 		}
 		if l.err != nil {
@@ -571,11 +587,12 @@ func (x *execCtx) fkParentRemoved(t *Table, row, updated []value.Value, self []b
 	return nil
 }
 
-// fkParentAdded takes away the violations of the children a new parent row of t (inserted, or
-// the new version of an updated row: old non-nil) satisfies, self its table key.
-func (x *execCtx) fkParentAdded(t *Table, row, old []value.Value, self []byte) error {
+// fkParentAdded takes away the violations of the children a new parent row of t satisfies:
+// inserted (sets nil), or the new version of a row an UPDATE setting its parent key changed;
+// self is its table key.
+func (x *execCtx) fkParentAdded(t *Table, row []value.Value, sets []setColumn, self []byte) error {
 	for _, l := range x.fk.parentLinks(x, t) {
-		if old != nil && sameValues(l.pcols, old, row) {
+		if sets != nil && !setsTouch(t, l.pcols, sets) {
 			continue
 		}
 		c, zero := x.counter(l)
@@ -684,6 +701,7 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 					continue
 				}
 			}
+			w.sets = sets
 			written, err := x.updateRow(w, cur, vals, slot)
 			if err != nil {
 				return err
@@ -802,26 +820,28 @@ func (x *execCtx) fkInserted(t *Table, row []value.Value, rowid int64) error {
 	return x.fkParentAdded(t, row, nil, t.rowKey(row, rowid))
 }
 
-// fkUpdating counts for the old version of a row of t an UPDATE is about to replace by vals.
-func (x *execCtx) fkUpdating(t *Table, old, vals []value.Value, oldKey []byte) error {
-	if x.fk == nil {
+// fkUpdating counts for the old version of a row of t an UPDATE setting sets is about to
+// replace.
+func (x *execCtx) fkUpdating(t *Table, old, vals []value.Value, oldKey []byte, sets []setColumn) error {
+	if x.fk == nil || len(sets) == 0 {
 		return nil
 	}
-	if err := x.fkChildRemoved(t, old, vals); err != nil {
+	if err := x.fkChildRemoved(t, old, sets); err != nil {
 		return err
 	}
-	return x.fkParentRemoved(t, old, vals, oldKey)
+	return x.fkParentRemoved(t, old, sets, oldKey)
 }
 
-// fkUpdated counts and acts for a row of t an UPDATE has just replaced (old by vals, at key).
-func (x *execCtx) fkUpdated(t *Table, old, vals []value.Value, key []byte) error {
-	if x.fk == nil {
+// fkUpdated counts and acts for a row of t an UPDATE setting sets has just replaced (old by
+// vals, at key).
+func (x *execCtx) fkUpdated(t *Table, old, vals []value.Value, key []byte, sets []setColumn) error {
+	if x.fk == nil || len(sets) == 0 {
 		return nil
 	}
-	if err := x.fkChildAdded(t, vals, old); err != nil {
+	if err := x.fkChildAdded(t, vals, sets); err != nil {
 		return err
 	}
-	if err := x.fkParentAdded(t, vals, old, key); err != nil {
+	if err := x.fkParentAdded(t, vals, sets, key); err != nil {
 		return err
 	}
 	return x.fkActions(t, old, vals)

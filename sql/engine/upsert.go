@@ -338,6 +338,7 @@ func (u *upserter) fire(c *upsertClause, t *Table, key []byte, excluded []value.
 			return err
 		}
 	}
+	u.w.sets = c.sets
 	written, err := u.x.updateRow(u.w, old, vals, c.slot)
 	if err != nil || !written {
 		return err

@@ -331,6 +331,12 @@ DELETE FROM orders WHERE id = 90
 
 UPDATE song SET name = 'still orphan' WHERE id = 90
 
+-- setting a key column, even to its own value, checks the row (the SET list decides)
+
+UPDATE song SET album = album WHERE id = 90
+
+UPDATE item SET c = c WHERE id = 90
+
 -- mismatches and missing parents
 
 CREATE TABLE bad(x REFERENCES customers(name))
