@@ -202,6 +202,9 @@ func (f *fkStmt) parentLinks(x *execCtx, t *Table) []*fkLink {
 	tables := x.fkTables()
 	for i := len(tables) - 1; i >= 0; i-- {
 		c := tables[i]
+		if c.temp != t.temp {
+			continue // a foreign key references a table of its own database
+		}
 		for _, l := range f.childLinks(x, c) {
 			if strings.EqualFold(l.fk.Table, t.Name) {
 				out = append(out, l)
@@ -224,9 +227,16 @@ func (x *execCtx) resolveFK(child *Table, fk *ast.ForeignKey, id int) *fkLink {
 		}
 		l.cols = append(l.cols, c)
 	}
-	p := x.table(fk.Table)
+	// The parent is in the child's database: a TEMP table's among the TEMP tables.
+	var p *Table
+	db := "main"
+	if child.temp {
+		p, db = x.sess.temp.table(fk.Table), "temp"
+	} else {
+		p = x.schema.table(fk.Table)
+	}
 	if p == nil {
-		l.err = fmt.Errorf("no such table: main.%s", fk.Table)
+		l.err = fmt.Errorf("no such table: %s.%s", db, fk.Table)
 		return l
 	}
 	l.parent = p

@@ -703,3 +703,45 @@ SELECT count(*) FROM ac
 PRAGMA foreign_keys = OFF
 
 ALTER TABLE ac ADD COLUMN s INTEGER REFERENCES aparent DEFAULT 1
+
+-- a foreign key names a table of its own database: TEMP to TEMP, main to main
+
+PRAGMA foreign_keys = ON
+
+CREATE TABLE fkp(id INTEGER PRIMARY KEY)
+
+CREATE TEMP TABLE fktc(pid REFERENCES fkp)
+
+INSERT INTO fktc VALUES (1)
+
+INSERT INTO fktc VALUES (NULL)
+
+CREATE TEMP TABLE fktp(id INTEGER PRIMARY KEY)
+
+CREATE TEMP TABLE fktc2(pid REFERENCES fktp ON DELETE CASCADE)
+
+INSERT INTO fktp VALUES (1)
+
+INSERT INTO fktc2 VALUES (1)
+
+INSERT INTO fktc2 VALUES (2)
+
+DELETE FROM fktp
+
+SELECT count(*) FROM fktc2
+
+PRAGMA foreign_keys = OFF
+
+INSERT INTO fktc2 VALUES (3)
+
+INSERT INTO fktc VALUES (4)
+
+PRAGMA foreign_keys = ON
+
+PRAGMA foreign_key_check(fktc2)
+
+PRAGMA foreign_key_check(fktc)
+
+CREATE TABLE fkmc(pid REFERENCES fktp)
+
+INSERT INTO fkmc VALUES (1)
