@@ -143,13 +143,15 @@ func (x *execCtx) newFKStmt() *fkStmt {
 }
 
 // fkEnd is the check at the end of a statement that ran with x.fk: immediate violations fail
-// it, and in autocommit mode (where the statement's end is the commit) deferred ones too.
+// it, and in autocommit mode (where the statement's end is the commit) deferred ones too; so
+// they do in a session attached to its caller's transaction (attach.go), whose commit the
+// session never sees.
 func (x *execCtx) fkEnd() error {
 	s := x.sess
 	if x.fk != nil && x.fk.imm > 0 {
 		return errFK
 	}
-	if !s.inTx && s.fkDeferred+s.fkDeferredImm > 0 {
+	if (!s.inTx || s.attached) && s.fkDeferred+s.fkDeferredImm > 0 {
 		return errFK
 	}
 	return nil

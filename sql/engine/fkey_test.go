@@ -119,3 +119,25 @@ func TestForeignKeysChildIndex(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestForeignKeysAttached: a session attached to its caller's transaction checks deferred
+// constraints at the end of each statement (it never sees the caller's commit).
+func TestForeignKeysAttached(t *testing.T) {
+	db, err := cairn.Open(t.Name()+".db", &cairn.Options{InMemory: true, Sync: cairn.SyncNone})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, db.Close()) })
+	s := New(db).NewSession()
+	defer s.Close()
+	mustExec(t, s, `PRAGMA foreign_keys = ON;
+		CREATE TABLE p(id INTEGER PRIMARY KEY);
+		CREATE TABLE c(pid INTEGER REFERENCES p DEFERRABLE INITIALLY DEFERRED)`)
+	tx, err := db.Begin(true)
+	require.NoError(t, err)
+	require.NoError(t, s.Attach(tx))
+	_, err = s.Exec(t.Context(), "INSERT INTO c VALUES (1)", nil)
+	require.EqualError(t, err, "FOREIGN KEY constraint failed")
+	mustExec(t, s, "INSERT INTO p VALUES (1); INSERT INTO c VALUES (1)")
+	require.NoError(t, tx.Commit())
+	s.Detach()
+	require.Equal(t, [][]value.Value{{value.Int(1)}}, query(t, s, "SELECT pid FROM c"))
+}
