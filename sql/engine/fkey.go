@@ -385,8 +385,7 @@ func (x *execCtx) parentExists(l *fkLink, key []value.Value) (bool, error) {
 }
 
 // children returns the rows of l's child table whose child key equals pkey (the parent key
-// values, in l's order), leaving out the row at key self (nil: none); with count set it only
-// counts them (rows nil).
+// values, in l's order), and their number, leaving out the row at key self (nil: none).
 func (x *execCtx) children(l *fkLink, pkey []value.Value, self []byte) ([][]value.Value, int64, error) {
 	c := l.child
 	for _, v := range pkey {
