@@ -814,3 +814,26 @@ INSERT INTO qp VALUES (3, 'qc')
 INSERT INTO qc SELECT 12, 3, NULL UNION ALL SELECT 13, 3, NULL RETURNING id
 
 ROLLBACK
+
+-- a mismatch fails the statements that may check the foreign key, not a one-row INSERT
+-- into the parent, nor an UPDATE of other columns
+
+CREATE TABLE mp(id INTEGER PRIMARY KEY, x)
+
+CREATE TABLE mbad(a REFERENCES mp(x))
+
+INSERT INTO mp VALUES (1, 1)
+
+INSERT INTO mp VALUES (2, 2), (3, 3)
+
+INSERT INTO mp SELECT 4, 4
+
+UPDATE mp SET x = 5 WHERE id = 1
+
+UPDATE mp SET id = 5 WHERE id = 1
+
+INSERT INTO mbad VALUES (NULL)
+
+DELETE FROM mbad
+
+UPDATE mbad SET a = a
