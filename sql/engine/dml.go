@@ -260,7 +260,7 @@ func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
 			return err
 		}
 		if ok {
-			return w.cx.removeRow(t, cloneRow(row), rowidOfRow(t, row))
+			return w.cx.removeRow(t, row, rowidOfRow(t, row))
 		}
 		return nil
 	}
@@ -280,7 +280,7 @@ func (w *rowWriter) resolveKey(self []byte) error {
 	case ast.ConflictIgnore:
 		return errSkipRow
 	case ast.ConflictReplace:
-		return w.cx.removeRow(t, cloneRow(existing), rowidOfRow(t, existing))
+		return w.cx.removeRow(t, existing, rowidOfRow(t, existing))
 	}
 	if t.RowidColumn < 0 && !t.WithoutRowid {
 		return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
