@@ -92,7 +92,7 @@ func pragmaTableRows(cx *execCtx, name string, hasArg bool, ncols int, args []va
 	switch name {
 	case "table_list", "integrity_check", "quick_check", "foreign_key_check":
 		// The argument of integrity_check is a table here, never a count, as in SQLite.
-		if p.HasValue && name != "table_list" && cx.lookupTable(p.Value) == nil {
+		if p.HasValue && name != "table_list" && cx.table(p.Value) == nil {
 			return nil, fmt.Errorf("no such table: %s", p.Value)
 		}
 	default:
