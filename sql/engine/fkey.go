@@ -921,7 +921,7 @@ func foreignKeyCheck(cx *execCtx, p *ast.Pragma) (pragmaResult, error) {
 	cx.fk = &fkStmt{asChild: map[*Table][]*fkLink{}, asParent: map[*Table][]*fkLink{}}
 	tables := cx.fkTables()
 	if p.HasValue {
-		t := cx.lookupTable(p.Value)
+		t := cx.table(p.Value)
 		if t == nil {
 			return res, fmt.Errorf("no such table: %s", p.Value)
 		}
