@@ -421,6 +421,9 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 		return unwrapAfter(err)
 	}
 	nt := x.schema.table(t.Name)
+	if x.sess.foreignKeys && dflt != nil && len(nt.ForeignKeys) > len(t.ForeignKeys) {
+		return errors.New("Cannot add a REFERENCES column with non-NULL default value")
+	}
 	if def.Generated != nil {
 		// A generated column's value is stored with the row (generated.go): write it.
 		if err := x.rewriteRows(nt, func(row []value.Value) error { return nt.computeGenerated(row) }); err != nil {

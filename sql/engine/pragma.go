@@ -136,6 +136,20 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 			return pragmaResult{}, nil
 		}
 		return one(name, boolInt(s.foreignKeys)), nil
+	case "defer_foreign_keys":
+		if p.HasValue {
+			s.deferFK = pragmaBool(p.Value, s.deferFK)
+			return pragmaResult{}, nil
+		}
+		return one(name, boolInt(s.deferFK)), nil
+	case "foreign_key_check":
+		var res pragmaResult
+		err := s.reading(ctx, func(cx *execCtx) error {
+			var err error
+			res, err = foreignKeyCheck(cx, p)
+			return err
+		})
+		return res, err
 	case "busy_timeout":
 		if p.HasValue {
 			s.SetBusyTimeout(time.Duration(max(pragmaInt(p.Value), 0)) * time.Millisecond)
