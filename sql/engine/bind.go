@@ -115,6 +115,8 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		return sq, exprInfo{}, nil
 	case *ast.Raise:
 		return b.raise(e)
+	case *ast.RowValue:
+		return nil, exprInfo{}, errRowValueMisused
 	case *ast.Subquery:
 		sq, err := b.subquery(e.Select, subqScalar)
 		if err != nil {
@@ -243,6 +245,9 @@ var cmpOps = map[ast.BinaryOp]cmpOp{
 }
 
 func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
+	if op, ok := cmpOps[e.Op]; ok && isRowComparison(e) {
+		return b.rowCompare(e, op)
+	}
 	x, xi, err := b.bind(e.X)
 	if err != nil {
 		return nil, exprInfo{}, err
@@ -338,6 +343,9 @@ func (b *binder) between(e *ast.Between) (expr, exprInfo, error) {
 }
 
 func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
+	if isRowIn(e) {
+		return b.rowIn(e)
+	}
 	x, xi, err := b.bind(e.X)
 	if err != nil {
 		return nil, exprInfo{}, err
@@ -665,10 +673,13 @@ func astChildren(e exprAST) (parts []exprAST, known bool) {
 	case *ast.In:
 		return append([]exprAST{e.X}, e.List...), true
 	case *ast.Call:
-		if e.Over == nil && e.Filter == nil {
+		if e.Over == nil && e.Filter == nil && e.OrderBy == nil {
 			return e.Args, true
 		}
 		parts = append(append(parts, e.Args...), e.Filter)
+		for _, t := range e.OrderBy {
+			parts = append(parts, t.Expr)
+		}
 		if e.Over != nil {
 			parts = append(parts, e.Over.Partition...)
 			for _, t := range e.Over.OrderBy {
@@ -696,6 +707,8 @@ func astChildren(e exprAST) (parts []exprAST, known bool) {
 		return []exprAST{e.X}, true
 	case *ast.Collate:
 		return []exprAST{e.X}, true
+	case *ast.RowValue:
+		return e.Items, true
 	}
 	return nil, false
 }

@@ -1,0 +1,148 @@
+-- Row values (rowvalue.html): comparisons of rows with = <> < <= > >= IS IS NOT and BETWEEN,
+-- rows from subqueries, IN with a subquery or a list of rows, keyset pagination, and SQLite's
+-- errors.
+
+CREATE TABLE t(a INTEGER, b TEXT, c)
+
+CREATE TABLE ev(id INTEGER PRIMARY KEY, created_at TEXT, title TEXT)
+
+CREATE INDEX ev_created ON ev(created_at, id)
+
+CREATE TABLE p(x, y)
+
+CREATE TABLE n(k TEXT COLLATE NOCASE, v INTEGER)
+
+INSERT INTO t VALUES (1, 'a', 10), (1, 'b', NULL), (2, 'a', 5), (2, NULL, 7), (3, 'c', 1), (NULL, 'a', 2)
+
+INSERT INTO ev VALUES (1, '2024-01-01', 'a'), (2, '2024-01-01', 'b'), (3, '2024-01-02', 'c'), (4, '2024-01-02', 'd'), (5, '2024-01-02', 'e'), (6, '2024-01-03', 'f'), (7, NULL, 'g')
+
+INSERT INTO p VALUES (1, 'a'), (2, NULL), (3, 'c')
+
+INSERT INTO n VALUES ('Abc', 1), ('def', 2)
+
+SELECT (1, 2) = (1, 2), (1, 2) = (1, 3), (1, 2) <> (1, 3), (1, 2) != (1, 2)
+
+SELECT (1, 2) < (1, 3), (1, 2) < (1, 2), (1, 2) <= (1, 2), (2, 0) > (1, 9), (1, 2) >= (1, 3)
+
+SELECT (1, NULL) < (2, 0), (1, NULL) < (1, 3), (NULL, 1) < (1, 2), (2, NULL) > (1, NULL), (1, 2, 3) < (1, NULL, 4)
+
+SELECT (1, 2, 3) = (1, NULL, 4), (1, 2, 3) = (1, NULL, 3), (1, 2, 3) <> (1, NULL, 4), (1, 2, 3) <> (1, NULL, 3)
+
+SELECT (1, 2) IS (1, 2), (1, NULL) IS (1, NULL), (1, NULL) IS (1, 2), (1, NULL) IS NOT (1, 2), (NULL, NULL) IS NOT (NULL, NULL)
+
+SELECT (1, 2) IS DISTINCT FROM (1, 2), (1, NULL) IS NOT DISTINCT FROM (1, NULL)
+
+SELECT (2, 3) BETWEEN (1, 1) AND (3, 3), (2, 3) BETWEEN (2, 4) AND (3, 3), (2, 3) NOT BETWEEN (2, 4) AND (3, 3)
+
+SELECT (1, 'a') = (1, 'A' COLLATE NOCASE), (1, 'a' COLLATE NOCASE) < (1, 'B')
+
+SELECT ((1, 2)) = ((1, 2)), (1 + 1, 'x' || 'y') = (2, 'xy')
+
+SELECT (1, 2) = (SELECT 1, 2), (SELECT 1, 2) = (1, 2), (1, 3) > (SELECT 1, 2), (SELECT 1, 2) = (SELECT 1, 2)
+
+SELECT (1, 2) < (SELECT 1, 3 WHERE 0), (SELECT 1) = (SELECT 1)
+
+SELECT (1, 2) IN (SELECT 1, 2), (1, 2) IN (SELECT 1, 3), (1, 2) NOT IN (SELECT 1, 3), (1, 2) IN (SELECT 1, 2 WHERE 0)
+
+SELECT (1, 2) NOT IN (SELECT 1, 3 UNION SELECT NULL, 2), (1, 2) IN (SELECT 1, 3 UNION SELECT NULL, 2), (1, 2) IN (SELECT 5, 3 UNION SELECT NULL, 2)
+
+SELECT (1, NULL) IN (SELECT 1, 3), (1, NULL) IN (SELECT 2, 3), (NULL, NULL) NOT IN (SELECT 2, 3), (NULL, 1) IN (SELECT 1, 2 WHERE 0)
+
+SELECT (1, 2) IN ((1, 2), (3, 4)), (1, 2) IN ((3, 4), (5, 6)), (1, 2) NOT IN ((3, 4)), (1, NULL) IN ((1, 2), (3, 4)), (1, NULL) IN ((2, 2))
+
+SELECT (1, 2) IN (VALUES (1, 2), (3, 4)), (3, 5) IN (VALUES (1, 2), (3, 4))
+
+SELECT a, b FROM t WHERE (a, b) = (1, 'b')
+
+-- unordered
+SELECT a, b FROM t WHERE (a, b) > (1, 'a')
+
+-- unordered
+SELECT a, b FROM t WHERE (a, b) IN (SELECT x, y FROM p)
+
+-- unordered
+SELECT a, b FROM t WHERE (a, b) NOT IN (SELECT x, y FROM p)
+
+-- unordered
+SELECT a, b FROM t WHERE (a, b) IN ((1, 'a'), (2, NULL), (3, 'c'))
+
+-- unordered
+SELECT x, y FROM p WHERE (x, y) = (SELECT a, b FROM t WHERE t.a = p.x ORDER BY b LIMIT 1)
+
+-- unordered
+SELECT a, c FROM t WHERE (a, c) < (2, 6)
+
+-- unordered
+SELECT x FROM p WHERE EXISTS (SELECT 1 FROM t WHERE (t.a, t.b) IS (p.x, p.y))
+
+SELECT k FROM n WHERE (k, v) = ('abc', 1)
+
+SELECT k FROM n WHERE (v, k) > (1, 'ABC') ORDER BY v
+
+SELECT ('1', 2) = (1, 2), (a, b) = ('1', 'a') FROM t WHERE rowid = 1
+
+SELECT CASE WHEN (1, 2) < (1, 3) THEN 'lt' ELSE 'ge' END
+
+SELECT count(*) FROM t WHERE (a, c) >= (2, 0)
+
+SELECT id, created_at FROM ev WHERE (created_at, id) > ('2024-01-01', 2) ORDER BY created_at, id LIMIT 3
+
+SELECT id, created_at FROM ev WHERE (created_at, id) > ('2024-01-02', 4) ORDER BY created_at, id LIMIT 3
+
+SELECT id, created_at FROM ev WHERE (created_at, id) < ('2024-01-02', 4) ORDER BY created_at DESC, id DESC LIMIT 3
+
+SELECT id, created_at FROM ev WHERE (created_at, id) >= ('2024-01-02', 4) ORDER BY created_at, id
+
+SELECT id FROM ev WHERE (created_at, id) <= ('2024-01-02', 3) ORDER BY created_at, id
+
+SELECT id FROM ev WHERE (created_at, id) > (NULL, 1) ORDER BY created_at, id
+
+SELECT id FROM ev WHERE (created_at, id) > ('2024-01-02', NULL) ORDER BY created_at, id
+
+SELECT id FROM ev WHERE (created_at, id) BETWEEN ('2024-01-01', 2) AND ('2024-01-02', 4) ORDER BY created_at, id
+
+EXPLAIN QUERY PLAN SELECT id, created_at FROM ev WHERE (created_at, id) > ('2024-01-01', 2) ORDER BY created_at, id LIMIT 3
+
+EXPLAIN QUERY PLAN SELECT id FROM ev WHERE (created_at, id) < ('2024-01-02', 4) ORDER BY created_at DESC, id DESC LIMIT 3
+
+UPDATE t SET (b, c) = (SELECT y, x FROM p WHERE p.x = t.a) WHERE a = 2
+
+SELECT a, b, c FROM t ORDER BY rowid
+
+UPDATE t SET (b, c) = (SELECT 'z', 99) WHERE a = 3
+
+SELECT a, b, c FROM t ORDER BY rowid
+
+UPDATE t SET (b, c) = (SELECT 1) WHERE a = 3
+
+UPDATE t SET (b, c) = (SELECT 1, 2, 3) WHERE a = 3
+
+SELECT (1, 2)
+
+SELECT (1, 2) + 1
+
+SELECT -(1, 2)
+
+SELECT (1, 2) = (1, 2, 3)
+
+SELECT (1, 2) = 1
+
+SELECT 1 = (1, 2)
+
+SELECT (1, 2) IS NULL
+
+SELECT (1, (2, 3)) = (1, (2, 3))
+
+SELECT (1, 2) = (SELECT 1, 2, 3)
+
+SELECT (1, 2) IN (SELECT 1)
+
+SELECT 1 IN (SELECT 1, 2)
+
+SELECT (SELECT 1, 2)
+
+SELECT max((1, 2))
+
+SELECT a FROM t WHERE (a, b) IN (SELECT x FROM p)
+
+SELECT a FROM t ORDER BY (a, b)
