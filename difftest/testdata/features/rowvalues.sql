@@ -101,9 +101,75 @@ SELECT id FROM ev WHERE (created_at, id) > ('2024-01-02', NULL) ORDER BY created
 
 SELECT id FROM ev WHERE (created_at, id) BETWEEN ('2024-01-01', 2) AND ('2024-01-02', 4) ORDER BY created_at, id
 
-EXPLAIN QUERY PLAN SELECT id, created_at FROM ev WHERE (created_at, id) > ('2024-01-01', 2) ORDER BY created_at, id LIMIT 3
+CREATE TABLE e2(id INTEGER PRIMARY KEY, c TEXT, k INT, t)
 
-EXPLAIN QUERY PLAN SELECT id FROM ev WHERE (created_at, id) < ('2024-01-02', 4) ORDER BY created_at DESC, id DESC LIMIT 3
+CREATE INDEX i2 ON e2(c, k)
+
+CREATE TABLE d2(c TEXT, k INT)
+
+CREATE INDEX d2i ON d2(c DESC, k DESC)
+
+CREATE TABLE m2(c TEXT, k INT)
+
+CREATE INDEX m2i ON m2(c, k DESC)
+
+INSERT INTO e2(c, k, t) VALUES ('a', 1, 'x'), ('a', 2, 'y'), ('a', 3, 'z'), ('b', 1, 'x'), ('b', 2, NULL), ('c', NULL, 'w'), (NULL, 5, 'v'), ('b', 3, 'u'), ('c', 0, 't'), ('a', NULL, 's')
+
+INSERT INTO d2 SELECT c, k FROM e2
+
+INSERT INTO m2 SELECT c, k FROM e2
+
+SELECT c, k FROM e2 WHERE (c, k) > ('a', 2) ORDER BY c, k LIMIT 4
+
+SELECT c, k FROM e2 WHERE (c, k) >= ('a', 2) ORDER BY c, k
+
+SELECT c, k FROM e2 WHERE (c, k) < ('b', 2) ORDER BY c DESC, k DESC
+
+SELECT c, k FROM e2 WHERE (c, k) <= ('b', 2) ORDER BY c, k
+
+SELECT c, k FROM e2 WHERE (c, k) > ('a', 2) AND (c, k) < ('c', 0) ORDER BY c, k
+
+SELECT c, k FROM e2 WHERE (c, k) > ('a', NULL) ORDER BY c, k
+
+SELECT c, k FROM e2 WHERE (c, k) < ('b', NULL) ORDER BY c, k
+
+SELECT c, k FROM e2 WHERE ('a', 2) < (c, k) ORDER BY c, k LIMIT 3
+
+SELECT c, k FROM e2 WHERE (c, k) > ('a', '2') ORDER BY c, k LIMIT 3
+
+SELECT c, k, t FROM e2 WHERE (c, k) = ('b', 2)
+
+SELECT c, k FROM e2 WHERE (c, k) BETWEEN ('a', 2) AND ('b', 2) ORDER BY c, k
+
+SELECT c, k FROM d2 WHERE (c, k) > ('a', 2) ORDER BY c DESC, k DESC
+
+SELECT c, k FROM d2 WHERE (c, k) < ('b', 2) ORDER BY c, k
+
+SELECT c, k FROM m2 WHERE (c, k) > ('a', 2) ORDER BY c, k
+
+SELECT c, k FROM m2 WHERE (c, k) <= ('b', 1) ORDER BY c, k
+
+SELECT c, k FROM e2 WHERE (c, k) > (SELECT 'a', 2) ORDER BY c, k LIMIT 2
+
+SELECT a.c, b.k FROM e2 AS a, e2 AS b WHERE a.id = 2 AND (b.c, b.k) > (a.c, a.k) ORDER BY b.c, b.k LIMIT 3
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (c, k) > ('a', 1) ORDER BY c, k LIMIT 20
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (c, k) < ('a', 1) ORDER BY c DESC, k DESC LIMIT 20
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (c, k) >= ('a', 1) AND (c, k) < ('b', 1)
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (c, k) BETWEEN ('a', 2) AND ('b', 4)
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (c, k) = ('a', 1)
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (c, t) > ('a', 1)
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (id, c) > (1, 'a')
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE (k, c) > (1, 'a')
+
+EXPLAIN QUERY PLAN SELECT * FROM e2 WHERE c = 'x' AND (k, id) > (1, 2)
 
 UPDATE t SET (b, c) = (SELECT y, x FROM p WHERE p.x = t.a) WHERE a = 2
 
