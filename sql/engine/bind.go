@@ -117,6 +117,8 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		return b.raise(e)
 	case *ast.RowValue:
 		return nil, exprInfo{}, errRowValueMisused
+	case *ast.RowColumn:
+		return b.rowColumn(e)
 	case *ast.Subquery:
 		sq, err := b.subquery(e.Select, subqScalar)
 		if err != nil {

@@ -399,3 +399,49 @@ func (in *rowInExpr) rows(e *env) (*subqResult, error) {
 	}
 	return r, nil
 }
+
+// rowSubKey identifies the row subquery of a SET (a, b) = (SELECT ...) bound in one scope.
+type rowSubKey struct {
+	sel *ast.Select
+	sc  *scope
+}
+
+// rowColumn binds column e.Index of a SET row subquery. The columns of one assignment share the
+// bound subquery, so an uncorrelated one runs once per statement; a correlated one runs once
+// per column and row.
+func (b *binder) rowColumn(e *ast.RowColumn) (expr, exprInfo, error) {
+	key := rowSubKey{e.Select, b.sc}
+	sq := b.pc.rowSubs[key]
+	if sq == nil {
+		var err error
+		if sq, err = b.subquery(e.Select, subqRow); err != nil {
+			return nil, exprInfo{}, err
+		}
+		if sq.plan.ncols != e.Width {
+			return nil, exprInfo{}, fmt.Errorf("%d columns assigned %d values", e.Width, sq.plan.ncols)
+		}
+		if b.pc.rowSubs == nil {
+			b.pc.rowSubs = map[rowSubKey]*subquery{}
+		}
+		b.pc.rowSubs[key] = sq
+	}
+	info := exprInfo{}
+	if c := sq.plan.lastResultInfo(e.Index); c.hasAff {
+		info.hasAff, info.aff = true, c.aff
+	}
+	return &rowColumnExpr{sub: sq, i: e.Index}, info, nil
+}
+
+// rowColumnExpr is value i of a row subquery's first row.
+type rowColumnExpr struct {
+	sub *subquery
+	i   int
+}
+
+func (r *rowColumnExpr) eval(e *env) (value.Value, error) {
+	row, err := subRow(r.sub, e)
+	if err != nil {
+		return value.Value{}, err
+	}
+	return row[r.i], nil
+}
