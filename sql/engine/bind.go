@@ -430,6 +430,9 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 }
 
 func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
+	if err := checkCallOrderBy(e); err != nil {
+		return nil, exprInfo{}, err
+	}
 	if e.Over != nil {
 		return b.window(e)
 	}
@@ -542,6 +545,9 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 			return nil, exprInfo{}, err
 		}
 		call.filter = x
+	}
+	if err := bindAggOrder(inner, e, call); err != nil {
+		return nil, exprInfo{}, err
 	}
 	call.coll = callCollation(infos)
 	b.agg.calls = append(b.agg.calls, call)

@@ -212,3 +212,7 @@ SELECT max((1, 2))
 SELECT a FROM t WHERE (a, b) IN (SELECT x FROM p)
 
 SELECT a FROM t ORDER BY (a, b)
+
+EXPLAIN QUERY PLAN SELECT * FROM ev WHERE created_at > 'a' ORDER BY created_at, id
+
+EXPLAIN QUERY PLAN SELECT * FROM ev WHERE (created_at, id) = ('a', 1)
