@@ -29,7 +29,7 @@ func TestSyntaxErrorNamesThePosition(t *testing.T) {
 
 func TestUnsupportedIsNamed(t *testing.T) {
 	for sql, msg := range map[string]string{
-		"SELECT 'a' REGEXP 'b'":                                       "1:8: unsupported: REGEXP",
+		"SELECT 'a' REGEXP 'b'": "1:8: unsupported: REGEXP",
 		"CREATE TRIGGER aux.tr AFTER INSERT ON t BEGIN SELECT 1; END": "1:16: unsupported: database aux (only main and temp)",
 	} {
 		_, err := Parse(sql)
