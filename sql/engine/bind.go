@@ -124,16 +124,22 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		info := exprInfo{}
-		if c := sq.plan.lastResultInfo(0); c.hasAff {
-			info.hasAff, info.aff = true, c.aff
-		}
-		if len(sq.plan.decl) > 0 {
-			info.decl = sq.plan.decl[0]
-		}
-		return sq, info, nil
+		return sq, scalarSubqueryInfo(sq, 0), nil
 	}
 	return nil, exprInfo{}, fmt.Errorf("unsupported expression %T", e)
+}
+
+// scalarSubqueryInfo is what a comparison knows of column i of a subquery used as a value: its
+// affinity and declared type (no collation).
+func scalarSubqueryInfo(sq *subquery, i int) exprInfo {
+	info := exprInfo{}
+	if c := sq.plan.lastResultInfo(i); c.hasAff {
+		info.hasAff, info.aff = true, c.aff
+	}
+	if len(sq.plan.decl) > i {
+		info.decl = sq.plan.decl[i]
+	}
+	return info
 }
 
 // trueFalseInfo is the info of a boolean literal (none if tf is false).
@@ -258,6 +264,11 @@ func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	return b.binaryBound(e, x, xi, y, yi)
+}
+
+// binaryBound is the operator of e over its bound operands.
+func (b *binder) binaryBound(e *ast.Binary, x expr, xi exprInfo, y expr, yi exprInfo) (expr, exprInfo, error) {
 	info := collated(xi, yi)
 	switch e.Op {
 	case ast.And:
@@ -352,6 +363,11 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	return b.inBound(e, x, xi)
+}
+
+// inBound is x [NOT] IN (...) with x bound.
+func (b *binder) inBound(e *ast.In, x expr, xi exprInfo) (expr, exprInfo, error) {
 	if e.Select != nil {
 		sq, err := b.subquery(e.Select, subqIn)
 		if err != nil {

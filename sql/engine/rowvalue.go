@@ -11,12 +11,13 @@ package engine
 // NULL, else TRUE (FALSE). <, <=, >, >= : the first pair that is not equal decides; a pair with
 // a NULL met before that makes NULL; all pairs equal is TRUE for <= and >=. IS, IS NOT: every
 // pair compared as by IS.
-// Plain comparisons never reach this file: the binder takes this path only when an operand is
-// a row value or a subquery compared with a subquery.
+// Plain comparisons never reach this file's evaluation: the binder takes this path only when an
+// operand is a row value or a subquery, and binds a comparison of two scalars as binary does.
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cairndb/cairn/sql/ast"
 	"github.com/cairndb/cairn/sql/codec"
@@ -42,20 +43,22 @@ func isRowAST(e exprAST) bool {
 	return ok
 }
 
-// isRowComparison reports whether the comparison e compares rows: an operand is a row value, or
-// both are subqueries (which may have several columns).
+// isRowComparison reports whether the comparison e may compare rows: an operand is a row value
+// or a subquery (which may have several columns; with one on both sides it is an ordinary
+// comparison, bound as binary binds it).
 func isRowComparison(e *ast.Binary) bool {
 	if isRowAST(e.X) || isRowAST(e.Y) {
 		return true
 	}
 	_, xs := e.X.(*ast.Subquery)
 	_, ys := e.Y.(*ast.Subquery)
-	return xs && ys
+	return xs || ys
 }
 
-// isRowIn reports whether e is an IN of rows: its left side or an item of its list is a row value.
+// isRowIn reports whether e may be an IN of rows: its left side is a row value or a subquery,
+// or an item of its list is a row value.
 func isRowIn(e *ast.In) bool {
-	if isRowAST(e.X) {
+	if _, sub := e.X.(*ast.Subquery); sub || isRowAST(e.X) {
 		return true
 	}
 	for _, it := range e.List {
@@ -88,7 +91,7 @@ func (b *binder) bindRowOperand(e exprAST) (*rowOperand, error) {
 		}
 		o := &rowOperand{sub: sq}
 		for i := 0; i < sq.plan.ncols; i++ {
-			o.infos = append(o.infos, sq.plan.lastResultInfo(i))
+			o.infos = append(o.infos, scalarSubqueryInfo(sq, i))
 		}
 		return o, nil
 	}
@@ -112,14 +115,22 @@ func (b *binder) rowCompare(e *ast.Binary, op cmpOp) (expr, exprInfo, error) {
 	if x.width() != y.width() {
 		return nil, exprInfo{}, errRowValueMisused
 	}
-	if x.width() == 1 && x.sub != nil && y.sub != nil {
-		// (SELECT a) = (SELECT b): two scalar subqueries.
-		x.sub.kind, y.sub.kind = subqScalar, subqScalar
-		aff := comparisonAffinity(x.infos[0], y.infos[0])
-		return &cmpExpr{op: op, x: x.sub, y: y.sub, affX: aff, affY: aff,
-			coll: comparisonCollation(x.infos[0], y.infos[0])}, exprInfo{}, nil
+	if x.width() == 1 {
+		// Two scalars, one or both a subquery of one column: an ordinary comparison.
+		xe, xi := x.scalar()
+		ye, yi := y.scalar()
+		return b.binaryBound(e, xe, xi, ye, yi)
 	}
 	return newRowCmp(op, x, y), exprInfo{}, nil
+}
+
+// scalar returns the operand of width 1 as a value: its item, or its subquery as a scalar one.
+func (o *rowOperand) scalar() (expr, exprInfo) {
+	if o.sub != nil {
+		o.sub.kind = subqScalar
+		return o.sub, o.infos[0]
+	}
+	return o.items[0], o.infos[0]
 }
 
 func newRowCmp(op cmpOp, x, y *rowOperand) *rowCmpExpr {
@@ -168,7 +179,7 @@ func subRow(s *subquery, e *env) ([]value.Value, error) {
 	return row, nil
 }
 
-// rowItems returns the operand's values; items are evaluated lazily by item (see at).
+// row returns a subquery operand's row; nil for items, which at evaluates one by one.
 func (o *rowOperand) row(e *env) ([]value.Value, error) {
 	if o.sub != nil {
 		return subRow(o.sub, e)
@@ -256,8 +267,14 @@ func (b *binder) rowIn(e *ast.In) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
-	if x.sub != nil {
-		return nil, exprInfo{}, errRowValueMisused
+	if x.width() == 1 && !slices.ContainsFunc(e.List, isRowAST) {
+		xe, xi := x.scalar() // (SELECT a) IN (...): an ordinary IN
+		return b.inBound(e, xe, xi)
+	}
+	if len(e.List) == 1 {
+		if sub, ok := e.List[0].(*ast.Subquery); ok && x.width() > 1 {
+			e = &ast.In{At: e.At, Not: e.Not, X: e.X, Select: sub.Select} // (a, b) IN ((SELECT x, y))
+		}
 	}
 	if e.Select != nil {
 		sq, err := b.subquery(e.Select, subqIn)
@@ -275,6 +292,9 @@ func (b *binder) rowIn(e *ast.In) (expr, exprInfo, error) {
 		}
 		return in, exprInfo{}, nil
 	}
+	if x.sub != nil {
+		return nil, exprInfo{}, fmt.Errorf("sub-select returns %d columns - expected 1", x.width())
+	}
 	// A list: x = item1 OR x = item2 ..., each a row comparison, negated for NOT IN (the
 	// three-valued result of IN over a list is that of the OR).
 	var out expr
@@ -283,8 +303,19 @@ func (b *binder) rowIn(e *ast.In) (expr, exprInfo, error) {
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		if y.sub != nil || y.width() != x.width() {
+		if x.width() == 1 || y.width() == 1 && y.sub == nil && x.sub != nil {
 			return nil, exprInfo{}, errRowValueMisused
+		}
+		w := y.width()
+		if y.sub != nil {
+			w = 1 // a subquery in a list is one term
+		}
+		if w != x.width() {
+			s := "s"
+			if w == 1 {
+				s = ""
+			}
+			return nil, exprInfo{}, fmt.Errorf("IN(...) element has %d term%s - expected %d", w, s, x.width())
 		}
 		var c expr = newRowCmp(cmpEq, x, y)
 		if out == nil {
@@ -310,10 +341,17 @@ type rowInExpr struct {
 }
 
 func (in *rowInExpr) eval(e *env) (value.Value, error) {
+	if in.x.buf == nil {
+		in.x.buf = make([]value.Value, in.x.width())
+	}
 	xs := in.x.buf
+	xr, err := in.x.row(e)
+	if err != nil {
+		return value.Value{}, err
+	}
 	hasNull := false
-	for i, it := range in.x.items {
-		v, err := it.eval(e)
+	for i := range xs {
+		v, err := in.x.at(e, xr, i)
 		if err != nil {
 			return v, err
 		}

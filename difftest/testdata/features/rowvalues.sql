@@ -216,3 +216,46 @@ SELECT a FROM t ORDER BY (a, b)
 EXPLAIN QUERY PLAN SELECT * FROM ev WHERE created_at > 'a' ORDER BY created_at, id
 
 EXPLAIN QUERY PLAN SELECT * FROM ev WHERE (created_at, id) = ('a', 1)
+
+SELECT 1 = (SELECT 1, 2)
+
+SELECT (SELECT 1, 2) IN (SELECT 1, 2), (SELECT 1, 3) NOT IN (SELECT 1, 2), (SELECT 1, 2 WHERE 0) IN (SELECT 1, 2)
+
+SELECT (SELECT a, b FROM t WHERE a = 3) = (3, 'z')
+
+SELECT (SELECT 1) = (SELECT 1), (SELECT 2) IN (SELECT 2), (SELECT 1) IS TRUE, 1 < (SELECT 2), (SELECT 'a') IN ('a', 'b')
+
+SELECT (SELECT 1, 2) IN ((1, 2), (3, 4))
+
+SELECT (1, 2) IN ((SELECT 1, 2)), (1, 3) IN ((SELECT 1, 2))
+
+SELECT (1, 2) IN ((1, 2), 3)
+
+SELECT (1, 2) IN ((1, 2, 3))
+
+SELECT (1, 2, 3) IN ((1, 2))
+
+SELECT (1, 2) IN ((1, 2), (SELECT 1, 2))
+
+SELECT 1 IN ((1, 2))
+
+SELECT (1, 2) = (1, 2) AS r FROM t GROUP BY (a, b)
+
+CREATE VIEW vr AS SELECT a, (a, b) < (2, 'b') AS lt FROM t
+
+SELECT a, lt FROM vr ORDER BY rowid
+
+-- unordered
+SELECT x.a, y.b FROM t AS x JOIN t AS y ON (x.a, x.b) = (y.a, y.b)
+
+SELECT (1, 2) == (1, 2), (1, 2) IS NOT DISTINCT FROM (1, 2), ((1), 2) > (0, 9)
+
+CREATE TABLE log(k, v)
+
+CREATE TRIGGER tr AFTER UPDATE ON t WHEN (new.a, new.b) IS NOT (old.a, old.b) BEGIN INSERT INTO log VALUES (new.a, new.b); END
+
+UPDATE t SET b = b WHERE a = 1
+
+UPDATE t SET (a, b) = (SELECT a + 10, 'n') WHERE a = 1
+
+SELECT k, v FROM log ORDER BY rowid
