@@ -401,6 +401,9 @@ func (b *binder) inBound(e *ast.In, x expr, xi exprInfo) (expr, exprInfo, error)
 }
 
 func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
+	if e.Operand != nil && isRowCase(e) {
+		return b.bind(rowCaseSearched(e))
+	}
 	out := &caseExpr{}
 	var opInfo exprInfo
 	var parts []exprInfo // in SQLite's order: the operand, each WHEN and THEN, ELSE

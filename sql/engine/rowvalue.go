@@ -483,3 +483,28 @@ func (r *rowColumnExpr) eval(e *env) (value.Value, error) {
 	}
 	return row[r.i], nil
 }
+
+// isRowCase reports whether CASE x WHEN y ... compares rows: x or a WHEN is a row value, or x is
+// a subquery and a WHEN a row value.
+func isRowCase(e *ast.Case) bool {
+	if isRowAST(e.Operand) {
+		return true
+	}
+	for _, w := range e.Whens {
+		if isRowAST(w.Cond) {
+			return true
+		}
+	}
+	return false
+}
+
+// rowCaseSearched rewrites CASE x WHEN y THEN r ... as CASE WHEN x = y THEN r ...: each WHEN a
+// row comparison (x is evaluated for each WHEN tried, where SQLite evaluates it once; the
+// values are the same but for a non-deterministic x).
+func rowCaseSearched(e *ast.Case) *ast.Case {
+	out := &ast.Case{At: e.At, Else: e.Else}
+	for _, w := range e.Whens {
+		out.Whens = append(out.Whens, ast.When{Cond: &ast.Binary{At: e.At, Op: ast.Eq, X: e.Operand, Y: w.Cond}, Result: w.Result})
+	}
+	return out
+}
