@@ -93,6 +93,18 @@ func copyMaterializeScene(t *testing.T, db *DB, c, a func(tx *Tx) error, b func(
 	}
 }
 
+// waitUntil reports whether cond became true within d.
+func waitUntil(cond func() bool, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
+}
+
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -109,16 +121,27 @@ func TestHeldCommitsRollback(t *testing.T) {
 	t.Parallel()
 	db, _ := openSlowSync(t, 20*time.Millisecond, Options{MaxBatchBytes: 1})
 	defer db.Close()
-	errs := make(chan error, 64)
-	update := func(key []byte) {
+	errs := make(chan error, 1024)
+	written := 0
+	update := func() {
+		key := fmt.Appendf(nil, "k%03d", written)
+		written++
 		go func() { errs <- db.Update(func(tx *Tx) error { return tx.Put(key, key) }) }()
 	}
+	held := func() bool { return db.headLSN.Load() > db.latest.Load().lsn }
 	// Transactions that change the held tree and do not commit, while commits are held.
-	for i := range 8 {
-		update(fmt.Appendf(nil, "k%02d", 2*i)) // its batch syncs 20 ms
-		time.Sleep(2 * time.Millisecond)
-		update(fmt.Appendf(nil, "k%02d", 2*i+1)) // held behind it
-		waitFor(t, func() bool { return db.headLSN.Load() > db.latest.Load().lsn })
+	for range 8 {
+		// Two commits 2 ms apart: the second is held behind the first's 20 ms sync. On a loaded
+		// machine the second may come after that sync and nothing is held: then try again.
+		for attempt := 0; ; attempt++ {
+			require.Less(t, attempt, 100, "no commit was ever held")
+			update() // its batch syncs 20 ms
+			time.Sleep(2 * time.Millisecond)
+			update() // held behind it
+			if waitUntil(held, 200*time.Millisecond) {
+				break
+			}
+		}
 		tx, err := db.Begin(true)
 		require.NoError(t, err)
 		require.NoError(t, tx.Put([]byte("k00"), []byte("rolled back")))
@@ -135,7 +158,7 @@ func TestHeldCommitsRollback(t *testing.T) {
 		})
 		require.EqualError(t, err, "fn failed")
 	}
-	for range 16 {
+	for range written {
 		require.NoError(t, <-errs)
 	}
 	require.NoError(t, db.View(func(tx *Tx) error {
@@ -144,7 +167,7 @@ func TestHeldCommitsRollback(t *testing.T) {
 			require.Equal(t, string(k), string(v))
 			n++
 		}
-		require.Equal(t, 16, n)
+		require.Equal(t, written, n)
 		return nil
 	}))
 	// Read-your-writes with one record per batch (MaxBatchBytes 1): a materialized version may be

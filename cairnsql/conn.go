@@ -136,7 +136,18 @@ type tx struct {
 	readOnly bool
 }
 
-func (t *tx) Commit() error   { return t.c.sess.Commit() }
+// Commit commits the transaction. A COMMIT that fails and leaves the transaction open (a
+// deferred foreign key violation) rolls it back: database/sql counts the transaction as ended
+// once Commit returns, and the connection must not go back to the pool inside it (SQLite's
+// drivers do the same).
+func (t *tx) Commit() error {
+	err := t.c.sess.Commit()
+	if err != nil && t.c.sess.InTransaction() {
+		_ = t.c.sess.Rollback()
+	}
+	return err
+}
+
 func (t *tx) Rollback() error { return t.c.sess.Rollback() }
 
 // ExecContext runs the statements of query.

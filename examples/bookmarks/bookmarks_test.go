@@ -42,9 +42,8 @@ func (c client) do(method, path string, body any, out any) int {
 }
 
 func start(t *testing.T, path string) (client, *sql.DB) {
-	db, err := sql.Open("cairn", path)
+	db, err := open(path)
 	require.NoError(t, err)
-	require.NoError(t, migrate(db))
 	srv := httptest.NewServer(newServer(db))
 	t.Cleanup(func() {
 		srv.Close()
@@ -116,6 +115,10 @@ func TestBookmarksService(t *testing.T) {
 	require.Equal(t, []tagCount{{"go", 2}, {"docs", 1}, {"lang", 1}, {"rust", 1}}, tags)
 
 	require.Equal(t, 400, c.do("PUT", "/bookmarks", bookmark{URL: "x"}, nil))
+	missing := int64(999)
+	require.Equal(t, 400, c.do("PUT", "/bookmarks", bookmark{URL: "y", Title: "y", FolderID: &missing}, nil),
+		"a bookmark in a folder that does not exist breaks the foreign key")
+	require.Equal(t, 400, c.do("POST", "/folders", folder{Name: "orphan", ParentID: &missing}, nil))
 }
 
 func TestMigrationsRunOnceAndSurviveReopen(t *testing.T) {
@@ -129,10 +132,9 @@ func TestMigrationsRunOnceAndSurviveReopen(t *testing.T) {
 	require.Equal(t, len(migrations), version)
 	require.NoError(t, db.Close())
 
-	db, err := sql.Open("cairn", path)
+	db, err := open(path)
 	require.NoError(t, err)
 	defer db.Close()
-	require.NoError(t, migrate(db))
 	var name string
 	require.NoError(t, db.QueryRow(`SELECT name FROM folders WHERE id = ?`, f.ID).Scan(&name))
 	require.Equal(t, "a", name)

@@ -11,12 +11,9 @@
 package main
 
 import (
-	"database/sql"
 	"flag"
 	"log"
 	"net/http"
-
-	_ "github.com/cairndb/cairn/cairnsql"
 )
 
 func main() {
@@ -24,14 +21,11 @@ func main() {
 	addr := flag.String("addr", "localhost:8080", "the address to serve HTTP on")
 	flag.Parse()
 
-	db, err := sql.Open("cairn", *path)
+	db, err := open(*path)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	if err := migrate(db); err != nil {
-		log.Fatal(err)
-	}
 	log.Printf("serving bookmarks from %s on http://%s", *path, *addr)
 	log.Fatal(http.ListenAndServe(*addr, newServer(db)))
 }

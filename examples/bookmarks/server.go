@@ -7,6 +7,7 @@ import (
 	"log"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // newServer returns the service's HTTP handler:
@@ -95,6 +96,9 @@ func reply(w http.ResponseWriter, v any, err error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		http.Error(w, "not found", http.StatusNotFound)
+		return
+	case err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed"):
+		http.Error(w, "no such folder", http.StatusBadRequest)
 		return
 	case err != nil:
 		log.Printf("bookmarks: %v", err)

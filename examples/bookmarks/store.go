@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	_ "github.com/cairndb/cairn/cairnsql"
 )
 
 // migrations are the schema's versions: migrations[i] takes a database from user_version i to
@@ -26,6 +28,20 @@ var migrations = []string{
 	)`,
 	`CREATE INDEX bookmarks_folder ON bookmarks(folder_id)`,
 	`ALTER TABLE bookmarks ADD COLUMN visits INTEGER NOT NULL DEFAULT 0`,
+}
+
+// open opens the database at path, with foreign keys enforced on every connection (a
+// PRAGMA in the DSN, as with SQLite's drivers), and migrates it.
+func open(path string) (*sql.DB, error) {
+	db, err := sql.Open("cairn", path+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // migrate brings the schema to the newest version.

@@ -29,6 +29,8 @@ type execCtx struct {
 	ret *returnSink
 	// ran is set when an INSERT, UPDATE or DELETE has been planned and starts to run.
 	ran bool
+	// fk is the statement's foreign key state, nil when it pays nothing for them (fkey.go).
+	fk *fkStmt
 	// bucketBuf backs buckets for the usual statement (a table and an index), so that a query's
 	// execution state, which holds the execCtx, holds them too.
 	bucketBuf [2]namedBucket

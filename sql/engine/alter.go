@@ -421,6 +421,9 @@ func (x *execCtx) addColumn(t *Table, st *ast.AlterTable) error {
 		return unwrapAfter(err)
 	}
 	nt := x.schema.table(t.Name)
+	if x.sess.foreignKeys && dflt != nil && len(nt.ForeignKeys) > len(t.ForeignKeys) {
+		return errors.New("Cannot add a REFERENCES column with non-NULL default value")
+	}
 	if def.Generated != nil {
 		// A generated column's value is stored with the row (generated.go): write it.
 		if err := x.rewriteRows(nt, func(row []value.Value) error { return nt.computeGenerated(row) }); err != nil {
@@ -511,36 +514,18 @@ func (x *execCtx) dropColumn(t *Table, col string) error {
 		return err
 	}
 	// Rewrite the rows without the column.
-	b, err := x.bucket(t.bucket)
-	if err != nil {
-		return err
-	}
-	cur := b.Cursor()
 	var vals []value.Value
-	type kv struct{ k, v []byte }
-	var out []kv
-	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+	return x.rewriteRecords(t, func(_, v []byte) ([]byte, error) {
+		var err error
 		if vals, err = codec.DecodeRecord(v, vals[:0]); err != nil {
-			return fmt.Errorf("sql: a row of %s: %w", t.Name, cairn.ErrCorrupt)
+			return nil, fmt.Errorf("sql: a row of %s: %w", t.Name, cairn.ErrCorrupt)
 		}
 		for len(vals) < len(t.Columns) {
 			vals = append(vals, t.missing[len(vals)])
 		}
 		vals = slices.Delete(vals[:len(t.Columns)], ci, ci+1)
-		out = append(out, kv{slices.Clone(k), codec.AppendRecord(nil, vals)})
-		if err := x.tick(); err != nil {
-			return err
-		}
-	}
-	if err := cur.Err(); err != nil {
-		return err
-	}
-	for _, r := range out {
-		if err := b.Put(r.k, r.v); err != nil {
-			return rowError(err)
-		}
-	}
-	return nil
+		return codec.AppendRecord(nil, vals), nil
+	})
 }
 
 // rewriteRowsWhere writes again the rows of t that fn changed (reporting true); their keys and
@@ -557,6 +542,27 @@ func (x *execCtx) rewriteRows(t *Table, fn func(row []value.Value) error) error 
 
 // rewriteRowsIf writes again each row of t for which fn reports true.
 func (x *execCtx) rewriteRowsIf(t *Table, fn func(row []value.Value) (bool, error)) error {
+	var row []value.Value
+	return x.rewriteRecords(t, func(k, v []byte) ([]byte, error) {
+		var rowid int64
+		if !t.WithoutRowid {
+			rowid, _ = codec.Rowid(k)
+		}
+		var err error
+		if row, err = decodeRow(t, rowid, v, row); err != nil {
+			return nil, err
+		}
+		if changed, err := fn(row); err != nil || !changed {
+			return nil, err
+		}
+		return t.record(row), nil
+	})
+}
+
+// rewriteRecords writes again, under the same keys, the records of t's rows that fn gives anew
+// (nil: the row stays as it is); they are written after the scan, so fn sees every row as it
+// was. Index entries are not touched.
+func (x *execCtx) rewriteRecords(t *Table, fn func(k, v []byte) ([]byte, error)) error {
 	b, err := x.bucket(t.bucket)
 	if err != nil {
 		return err
@@ -564,21 +570,13 @@ func (x *execCtx) rewriteRowsIf(t *Table, fn func(row []value.Value) (bool, erro
 	type kv struct{ k, v []byte }
 	var out []kv
 	c := b.Cursor()
-	var row []value.Value
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		var rowid int64
-		if !t.WithoutRowid {
-			rowid, _ = codec.Rowid(k)
-		}
-		if row, err = decodeRow(t, rowid, v, row); err != nil {
-			return err
-		}
-		changed, err := fn(row)
+		nv, err := fn(k, v)
 		if err != nil {
 			return err
 		}
-		if changed {
-			out = append(out, kv{slices.Clone(k), t.record(row)})
+		if nv != nil {
+			out = append(out, kv{slices.Clone(k), nv})
 		}
 		if err := x.tick(); err != nil {
 			return err

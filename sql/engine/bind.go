@@ -485,16 +485,11 @@ func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
 	if f.pureVariant != nil && b.noAgg == "CHECK" {
 		f = f.pureVariant("a CHECK constraint")
 	}
-	out := &funcExpr{fn: f}
-	var infos []exprInfo
-	for _, a := range e.Args {
-		x, info, err := b.bind(a)
-		if err != nil {
-			return nil, exprInfo{}, err
-		}
-		out.args = append(out.args, x)
-		infos = append(infos, info)
+	args, infos, err := b.bindArgs(e.Args)
+	if err != nil {
+		return nil, exprInfo{}, err
 	}
+	out := &funcExpr{fn: f, args: args}
 	if f.lazy != nil && (strings.EqualFold(e.Name, "iif") || strings.EqualFold(e.Name, "if")) {
 		for i := 0; i+1 < len(out.args); i += 2 {
 			shortCircuit(out.args[i]) // iif's conditions, as CASE WHEN's
@@ -514,6 +509,21 @@ func collated(parts ...exprInfo) exprInfo {
 		}
 	}
 	return exprInfo{}
+}
+
+// bindArgs binds a call's arguments, returning them and their infos in order.
+func (b *binder) bindArgs(args []exprAST) ([]expr, []exprInfo, error) {
+	var out []expr
+	var infos []exprInfo
+	for _, a := range args {
+		x, info, err := b.bind(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, x)
+		infos = append(infos, info)
+	}
+	return out, infos, nil
 }
 
 // callCollation is the collation a function compares with (min, max, nullif, an aggregate):
@@ -549,15 +559,11 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 	saved := b.sc.aggs
 	b.sc.aggs = nil
 	defer func() { b.sc.aggs = saved }()
-	var infos []exprInfo
-	for _, a := range e.Args {
-		x, info, err := inner.bind(a)
-		if err != nil {
-			return nil, exprInfo{}, err
-		}
-		call.args = append(call.args, x)
-		infos = append(infos, info)
+	args, infos, err := inner.bindArgs(e.Args)
+	if err != nil {
+		return nil, exprInfo{}, err
 	}
+	call.args = args
 	if e.Filter != nil {
 		x, _, err := inner.bind(e.Filter)
 		if err != nil {

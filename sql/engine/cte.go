@@ -103,23 +103,14 @@ func cteSource(pc *planCtx, def *cteDef, item *ast.FromItem, sc *scope) (*source
 		return nil, err
 	}
 	child := &scope{outer: sc.outer, unevaluated: sc.unevaluated}
+	var plan *selectPlan
 	if first < 0 {
-		plan, err := planSelect(pc, body, child)
-		if err != nil {
-			return nil, err
+		if plan, err = planSelect(pc, body, child); err == nil {
+			err = def.nameColumns(plan)
 		}
-		if child.usedOuter {
-			sc.usedOuter = true
-		} else {
-			plan.shared = def
-			def.countUse(pc)
-		}
-		if err := def.nameColumns(plan); err != nil {
-			return nil, err
-		}
-		return planSource(plan, name), nil
+	} else {
+		plan, err = planRecursive(pc, def, body, first, child)
 	}
-	plan, err := planRecursive(pc, def, body, first, child)
 	if err != nil {
 		return nil, err
 	}
@@ -144,19 +135,6 @@ func (d *cteDef) nameColumns(plan *selectPlan) error {
 	}
 	plan.names = append([]string(nil), cols...)
 	return nil
-}
-
-// planSource is the source of a planned CTE (or of its current row) called name.
-func planSource(plan *selectPlan, name string) *source {
-	src := &source{name: name, sub: plan, rowidSlot: -1}
-	for i := 0; i < plan.ncols; i++ {
-		info := plan.resultInfo(i)
-		c := srcColumn{name: plan.names[i], collation: collationOf(info), declType: plan.decl[i]}
-		aff, has := plan.columnAffinity(i)
-		c.affinity, c.noAffinity = aff, !has
-		src.cols = append(src.cols, c)
-	}
-	return src
 }
 
 // recursiveCores returns the index of the first recursive core of body, the CTE called name,
@@ -483,17 +461,6 @@ func (r *iterRows) next() (bool, error) {
 func isCTERow(p *selectPlan) bool {
 	_, ok := p.cte.(*cteRow)
 	return ok
-}
-
-// affinityTypes is what dataType says of a column with affinity aff (has: any).
-func affinityTypes(aff value.Affinity, has bool) uint8 {
-	switch {
-	case has && aff.IsNumeric():
-		return typeNumeric | typeBlob
-	case has && aff == value.AffinityText:
-		return typeText | typeBlob
-	}
-	return typeNumeric | typeText | typeBlob
 }
 
 // countUse counts a shared use of d, unless pc plans a part it plans again (cteDryRun).

@@ -1113,70 +1113,45 @@ func timediff(args []expr, e *env, impure *impureUse) (value.Value, error) {
 	}
 	a.computeAll()
 	b.computeAll()
-	sign := byte('+')
-	var y, m int
-	if a.jd >= b.jd {
-		y = a.y - b.y
-		if y != 0 {
-			b.y, b.validJD = a.y, false
-			b.computeJD()
-		}
-		m = a.mo - b.mo
-		if m < 0 {
-			y--
-			m += 12
-		}
-		if m != 0 {
-			b.mo, b.validJD = a.mo, false
-			b.computeJD()
-		}
-		for a.jd < b.jd {
-			m--
-			if m < 0 {
-				m = 11
-				y--
-			}
-			b.mo--
-			if b.mo < 1 {
-				b.mo = 12
-				b.y--
-			}
-			b.validJD = false
-			b.computeJD()
-		}
-		a.jd -= b.jd
-	} else {
-		sign = '-'
-		y = b.y - a.y
-		if y != 0 {
-			b.y, b.validJD = a.y, false
-			b.computeJD()
-		}
-		m = b.mo - a.mo
-		if m < 0 {
-			y--
-			m += 12
-		}
-		if m != 0 {
-			b.mo, b.validJD = a.mo, false
-			b.computeJD()
-		}
-		for a.jd > b.jd {
-			m--
-			if m < 0 {
-				m = 11
-				y--
-			}
-			b.mo++
-			if b.mo > 12 {
-				b.mo = 1
-				b.y++
-			}
-			b.validJD = false
-			b.computeJD()
-		}
-		a.jd = b.jd - a.jd
+	// b moves to a's year and month, then back (dir 1: a is later) or forward (dir -1) a month
+	// at a time until it is not past a; y and m count what it moved.
+	sign, dir := byte('+'), int64(1)
+	y, m := a.y-b.y, a.mo-b.mo
+	if a.jd < b.jd {
+		sign, dir = '-', -1
+		y, m = -y, -m
 	}
+	if y != 0 {
+		b.y, b.validJD = a.y, false
+		b.computeJD()
+	}
+	if m < 0 {
+		y--
+		m += 12
+	}
+	if m != 0 {
+		b.mo, b.validJD = a.mo, false
+		b.computeJD()
+	}
+	for dir*(a.jd-b.jd) < 0 {
+		m--
+		if m < 0 {
+			m = 11
+			y--
+		}
+		b.mo -= int(dir)
+		switch {
+		case b.mo < 1:
+			b.mo = 12
+			b.y--
+		case b.mo > 12:
+			b.mo = 1
+			b.y++
+		}
+		b.validJD = false
+		b.computeJD()
+	}
+	a.jd = dir * (a.jd - b.jd)
 	// The remainder, under a month, read as a time after 0000-01-01 00:00: its day of
 	// month less one is the number of days.
 	a.jd += 148699540800000

@@ -363,6 +363,9 @@ func (x *execCtx) drop(st *ast.Drop) error {
 
 func (x *execCtx) dropTable(st *ast.Drop) error {
 	if t := x.sess.temp.table(st.Name); t != nil {
+		if err := x.fkDropTable(t); err != nil {
+			return err
+		}
 		return x.dropTempTable(t)
 	}
 	t := x.schema.table(st.Name)
@@ -380,6 +383,9 @@ func (x *execCtx) dropTable(st *ast.Drop) error {
 	}
 	if fold(t.Name) == seqTableName {
 		return fmt.Errorf("table %s may not be dropped", t.Name)
+	}
+	if err := x.fkDropTable(t); err != nil {
+		return err
 	}
 	b, err := x.schemaStore()
 	if err != nil {

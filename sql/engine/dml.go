@@ -46,6 +46,9 @@ type rowWriter struct {
 	checks  []expr
 	e       *env
 	uniques []int // t's UNIQUE constraints in the order they are checked (uniqueOrder)
+	// sets are the SET columns of the UPDATE the writer runs, which decide the foreign keys
+	// it checks (fkey.go); nil for an INSERT.
+	sets []setColumn
 }
 
 func newRowWriter(cx *execCtx, t *Table, algo ast.Conflict, params []value.Value) (*rowWriter, error) {
@@ -257,7 +260,7 @@ func (w *rowWriter) resolveIndex(ix *Index, other []byte) error {
 			return err
 		}
 		if ok {
-			return w.cx.deleteRow(t, row, rowidOfRow(t, row))
+			return w.cx.removeRow(t, row, rowidOfRow(t, row))
 		}
 		return nil
 	}
@@ -277,7 +280,7 @@ func (w *rowWriter) resolveKey(self []byte) error {
 	case ast.ConflictIgnore:
 		return errSkipRow
 	case ast.ConflictReplace:
-		return w.cx.deleteRow(t, existing, rowidOfRow(t, existing))
+		return w.cx.removeRow(t, existing, rowidOfRow(t, existing))
 	}
 	if t.RowidColumn < 0 && !t.WithoutRowid {
 		return &conflictError{err: fmt.Errorf("UNIQUE constraint failed: %s.rowid", t.Name), algo: algo}
@@ -433,6 +436,16 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 			return Result{}, err
 		}
 	}
+	if x.sess.foreignKeys {
+		op := fkInsert
+		if (p.source == nil || len(p.source.plainValues()) == 1) && p.up == nil && st.Conflict != ast.ConflictReplace &&
+			ts == nil && (x.trg == nil || len(x.trg.active) == 0) {
+			op = fkInsertOne
+		}
+		if err := x.fkBegin(t, op, nil); err != nil {
+			return Result{}, err
+		}
+	}
 	x.ran = true
 	var rows [][]value.Value
 	var stream *valuesStream
@@ -551,7 +564,10 @@ func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error
 	if err := w.resolveUnique(vals, rowid, self, false); err != nil {
 		return err
 	}
-	return x.writeRow(t, vals, rowid)
+	if err := x.writeRow(t, vals, rowid); err != nil {
+		return err
+	}
+	return x.fkInserted(t, vals, rowid)
 }
 
 // rowidFor returns the rowid of a new row: the given one (which must be an integer), or the next
@@ -853,6 +869,9 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 			return Result{}, err
 		}
 	}
+	if err := x.fkBegin(t, fkDelete, nil); err != nil {
+		return Result{}, err
+	}
 	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
@@ -870,8 +889,16 @@ func (x *execCtx) delete(st *ast.Delete, params []value.Value, stmt *Stmt) (Resu
 			if !ok {
 				continue
 			}
+		} else if x.fk != nil { // a foreign key action may have deleted the row
+			_, ok, err := x.readRow(t, t.rowKey(row, rowidOfRow(t, row)))
+			if err != nil {
+				return res, err
+			}
+			if !ok {
+				continue
+			}
 		}
-		if err := x.deleteRow(t, row, rowidOfRow(t, row)); err != nil {
+		if err := x.removeRow(t, row, rowidOfRow(t, row)); err != nil {
 			return res, err
 		}
 		res.RowsAffected++
@@ -908,12 +935,16 @@ func (x *execCtx) update(st *ast.Update, params []value.Value, stmt *Stmt) (Resu
 			return Result{}, err
 		}
 	}
+	if err := x.fkBegin(t, fkUpdate, sets); err != nil {
+		return Result{}, err
+	}
 	x.ran = true
 	rows, err := x.targetRows(p, params)
 	if err != nil {
 		return Result{}, err
 	}
 	w := newPlannedRowWriter(x, t, st.Conflict, params, p.checks, p.uniques)
+	w.sets = sets
 	ret := x.newReturner(p.ret, params)
 	run := &runState{cx: x, params: params}
 	e := &env{rows: make([][]value.Value, 1), run: run, params: params}
@@ -1025,8 +1056,11 @@ func (x *execCtx) updateRow(w *rowWriter, old, vals []value.Value, slot int) (bo
 		}
 		return false, err
 	}
+	if err := x.fkUpdating(t, old, vals, oldKey, w.sets); err != nil {
+		return false, err
+	}
 	if err := x.writeRow(t, vals, rowid); err != nil {
 		return false, err
 	}
-	return true, nil
+	return true, x.fkUpdated(t, old, vals, newKey, w.sets)
 }

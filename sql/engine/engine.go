@@ -142,11 +142,16 @@ type Session struct {
 	// busyTimeout bounds the wait for the writer slot (0: the statement's context alone).
 	busyTimeout time.Duration
 
-	// PRAGMA values of the connection (pragma.go): foreign_keys (not enforced yet), cache_size
+	// PRAGMA values of the connection (pragma.go): foreign_keys (fkey.go), cache_size
 	// as set (nil: cairn's cache), temp_store.
 	foreignKeys bool
-	cacheSize   *int64
-	tempStore   int64
+	// deferFK is PRAGMA defer_foreign_keys; fkDeferred and fkDeferredImm count the deferred
+	// foreign key violations of the transaction (fkey.go).
+	deferFK                   bool
+	fkDeferred, fkDeferredImm int64
+	fkCache                   fkCache
+	cacheSize                 *int64
+	tempStore                 int64
 }
 
 // SetBusyTimeout bounds how long a write of the session waits for the writer slot, held by a
@@ -165,6 +170,8 @@ type namedSavepoint struct {
 	// temp the session's TEMP tables.
 	schema *Schema
 	temp   *tempState
+	// fkDeferred and fkDeferredImm are the session's deferred foreign key counters then.
+	fkDeferred, fkDeferredImm int64
 }
 
 // Errors of sessions.

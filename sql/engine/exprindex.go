@@ -129,15 +129,11 @@ func exprIndexColumns(t *Table, cols []ast.IndexedColumn) ([]IndexColumn, error)
 		if err != nil {
 			return nil, err
 		}
-		c := IndexColumn{Column: exprColumn, Desc: ic.Desc, Collation: x.coll, expr: x}
-		if ic.Collation != "" {
-			coll, ok := value.CollationByName(ic.Collation)
-			if !ok {
-				return nil, fmt.Errorf("no such collation sequence: %s", ic.Collation)
-			}
-			c.Collation = coll
+		coll, err := indexCollation(ic, x.coll)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, c)
+		out = append(out, IndexColumn{Column: exprColumn, Desc: ic.Desc, Collation: coll, expr: x})
 	}
 	return out, nil
 }
@@ -289,17 +285,6 @@ func notNullOperand(e exprAST) (exprAST, bool) {
 		}
 	}
 	return nil, false
-}
-
-// unCollate returns e without the COLLATE clauses around it.
-func unCollate(e exprAST) exprAST {
-	for {
-		c, ok := e.(*ast.Collate)
-		if !ok {
-			return e
-		}
-		e = c.X
-	}
 }
 
 // isIntegerLiteral reports whether e is an integer literal (an ORDER BY result column number).

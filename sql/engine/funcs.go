@@ -362,7 +362,13 @@ func fnTypeof(a []value.Value, _ value.Collation) (value.Value, error) {
 
 func fnHex(a []value.Value, _ value.Collation) (value.Value, error) {
 	const digits = "0123456789ABCDEF"
-	b := a[0].AppendText(nil)
+	var b []byte
+	switch a[0].Kind() {
+	case value.Text, value.Blob:
+		b = a[0].Bytes() // not copied: a huge blob is refused before any work
+	default:
+		b = a[0].AppendText(nil)
+	}
 	if 2*len(b)+1 > maxLength { // as hexFunc's allocation of 2n+1 bytes
 		return value.Value{}, errTooBig
 	}

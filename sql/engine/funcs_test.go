@@ -67,3 +67,12 @@ func TestLikelihoodChecksItsConstant(t *testing.T) {
 	}
 	require.Empty(t, query(t, s, "SELECT likelihood(a, 0.25) FROM t"))
 }
+
+// TestSQLiteSelfFunctions checks the functions about SQLite itself: cairn has no compile
+// options, and subtype reports the JSON mark.
+func TestSQLiteSelfFunctions(t *testing.T) {
+	s := newTestSession(t)
+	require.Equal(t, [][]value.Value{{value.Int(0), {}, {}, value.Int(74), value.Int(0), value.Int(74)}},
+		query(t, s, `SELECT sqlite_compileoption_used('ENABLE_JSON1'), sqlite_compileoption_used(NULL),
+			sqlite_compileoption_get(0), subtype(json('[1]')), subtype('[1]'), subtype('[1]' -> '$')`))
+}

@@ -127,10 +127,16 @@ func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label
 	if child.usedOuter {
 		sc.usedOuter = true
 	}
-	src := &source{name: alias, sub: plan, rowidSlot: -1}
 	if alias == "" {
-		src.name = label
+		alias = label
 	}
+	return planSource(plan, alias), nil
+}
+
+// planSource is the source called name whose rows plan yields: a subquery or view of FROM, a
+// CTE, or a recursive CTE's current row.
+func planSource(plan *selectPlan, name string) *source {
+	src := &source{name: name, sub: plan, rowidSlot: -1}
 	for i := 0; i < plan.ncols; i++ {
 		info := plan.resultInfo(i)
 		c := srcColumn{name: plan.names[i], collation: collationOf(info), declType: plan.decl[i]}
@@ -138,7 +144,7 @@ func subquerySource(pc *planCtx, sel *ast.Select, alias string, sc *scope, label
 		c.affinity, c.noAffinity = aff, !has
 		src.cols = append(src.cols, c)
 	}
-	return src, nil
+	return src
 }
 
 // hideMergedColumns marks the right-hand copy of each column of USING (or of each common column,

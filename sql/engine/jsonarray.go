@@ -24,35 +24,12 @@ func init() {
 // ("not an array element"). Missing objects and arrays on the way are made as json_insert
 // makes them.
 func fnJSONArrayInsert(name string, out jsonEmit) jsonScalarFn {
-	return func(a []value.Value, _ value.Collation) (value.Value, error) {
-		if len(a)%2 == 0 {
-			return value.Value{}, fmt.Errorf("%s() needs an odd number of arguments", name)
+	return jsonPairsFunc(name, out, func(n **jsonNode, path value.Value, steps []jsonPathStep, val *jsonNode) error {
+		if jsonArrayInsert(*n, steps, val) {
+			return fmt.Errorf("not an array element: '%s'", path.AppendText(nil))
 		}
-		n, ok, err := jsonArg(a[0])
-		if !ok {
-			return value.Value{}, err
-		}
-		for i := 1; i+1 < len(a); i += 2 {
-			steps, ok, err := pathArg(a[i])
-			if err != nil {
-				return value.Value{}, err
-			}
-			if !ok {
-				continue // a NULL path changes nothing
-			}
-			val, err := jsonFromValue(a[i+1])
-			if err != nil {
-				return value.Value{}, err
-			}
-			if a[i+1].Kind() == value.Text && a[i+1].Subtype() != value.SubtypeJSON {
-				val.textRaw = true // as the other edits mark SQL text
-			}
-			if jsonArrayInsert(n, steps, val) {
-				return value.Value{}, fmt.Errorf("not an array element: '%s'", a[i].AppendText(nil))
-			}
-		}
-		return out(n), nil
-	}
+		return nil
+	})
 }
 
 // jsonArrayInsert inserts val where steps lead below n, and reports whether they lead to an

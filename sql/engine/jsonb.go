@@ -14,28 +14,35 @@ func looksLikeJSONB(b []byte) bool {
 	if len(b) == 0 || b[0]&0x0f > 12 {
 		return false
 	}
-	var n, size uint64
-	switch x := uint64(b[0] >> 4); {
-	case x <= 11:
-		n, size = 1, x
-	case x == 12 && len(b) >= 2:
-		n, size = 2, uint64(b[1])
-	case x == 13 && len(b) >= 3:
-		n, size = 3, uint64(b[1])<<8|uint64(b[2])
-	case x == 14 && len(b) >= 5:
-		n, size = 5, uint64(b[1])<<24|uint64(b[2])<<16|uint64(b[3])<<8|uint64(b[4])
-	case x == 15 && len(b) >= 9:
-		n = 9
-		for _, c := range b[1:9] {
-			size = size<<8 | uint64(c)
-		}
-	default:
+	n, size, ok := readJSONBHeader(b)
+	if !ok {
 		return false
 	}
 	if b[0]&0x0f <= 2 && size > 0 { // null, true and false have no payload
 		return false
 	}
-	return n+size == uint64(len(b))
+	return uint64(n)+size == uint64(len(b))
+}
+
+// readJSONBHeader reads the header of the element that starts b (not empty): its length in bytes
+// (1, 2, 3, 5 or 9) and the payload size it gives; ok false when b is shorter than the header.
+func readJSONBHeader(b []byte) (hdr int, size uint64, ok bool) {
+	switch x := uint64(b[0] >> 4); {
+	case x <= 11:
+		return 1, x, true
+	case x == 12 && len(b) >= 2:
+		return 2, uint64(b[1]), true
+	case x == 13 && len(b) >= 3:
+		return 3, uint64(b[1])<<8 | uint64(b[2]), true
+	case x == 14 && len(b) >= 5:
+		return 5, uint64(b[1])<<24 | uint64(b[2])<<16 | uint64(b[3])<<8 | uint64(b[4]), true
+	case x == 15 && len(b) >= 9:
+		for _, c := range b[1:9] {
+			size = size<<8 | uint64(c)
+		}
+		return 9, size, true
+	}
+	return 0, 0, false
 }
 
 // JSONB element types (SQLite's jsonb.html).
@@ -73,23 +80,8 @@ func decodeJSONBElement(b []byte, depth int) (*jsonNode, int, error) {
 		return nil, 0, errMalformedJSON
 	}
 	typ := b[0] & 0x0f
-	var hdr int
-	var size uint64
-	switch x := uint64(b[0] >> 4); {
-	case x <= 11:
-		hdr, size = 1, x
-	case x == 12 && len(b) >= 2:
-		hdr, size = 2, uint64(b[1])
-	case x == 13 && len(b) >= 3:
-		hdr, size = 3, uint64(b[1])<<8|uint64(b[2])
-	case x == 14 && len(b) >= 5:
-		hdr, size = 5, uint64(b[1])<<24|uint64(b[2])<<16|uint64(b[3])<<8|uint64(b[4])
-	case x == 15 && len(b) >= 9:
-		hdr = 9
-		for _, c := range b[1:9] {
-			size = size<<8 | uint64(c)
-		}
-	default:
+	hdr, size, ok := readJSONBHeader(b)
+	if !ok {
 		return nil, 0, errMalformedJSON
 	}
 	if size > uint64(len(b)-hdr) {

@@ -841,37 +841,19 @@ func parseJSONPath(path []byte) ([]jsonPathStep, error) {
 		case '[':
 			i++
 			st := jsonPathStep{}
-			if i < len(path) && path[i] == '#' {
+			ok := true
+			switch {
+			case i < len(path) && path[i] == '#':
 				st.fromEnd = true
 				i++
 				if i < len(path) && path[i] == '-' {
-					i++
-					start := i
-					for i < len(path) && path[i] >= '0' && path[i] <= '9' {
-						i++
-					}
-					if i == start {
-						return nil, bad
-					}
-					n, err := strconv.ParseInt(string(path[start:i]), 10, 64)
-					if err != nil {
-						return nil, bad
-					}
-					st.index = n
+					st.index, i, ok = pathIndex(path, i+1)
 				}
-			} else {
-				start := i
-				for i < len(path) && path[i] >= '0' && path[i] <= '9' {
-					i++
-				}
-				if i == start {
-					return nil, bad
-				}
-				n, err := strconv.ParseInt(string(path[start:i]), 10, 64)
-				if err != nil {
-					return nil, bad
-				}
-				st.index = n
+			default:
+				st.index, i, ok = pathIndex(path, i)
+			}
+			if !ok {
+				return nil, bad
 			}
 			if i >= len(path) || path[i] != ']' {
 				return nil, bad
@@ -883,6 +865,20 @@ func parseJSONPath(path []byte) ([]jsonPathStep, error) {
 		}
 	}
 	return steps, nil
+}
+
+// pathIndex reads the decimal number of an array step at path[i:]: the number and the position
+// after its digits, ok false when there are no digits or the number overflows.
+func pathIndex(path []byte, i int) (n int64, next int, ok bool) {
+	start := i
+	for i < len(path) && path[i] >= '0' && path[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return 0, i, false
+	}
+	n, err := strconv.ParseInt(string(path[start:i]), 10, 64)
+	return n, i, err == nil
 }
 
 // arrayIndex resolves an index step against an array of n elements (n itself: just past the end).
@@ -1194,6 +1190,17 @@ func jsonArrow(sqlValue bool) func(a []value.Value, _ value.Collation) (value.Va
 }
 
 func jsonEditFunc(name string, op int, out jsonEmit) jsonScalarFn {
+	return jsonPairsFunc(name, out, func(n **jsonNode, _ value.Value, steps []jsonPathStep, val *jsonNode) error {
+		jsonEdit(n, steps, op, val)
+		return nil
+	})
+}
+
+// jsonPairsFunc is a function of a JSON document and pairs of a path and a value (json_set and
+// the other edits, json_array_insert): apply changes the document for each pair in turn, given
+// the path as written and parsed, and the value as JSON; a pair with a NULL path changes
+// nothing.
+func jsonPairsFunc(name string, out jsonEmit, apply func(n **jsonNode, path value.Value, steps []jsonPathStep, val *jsonNode) error) jsonScalarFn {
 	return func(a []value.Value, _ value.Collation) (value.Value, error) {
 		if len(a)%2 == 0 {
 			return value.Value{}, fmt.Errorf("%s() needs an odd number of arguments", name)
@@ -1217,7 +1224,9 @@ func jsonEditFunc(name string, op int, out jsonEmit) jsonScalarFn {
 			if a[i+1].Kind() == value.Text && a[i+1].Subtype() != value.SubtypeJSON {
 				val.textRaw = true // SQL text an edit puts in is JSONB's TEXTRAW, as SQLite writes it
 			}
-			jsonEdit(&n, steps, op, val)
+			if err := apply(&n, a[i], steps, val); err != nil {
+				return value.Value{}, err
+			}
 		}
 		return out(n), nil
 	}

@@ -66,39 +66,33 @@ func masterRows(cx *execCtx, temp bool) [][]value.Value {
 		id                     int64
 		trigger                bool // rootpage 0; id orders it by creation
 	}
-	var objs, views []obj
-	if temp {
-		if cx.sess != nil {
-			for _, t := range cx.sess.tempTables() {
-				objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
-				for _, ix := range listedIndexes(t) {
-					objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
-				}
-			}
-			for _, v := range cx.sess.tempViews {
-				views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
-			}
-		}
-	} else {
+	var tables []*Table
+	var viewDefs map[string]*View
+	var triggers map[string]*Trigger
+	switch {
+	case !temp:
 		for _, t := range cx.schema.tables {
-			objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
-			for _, ix := range listedIndexes(t) {
-				objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
-			}
+			tables = append(tables, t)
 		}
-		for _, v := range cx.schema.views {
-			views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
+		viewDefs, triggers = cx.schema.views, cx.schema.triggers
+	case cx.sess != nil:
+		tables, viewDefs = cx.sess.tempTables(), cx.sess.tempViews
+		if tt := cx.sess.tempTrigs(); tt != nil {
+			triggers = tt.triggers
 		}
+	}
+	var objs, views []obj
+	for _, t := range tables {
+		objs = append(objs, obj{kind: "table", name: t.Name, table: t.Name, sql: t.SQL, id: t.ID})
+		for _, ix := range listedIndexes(t) {
+			objs = append(objs, obj{kind: "index", name: ix.Name, table: t.Name, sql: ix.SQL, id: ix.ID})
+		}
+	}
+	for _, v := range viewDefs {
+		views = append(views, obj{kind: "view", name: v.Name, table: v.Name, sql: v.SQL})
 	}
 	// Triggers (rootpage 0) take their place among the tables and indexes by creation (their ids
 	// come from next-id too; a session's TEMP triggers after the TEMP tables, in creation order).
-	triggers := cx.schema.triggers
-	if temp {
-		triggers = nil
-		if cx.sess != nil && cx.sess.tempTrigs() != nil {
-			triggers = cx.sess.tempTrigs().triggers
-		}
-	}
 	var trs []*Trigger
 	for _, tr := range triggers {
 		trs = append(trs, tr)

@@ -103,7 +103,7 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 		var v int64
 		err := s.reading(ctx, func(cx *execCtx) error {
 			var err error
-			v, err = readHeaderValue(cx.tx, key)
+			v, err = readSchemaInt(cx.tx, key)
 			return err
 		})
 		return one(name, value.Int(v)), err
@@ -136,6 +136,20 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 			return pragmaResult{}, nil
 		}
 		return one(name, boolInt(s.foreignKeys)), nil
+	case "defer_foreign_keys":
+		if p.HasValue {
+			s.deferFK = pragmaBool(p.Value, s.deferFK)
+			return pragmaResult{}, nil
+		}
+		return one(name, boolInt(s.deferFK)), nil
+	case "foreign_key_check":
+		var res pragmaResult
+		err := s.reading(ctx, func(cx *execCtx) error {
+			var err error
+			res, err = foreignKeyCheck(cx, p)
+			return err
+		})
+		return res, err
 	case "busy_timeout":
 		if p.HasValue {
 			s.SetBusyTimeout(time.Duration(max(pragmaInt(p.Value), 0)) * time.Millisecond)
@@ -279,27 +293,6 @@ func (s *Session) reading(ctx context.Context, fn func(cx *execCtx) error) error
 	return fn(&execCtx{ctx: ctx, tx: read.tx, schema: schema, sess: s})
 }
 
-// readHeaderValue reads user_version or application_id (0 when never set).
-func readHeaderValue(tx *cairn.Tx, key []byte) (int64, error) {
-	b, err := tx.Bucket(schemaBucket)
-	if errors.Is(err, cairn.ErrBucketNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	v, err := b.Get(key)
-	switch {
-	case errors.Is(err, cairn.ErrNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, err
-	case len(v) != 8:
-		return 0, fmt.Errorf("sql: %q of %d bytes: %w", key, len(v), cairn.ErrCorrupt)
-	}
-	return int64(binary.BigEndian.Uint64(v)), nil
-}
-
 // pragmaInt reads a PRAGMA's integer argument as SQLite's sqlite3Atoi does: an optional sign,
 // then hexadecimal (0x...) or decimal digits, ignoring what follows ("1.9" is 1); text that does
 // not start so, or a value outside the 32-bit range, is 0.
@@ -367,10 +360,12 @@ func nullText(s string) value.Value {
 	return value.TextString(s)
 }
 
-// functionList is PRAGMA function_list: name, builtin (1), type ('s' scalar, 'a' aggregate),
-// enc ('utf8'), narg (one row per count of arguments a function takes, -1 for any number) and
-// flags (SQLite's values for a built-in function: 0x200800, innocuous and deterministic, or
-// 0x200000 for a function that is not deterministic and for aggregates), by name.
+// functionList is PRAGMA function_list: name, builtin (1), type ('s' scalar, 'w' an aggregate
+// or window function: SQLite's 'a' is an aggregate that cannot be a window function, which cairn
+// has none of), enc ('utf8'), narg (one row per count of arguments a function takes, -1 for any
+// number) and flags (SQLite's values for a built-in function: 0x200800, innocuous and
+// deterministic, or 0x200000 for a function that is not deterministic and for aggregates and
+// window functions), by name.
 func functionList() pragmaResult {
 	res := pragmaResult{names: []string{"name", "builtin", "type", "enc", "narg", "flags"}}
 	add := func(name, typ string, minArgs, maxArgs int, flags int64) {
@@ -389,8 +384,11 @@ func functionList() pragmaResult {
 		}
 		add(f.name, "s", f.minArgs, f.maxArgs, flags)
 	}
-	for name, d := range aggDefs {
-		add(name, "a", d.minArgs, d.maxArgs, 0x200000)
+	for name, d := range aggDefs { // every aggregate is a window function too
+		add(name, "w", d.minArgs, d.maxArgs, 0x200000)
+	}
+	for name, w := range winFuncs {
+		add(name, "w", w.min, w.max, 0x200000)
 	}
 	slices.SortFunc(res.rows, func(a, b []value.Value) int {
 		return cmp.Or(strings.Compare(string(a[0].Bytes()), string(b[0].Bytes())), cmp.Compare(a[2].Bytes()[0], b[2].Bytes()[0]),

@@ -35,7 +35,7 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 	}
 	if table != "" {
 		exists := false
-		if err := s.reading(ctx, func(cx *execCtx) error { exists = cx.lookupTable(table) != nil; return nil }); err != nil {
+		if err := s.reading(ctx, func(cx *execCtx) error { exists = cx.table(table) != nil; return nil }); err != nil {
 			return pragmaResult{}, err
 		}
 		if !exists {

@@ -37,7 +37,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 	switch name {
 	case "table_info", "table_xinfo":
 		xinfo := name == "table_xinfo"
-		if t := cx.lookupTable(arg); t != nil {
+		if t := cx.table(arg); t != nil {
 			cid := 0
 			for _, c := range t.Columns {
 				hidden := int64(0) // 2: a VIRTUAL generated column, 3: a STORED one
@@ -95,7 +95,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 			}
 		}
 	case "index_list":
-		t := cx.lookupTable(arg)
+		t := cx.table(arg)
 		if t == nil {
 			return res, nil
 		}
@@ -113,7 +113,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 				value.TextString(origin), boolInt(ix.where != nil)})
 		}
 	case "index_info", "index_xinfo":
-		ix := cx.lookupIndex(arg)
+		ix := cx.index(arg)
 		if ix == nil {
 			return res, nil
 		}
@@ -126,7 +126,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 				row = append(row, value.NullValue())
 			}
 			if name == "index_xinfo" {
-				row = append(row, boolInt(desc), value.TextString(collationName(coll)), boolInt(key))
+				row = append(row, boolInt(desc), value.TextString(coll.String()), boolInt(key))
 			}
 			res.rows = append(res.rows, row)
 		}
@@ -146,7 +146,7 @@ func schemaPragma(cx *execCtx, name string, p *ast.Pragma) (pragmaResult, error)
 			}
 		}
 	case "foreign_key_list":
-		t := cx.lookupTable(arg)
+		t := cx.table(arg)
 		if t == nil {
 			return res, nil
 		}
@@ -167,18 +167,6 @@ func isPrimaryIndex(t *Table, ix *Index) bool {
 		}
 	}
 	return false
-}
-
-// collationName is a collation as index_xinfo names it (in upper case: SQLite gives the name as
-// the index or column spelled it).
-func collationName(c value.Collation) string {
-	switch c {
-	case value.NoCase:
-		return "NOCASE"
-	case value.RTrim:
-		return "RTRIM"
-	}
-	return "BINARY"
 }
 
 // typeName is a declared type as table_info reports it: one of SQLite's standard type names
@@ -282,20 +270,9 @@ func foreignKeyRows(t *Table) [][]value.Value {
 	return rows
 }
 
-// lookupTable returns the table called name that the session sees: its TEMP table, else the
-// schema's.
-func (x *execCtx) lookupTable(name string) *Table {
-	if x.sess != nil {
-		if t := x.sess.temp.table(name); t != nil {
-			return t
-		}
-	}
-	return x.schema.table(name)
-}
-
-// lookupIndex returns the index called name that the session sees: one of a TEMP table, else
+// index returns the index called name that the session sees: one of a TEMP table, else
 // the schema's.
-func (x *execCtx) lookupIndex(name string) *Index {
+func (x *execCtx) index(name string) *Index {
 	if x.sess != nil {
 		if ix := x.sess.temp.index(name); ix != nil {
 			return ix

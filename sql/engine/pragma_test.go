@@ -257,8 +257,11 @@ func TestFunctionList(t *testing.T) {
 	require.True(t, has("substr", "s", 3))
 	require.False(t, has("substr", "s", 4))
 	require.True(t, has("coalesce", "s", -1))
-	require.True(t, has("count", "a", 0))
-	require.True(t, has("max", "a", 1))
+	require.True(t, has("count", "w", 0))
+	require.True(t, has("max", "w", 1))
+	require.True(t, has("row_number", "w", 0))
+	require.True(t, has("lag", "w", 3))
+	require.False(t, has("lag", "w", 4))
 	require.True(t, has("max", "s", -1))
 	for name := range scalarFuncs {
 		found := false

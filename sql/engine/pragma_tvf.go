@@ -27,6 +27,7 @@ func init() {
 		{"index_info", []string{"seqno", "cid", "name"}, true},
 		{"index_xinfo", []string{"seqno", "cid", "name", "desc", "coll", "key"}, true},
 		{"foreign_key_list", []string{"id", "seq", "table", "from", "to", "on_update", "on_delete", "match"}, true},
+		{"foreign_key_check", []string{"table", "rowid", "parent", "fkid"}, true},
 		{"table_list", []string{"schema", "name", "type", "ncol", "wr", "strict"}, true},
 		{"integrity_check", []string{"integrity_check"}, true},
 		{"quick_check", []string{"quick_check"}, true},
@@ -89,9 +90,9 @@ func pragmaTableRows(cx *execCtx, name string, hasArg bool, ncols int, args []va
 		return nil, fmt.Errorf("unknown database '%s'", p.Schema)
 	}
 	switch name {
-	case "table_list", "integrity_check", "quick_check":
+	case "table_list", "integrity_check", "quick_check", "foreign_key_check":
 		// The argument of integrity_check is a table here, never a count, as in SQLite.
-		if p.HasValue && name != "table_list" && cx.lookupTable(p.Value) == nil {
+		if p.HasValue && name != "table_list" && cx.table(p.Value) == nil {
 			return nil, fmt.Errorf("no such table: %s", p.Value)
 		}
 	default:
@@ -110,6 +111,8 @@ func pragmaTableRows(cx *execCtx, name string, hasArg bool, ncols int, args []va
 		res, err = schemaPragma(cx, name, p)
 	case "table_list":
 		res = tableList(cx, p)
+	case "foreign_key_check":
+		res, err = foreignKeyCheck(cx, p)
 	default:
 		res, err = cx.sess.pragma(cx.ctx, p)
 	}

@@ -451,17 +451,7 @@ func formatEG(f float64, verb byte, prec int, plus, space, alt, alt2 bool) strin
 		if verb == 'E' || verb == 'G' {
 			e = 'E'
 		}
-		b = append(b, e)
-		if exp < 0 {
-			b = append(b, '-')
-			exp = -exp
-		} else {
-			b = append(b, '+')
-		}
-		if exp < 10 {
-			b = append(b, '0')
-		}
-		b = strconv.AppendInt(b, int64(exp), 10)
+		b = value.AppendExponent(b, e, exp)
 	}
 	return string(b)
 }

@@ -225,7 +225,11 @@ func emptySchema() *Schema {
 }
 
 // readCookie returns the schema cookie of tx's snapshot (0 for a database without SQL objects).
-func readCookie(tx *cairn.Tx) (int64, error) {
+func readCookie(tx *cairn.Tx) (int64, error) { return readSchemaInt(tx, cookieKey) }
+
+// readSchemaInt reads the 8-byte integer entry key of the schema bucket (the cookie,
+// user_version, application_id): 0 when the bucket or the entry does not exist.
+func readSchemaInt(tx *cairn.Tx, key []byte) (int64, error) {
 	b, err := tx.Bucket(schemaBucket)
 	if errors.Is(err, cairn.ErrBucketNotFound) {
 		return 0, nil
@@ -233,14 +237,14 @@ func readCookie(tx *cairn.Tx) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := b.Get(cookieKey)
+	v, err := b.Get(key)
 	switch {
 	case errors.Is(err, cairn.ErrNotFound):
 		return 0, nil
 	case err != nil:
 		return 0, err
 	case len(v) != 8:
-		return 0, fmt.Errorf("sql: schema cookie of %d bytes: %w", len(v), cairn.ErrCorrupt)
+		return 0, fmt.Errorf("sql: schema entry %q of %d bytes: %w", key[1:], len(v), cairn.ErrCorrupt)
 	}
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
@@ -529,17 +533,26 @@ func (t *Table) indexColumns(cols []ast.IndexedColumn) ([]IndexColumn, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("no such column: %s", ic.Name)
 		}
-		c := IndexColumn{Column: i, Desc: ic.Desc, Collation: t.Columns[i].Collation}
-		if ic.Collation != "" {
-			coll, ok := value.CollationByName(ic.Collation)
-			if !ok {
-				return nil, fmt.Errorf("no such collation sequence: %s", ic.Collation)
-			}
-			c.Collation = coll
+		coll, err := indexCollation(ic, t.Columns[i].Collation)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, c)
+		out = append(out, IndexColumn{Column: i, Desc: ic.Desc, Collation: coll})
 	}
 	return out, nil
+}
+
+// indexCollation is the collation of an index column: its COLLATE's, else def (the column's or
+// the expression's).
+func indexCollation(ic ast.IndexedColumn, def value.Collation) (value.Collation, error) {
+	if ic.Collation == "" {
+		return def, nil
+	}
+	coll, ok := value.CollationByName(ic.Collation)
+	if !ok {
+		return 0, fmt.Errorf("no such collation sequence: %s", ic.Collation)
+	}
+	return coll, nil
 }
 
 // columnIndex returns the index of the column called name, or -1.

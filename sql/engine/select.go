@@ -427,7 +427,7 @@ func planCore(pc *planCtx, core *ast.SelectCore, sc *scope, order []ast.OrderTer
 			}
 		}
 		key := orderKey{col: col, desc: t.Desc, nullsFirst: nullsFirst(t), coll: coll}
-		if x := unCollate(t.Expr); !isIntegerLiteral(x) {
+		if x := unwrapCollate(t.Expr); !isIntegerLiteral(x) {
 			key.expr = x
 		}
 		p.order = append(p.order, key)
@@ -615,20 +615,22 @@ const (
 	typeBlob
 )
 
+// affinityTypes is what dataType says of a column with affinity aff (has: any).
+func affinityTypes(aff value.Affinity, has bool) uint8 {
+	switch {
+	case has && aff.IsNumeric():
+		return typeNumeric | typeBlob
+	case has && aff == value.AffinityText:
+		return typeText | typeBlob
+	}
+	return typeNumeric | typeText | typeBlob
+}
+
 // dataType returns the kinds of value e may give, as SQLite's sqlite3ExprDataType guesses them
 // (NULL is none of them): a literal its own, || text and blob, a function (LIKE and GLOB are
 // ones), aggregate or parameter any, a column, CAST or subquery what its affinity converts to,
 // CASE any of its results', any other operator a number.
 func dataType(e exprAST, sc *scope) uint8 {
-	byAffinity := func(aff value.Affinity, has bool) uint8 {
-		switch {
-		case has && aff.IsNumeric():
-			return typeNumeric | typeBlob
-		case has && aff == value.AffinityText:
-			return typeText | typeBlob
-		}
-		return typeNumeric | typeText | typeBlob
-	}
 	switch e := e.(type) {
 	case *ast.Collate:
 		return dataType(e.X, sc)
@@ -653,9 +655,9 @@ func dataType(e exprAST, sc *scope) uint8 {
 		return typeNumeric | typeText | typeBlob
 	case *ast.ColumnRef:
 		c, ok := sc.columnInfo(e.Table, e.Column)
-		return byAffinity(c.affinity, ok && !c.noAffinity)
+		return affinityTypes(c.affinity, ok && !c.noAffinity)
 	case *ast.Cast:
-		return byAffinity(castAffinity(e.Type), true)
+		return affinityTypes(castAffinity(e.Type), true)
 	case *ast.Case:
 		var m uint8
 		for _, w := range e.Whens {

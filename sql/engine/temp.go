@@ -97,8 +97,10 @@ func (pc *planCtx) table(name string) *Table {
 
 // table is planCtx.table for an execution.
 func (x *execCtx) table(name string) *Table {
-	if t := x.sess.temp.table(name); t != nil {
-		return t
+	if x.sess != nil {
+		if t := x.sess.temp.table(name); t != nil {
+			return t
+		}
 	}
 	return x.schema.table(name)
 }

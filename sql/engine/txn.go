@@ -102,8 +102,17 @@ func (s *Session) execDML(ctx context.Context, st *Stmt, args []value.Value, sin
 	return res, err
 }
 
-// run executes a write statement in the context's transaction.
+// run executes a write statement in the context's transaction, with the foreign key check at
+// its end (fkey.go).
 func (x *execCtx) run(stmt *Stmt, args []value.Value) (Result, error) {
+	res, err := x.runStmt(stmt, args)
+	if err == nil && (x.fk != nil || x.sess.fkDeferred+x.sess.fkDeferredImm > 0) {
+		err = x.fkEnd()
+	}
+	return res, err
+}
+
+func (x *execCtx) runStmt(stmt *Stmt, args []value.Value) (Result, error) {
 	switch st := stmt.parsed.Stmt.(type) {
 	case *ast.Insert:
 		return x.insert(st, args, stmt)
@@ -150,7 +159,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 		return Result{}, err
 	}
 	cx := &execCtx{ctx: ctx, tx: tx, schema: s.schema, sess: s}
-	temp := s.temp
+	temp, fkd, fki := s.temp, s.fkDeferred, s.fkDeferredImm
 	res, err := fn(cx)
 	if err != nil {
 		var ce *conflictError
@@ -162,6 +171,7 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 			s.endTx(false)
 		default:
 			s.temp = temp // the statement's TEMP table changes are undone with it
+			s.fkDeferred, s.fkDeferredImm = fkd, fki
 			if rerr := tx.RollbackTo(sp); rerr != nil {
 				s.endTx(false)
 				return res, fmt.Errorf("%w (and the statement could not be undone: %v; the transaction was rolled back)", err, rerr)
@@ -187,6 +197,9 @@ func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, 
 		if !committing {
 			tx.Rollback()
 		}
+		// The statement's end is its transaction's: deferred foreign key violations were
+		// checked (fkEnd) and defer_foreign_keys ends.
+		s.fkDeferred, s.fkDeferredImm, s.deferFK = 0, 0, false
 	}()
 	sc, err := s.eng.schemaFor(tx)
 	if err != nil {
@@ -264,6 +277,7 @@ func (s *Session) begin(ctx context.Context, mode ast.TxMode, readOnly bool) err
 		return errors.New("cannot start a transaction within a transaction")
 	}
 	s.inTx, s.mode, s.schema, s.readOnly = true, mode, nil, readOnly
+	s.deferFK = false
 	s.tempAtBegin = s.temp
 	if mode != ast.Deferred && !readOnly {
 		if _, err := s.writeTx(ctx); err != nil {
@@ -306,6 +320,9 @@ func (s *Session) commit() error {
 	if !s.inTx {
 		return ErrNoTransaction
 	}
+	if s.fkDeferred+s.fkDeferredImm > 0 {
+		return errFK // the transaction stays open, as in SQLite
+	}
 	tx, schema := s.tx, s.schema
 	s.reset()
 	if tx == nil {
@@ -345,6 +362,7 @@ func (s *Session) endTx(bool) {
 func (s *Session) reset() {
 	s.tx, s.inTx, s.schema, s.savepoints, s.snapshot, s.readOnly = nil, false, nil, nil, 0, false
 	s.attached = false
+	s.fkDeferred, s.fkDeferredImm, s.deferFK = 0, 0, false
 }
 
 // savepoint is SAVEPOINT name: outside a transaction it begins one, which its RELEASE commits.
@@ -367,7 +385,8 @@ func (s *Session) savepoint(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema, temp: s.temp})
+	s.savepoints = append(s.savepoints, namedSavepoint{name: name, sp: sp, begins: begins, schema: s.schema, temp: s.temp,
+		fkDeferred: s.fkDeferred, fkDeferredImm: s.fkDeferredImm})
 	return nil
 }
 
@@ -412,6 +431,7 @@ func (s *Session) rollbackTo(name string) error {
 	}
 	s.savepoints = s.savepoints[:i+1]
 	s.schema, s.temp = sp.schema, sp.temp
+	s.fkDeferred, s.fkDeferredImm = sp.fkDeferred, sp.fkDeferredImm
 	return nil
 }
 

@@ -295,7 +295,10 @@ func (u *upserter) insertRow(w *rowWriter, vals []value.Value, rowid int64) (boo
 			return false, err
 		}
 	}
-	return true, x.writeRow(t, vals, rowid)
+	if err := x.writeRow(t, vals, rowid); err != nil {
+		return false, err
+	}
+	return true, x.fkInserted(t, vals, rowid)
 }
 
 // fire runs clause c for the existing row at key, which the new row excluded conflicts with.
@@ -335,6 +338,7 @@ func (u *upserter) fire(c *upsertClause, t *Table, key []byte, excluded []value.
 			return err
 		}
 	}
+	u.w.sets = c.sets
 	written, err := u.x.updateRow(u.w, old, vals, c.slot)
 	if err != nil || !written {
 		return err

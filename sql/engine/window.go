@@ -299,15 +299,11 @@ func (b *binder) window(e *ast.Call) (expr, exprInfo, error) {
 	}
 	plan := &b.win.plan
 	call.argOff = plan.width
-	var infos []exprInfo
-	for _, a := range e.Args {
-		x, info, err := inner.bind(a)
-		if err != nil {
-			return nil, exprInfo{}, err
-		}
-		call.args = append(call.args, x)
-		infos = append(infos, info)
+	args, infos, err := inner.bindArgs(e.Args)
+	if err != nil {
+		return nil, exprInfo{}, err
 	}
+	call.args = args
 	plan.width += len(call.args)
 	if e.Filter != nil {
 		x, _, err := inner.bind(e.Filter)

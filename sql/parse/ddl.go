@@ -161,43 +161,40 @@ func (c *converter) tableConstraint(tc *m.TableConstraint) (ast.TableConstraint,
 	return out, nil
 }
 
+// indexedTerm starts the column of an index, constraint or ON CONFLICT target from its term: the
+// position, direction and COLLATE; it returns the expression under the COLLATE.
+func indexedTerm(t *m.OrderingTerm) (ast.IndexedColumn, m.Expr) {
+	col := ast.IndexedColumn{At: pos(t), Desc: t.Order == m.SortDesc}
+	e := t.Expr
+	if coll, ok := e.(*m.CollateExpr); ok {
+		col.Collation = coll.Name.Name
+		e = coll.X
+	}
+	return col, e
+}
+
 // indexedColumns converts the columns of an index, PRIMARY KEY or UNIQUE clause: each a column
 // name, or for an index (exprs set) an expression, with an optional COLLATE and direction. A
 // string literal names a column, as in SQLite.
 func (c *converter) indexedColumns(terms []*m.OrderingTerm, exprs bool) ([]ast.IndexedColumn, error) {
 	var out []ast.IndexedColumn
 	for _, t := range terms {
-		col := ast.IndexedColumn{At: pos(t), Desc: t.Order == m.SortDesc}
-		e := t.Expr
-		if coll, ok := e.(*m.CollateExpr); ok {
-			col.Collation = coll.Name.Name
-			e = coll.X
-		}
-		switch x := unparen(e).(type) {
-		case *m.Ident:
-			col.Name = x.Name
-		case *m.Literal:
-			if x.Kind != m.LitString {
-				if !exprs {
-					return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
-				}
-				lit, err := c.expr(x)
-				if err != nil {
-					return nil, err
-				}
-				col.Expr = lit
-				break
-			}
-			col.Name = x.Value
+		col, e := indexedTerm(t)
+		id, isIdent := unparen(e).(*m.Ident)
+		lit, isLit := unparen(e).(*m.Literal)
+		switch {
+		case isIdent:
+			col.Name = id.Name
+		case isLit && lit.Kind == m.LitString:
+			col.Name = lit.Value
+		case !exprs:
+			return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
 		default:
-			if !exprs {
-				return nil, c.errorf(t, "expressions prohibited in PRIMARY KEY and UNIQUE constraints")
-			}
-			xe, err := c.expr(e)
+			x, err := c.expr(e)
 			if err != nil {
 				return nil, err
 			}
-			col.Expr = xe
+			col.Expr = x
 		}
 		out = append(out, col)
 	}

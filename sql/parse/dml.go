@@ -122,17 +122,12 @@ func (c *converter) setList(sets []*m.SetPair) ([]ast.Assignment, error) {
 }
 
 // upsert converts one ON CONFLICT clause. Its target is column names, each with an optional
-// COLLATE and direction (SQLite matches them against the columns of an index; an expression
-// matches only an index on expressions, which cairn does not have).
+// COLLATE and direction (SQLite matches them against the columns of an index; an expression,
+// which SQLite matches against an index on expressions, is unsupported).
 func (c *converter) upsert(u *m.Upsert) (ast.Upsert, error) {
 	out := ast.Upsert{At: pos(u), DoNothing: u.DoNothing}
 	for _, t := range u.Target {
-		col := ast.IndexedColumn{At: pos(t), Desc: t.Order == m.SortDesc}
-		e := t.Expr
-		if coll, ok := e.(*m.CollateExpr); ok {
-			col.Collation = coll.Name.Name
-			e = coll.X
-		}
+		col, e := indexedTerm(t)
 		id, ok := unparen(e).(*m.Ident)
 		if !ok {
 			return out, c.unsupported(t, "an expression as ON CONFLICT target")

@@ -13,9 +13,15 @@ import (
 func foreignKeys(s *m.CreateTableStmt) []ast.ForeignKey {
 	var out []ast.ForeignKey
 	for _, col := range s.Columns {
-		for _, k := range col.Constraints {
+		for i, k := range col.Constraints {
 			if k.Kind == m.ColumnReferences && k.References != nil {
-				out = append(out, foreignKey([]string{col.Name.Name}, k.References, k.Deferrable))
+				// The parser keeps a column's DEFERRABLE clause as a constraint of its own,
+				// right after the REFERENCES it belongs to.
+				d := k.Deferrable
+				if d == nil && i+1 < len(col.Constraints) && col.Constraints[i+1].Kind == m.ColumnDeferrable {
+					d = col.Constraints[i+1].Deferrable
+				}
+				out = append(out, foreignKey([]string{col.Name.Name}, k.References, d))
 			}
 		}
 	}

@@ -43,17 +43,7 @@ func AppendReal(dst []byte, f float64) []byte {
 		} else {
 			dst = append(dst, '0')
 		}
-		dst = append(dst, 'e')
-		if exp < 0 {
-			dst = append(dst, '-')
-			exp = -exp
-		} else {
-			dst = append(dst, '+')
-		}
-		if exp < 10 {
-			dst = append(dst, '0')
-		}
-		return strconv.AppendInt(dst, int64(exp), 10)
+		return AppendExponent(dst, 'e', exp)
 	}
 	switch {
 	case dp <= 0:
@@ -307,4 +297,20 @@ func roundDigits(digits []byte, dp, n int) ([]byte, int) {
 		digits = digits[:len(digits)-1]
 	}
 	return digits, dp
+}
+
+// AppendExponent appends the exponent of a REAL in scientific notation as SQLite writes it: the
+// letter e (given: 'e' or 'E'), the sign, and exp in at least two digits (e+05, e-123). |exp|
+// is at most 999, as a float64's decimal exponent is.
+func AppendExponent(dst []byte, e byte, exp int) []byte {
+	sign := byte('+')
+	if exp < 0 {
+		sign, exp = '-', -exp
+	}
+	dst = append(dst, e, sign)
+	if exp >= 100 { // a float64's exponent has at most three digits
+		dst = append(dst, byte('0'+exp/100))
+		exp %= 100
+	}
+	return append(dst, byte('0'+exp/10), byte('0'+exp%10))
 }

@@ -315,3 +315,11 @@ SELECT load_extension()
 SELECT 1 WHERE 0 AND load_extension('x')
 
 SELECT load_extension(b) FROM t WHERE b = 'none'
+
+-- subtype and compile options
+
+SELECT subtype(json('1')), subtype('a'), subtype(NULL), subtype(json_extract('[1]', '$[0]')), subtype(json_array()), subtype('[1]' -> '$'), subtype(1), subtype(x'00')
+
+SELECT sqlite_compileoption_used(NULL), sqlite_compileoption_used(5) IN (0, 1), typeof(sqlite_compileoption_used('x'))
+
+SELECT subtype()

@@ -243,7 +243,7 @@ SELECT * FROM pragma_quick_check('t')
 
 SELECT * FROM pragma_integrity_check(5)
 
-SELECT name, type, narg FROM pragma_function_list WHERE name IN ('abs', 'substr') ORDER BY 1, 3
+SELECT name, type, narg FROM pragma_function_list WHERE name IN ('abs', 'substr', 'sum', 'count', 'group_concat', 'json_group_object', 'row_number', 'lag', 'nth_value') ORDER BY 1, 3
 
 SELECT * FROM pragma_foreign_keys, pragma_busy_timeout, pragma_schema_version
 
