@@ -85,3 +85,17 @@ SELECT rank(ORDER BY x) OVER (ORDER BY y) FROM t ORDER BY rowid
 SELECT lag(x ORDER BY y) OVER () FROM t
 
 SELECT group_concat(x ORDER BY y) FILTER (WHERE 1) OVER () FROM t
+
+CREATE VIEW va AS SELECT g, group_concat(x, '' ORDER BY y DESC, x) AS s FROM t GROUP BY g
+
+SELECT g, s FROM va ORDER BY g
+
+SELECT g, group_concat(x ORDER BY y), rank() OVER (ORDER BY group_concat(x ORDER BY y DESC)) FROM t GROUP BY g ORDER BY g
+
+CREATE TABLE agglog(s)
+
+CREATE TRIGGER atr AFTER INSERT ON t BEGIN INSERT INTO agglog SELECT group_concat(x, '' ORDER BY rowid DESC) FROM t; END
+
+INSERT INTO t VALUES (3, 'f', 9, 'z')
+
+SELECT s FROM agglog

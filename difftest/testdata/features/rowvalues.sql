@@ -267,3 +267,39 @@ SELECT CASE 1 WHEN (1, 2) THEN 1 END
 SELECT CASE (1, 2) WHEN 1 THEN 1 END
 
 SELECT CASE WHEN (1, 2) THEN 1 END
+
+CREATE TABLE up(k INTEGER PRIMARY KEY, a, b)
+
+INSERT INTO up VALUES (1, 'x', 'y')
+
+INSERT INTO up VALUES (1, 'p', 'q') ON CONFLICT(k) DO UPDATE SET (a, b) = (SELECT excluded.b, up.a)
+
+SELECT k, a, b FROM up
+
+CREATE TABLE ck(a, b, CHECK ((a, b) > (0, 0)))
+
+INSERT INTO ck VALUES (0, 1)
+
+INSERT INTO ck VALUES (0, 0)
+
+CREATE TABLE gc(a, b, c AS ((a, b) < (1, 2)))
+
+INSERT INTO gc(a, b) VALUES (1, 1), (1, 2), (0, 9)
+
+SELECT a, b, c FROM gc ORDER BY rowid
+
+CREATE INDEX gc_part ON gc(a) WHERE (a, b) <> (1, 2)
+
+SELECT a, b FROM gc WHERE (a, b) <> (1, 2) AND a = 1
+
+ALTER TABLE t RENAME COLUMN b TO bb
+
+SELECT sql FROM sqlite_schema WHERE name = 'vr'
+
+SELECT a, lt FROM vr ORDER BY rowid
+
+CREATE TRIGGER tr2 AFTER INSERT ON up BEGIN UPDATE up SET (a, b) = (SELECT 'tr', new.k) WHERE k = new.k; END
+
+INSERT INTO up VALUES (2, 'm', 'n')
+
+SELECT k, a, b FROM up ORDER BY k
