@@ -303,3 +303,27 @@ CREATE TRIGGER tr2 AFTER INSERT ON up BEGIN UPDATE up SET (a, b) = (SELECT 'tr',
 INSERT INTO up VALUES (2, 'm', 'n')
 
 SELECT k, a, b FROM up ORDER BY k
+
+CREATE TABLE wr(c TEXT, k INT, v, PRIMARY KEY (c, k)) WITHOUT ROWID
+
+INSERT INTO wr SELECT c, k, t FROM e2 WHERE c IS NOT NULL AND k IS NOT NULL
+
+SELECT c, k, v FROM wr WHERE (c, k) > ('a', 2) ORDER BY c, k LIMIT 3
+
+SELECT c, k FROM wr WHERE (c, k) <= ('b', 2) ORDER BY c DESC, k DESC
+
+EXPLAIN QUERY PLAN SELECT c, k, v FROM wr WHERE (c, k) > ('a', 2) ORDER BY c, k LIMIT 3
+
+CREATE TABLE nc(c TEXT COLLATE NOCASE, k INT)
+
+CREATE INDEX nc_ck ON nc(c, k)
+
+INSERT INTO nc VALUES ('a', 1), ('A', 2), ('b', 1), ('B', 0)
+
+SELECT c, k FROM nc WHERE (c, k) > ('A', 1) ORDER BY c, k
+
+SELECT c, k FROM nc WHERE (c, k) > ('A' COLLATE BINARY, 1) ORDER BY c, k
+
+EXPLAIN QUERY PLAN SELECT c, k FROM nc WHERE (c, k) > ('A', 1) ORDER BY c, k
+
+EXPLAIN QUERY PLAN SELECT c, k FROM nc WHERE (c, k) > ('A' COLLATE BINARY, 1)
