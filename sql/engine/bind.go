@@ -5,6 +5,7 @@ package engine
 // §4.2, §7.1).
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -543,7 +544,13 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		return b.outerAggregate(e, depth)
 	}
 	if b.agg == nil {
-		if b.noAgg != "" {
+		switch b.noAgg {
+		case "GROUP BY":
+			return nil, exprInfo{}, errors.New("aggregate functions are not allowed in the GROUP BY clause")
+		case "ORDER BY": // of a query without aggregates
+			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
+		}
+		if e.Filter != nil { // SQLite finds these later, and words them so
 			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
 		}
 		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate function %s()", e.Name)
