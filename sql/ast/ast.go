@@ -511,6 +511,9 @@ type Call struct {
 	Args     []Expr
 	Filter   Expr
 	Over     *Window
+	// OrderBy is the ORDER BY inside an aggregate's parentheses (group_concat(x, ',' ORDER BY
+	// y)), nil when absent: the order in which the aggregate takes its rows.
+	OrderBy []OrderTerm
 }
 
 // Exists is [NOT] EXISTS (Select); NOT EXISTS arrives as Unary Not of an Exists.

@@ -341,6 +341,9 @@ type bound struct {
 	x         expr
 	aff       value.Affinity
 	inclusive bool
+	// more are the values of the next index columns of a row-value bound ((c, k) > (x, y)):
+	// the key continues with them (rowvalue_access.go).
+	more []moreBound
 }
 
 func (p *indexScan) explain() string { return p.desc }
@@ -428,6 +431,15 @@ func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past, end bool) (
 		return nil, false, nil
 	}
 	k, truncated := codec.AppendKeyBound(append([]byte(nil), prefix...), v, ic.Desc, ic.Collation)
+	if len(b.more) > 0 && !truncated {
+		var whole bool
+		if k, whole, err = appendMore(e, k, b.more); err != nil {
+			return nil, false, err
+		}
+		if !whole { // a bound on fewer columns, taken inclusive: a superset
+			past = end
+		}
+	}
 	switch {
 	case truncated && end: // past the whole group of values sharing the prefix
 		k = prefixEnd(k)

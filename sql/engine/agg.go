@@ -307,10 +307,17 @@ type aggCall struct {
 	distinct bool
 	coll     value.Collation
 	filter   expr // FILTER (WHERE ...), nil without one
+	// order are the keys of an ORDER BY in the call (aggorder.go), over args, whose first nargs
+	// are the arguments; nil without one.
+	order []orderKey
+	nargs int
 }
 
 func (a *aggCall) newState() aggState {
 	s := a.def.make(a.coll)
+	if a.order != nil {
+		s = &orderedAggState{inner: s, nargs: a.nargs, keys: a.order}
+	}
 	if a.distinct {
 		return &distinctState{inner: s, seen: map[string]struct{}{}, coll: a.coll}
 	}

@@ -5,6 +5,7 @@ package engine
 // §4.2, §7.1).
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -115,21 +116,31 @@ func (b *binder) bind(e exprAST) (expr, exprInfo, error) {
 		return sq, exprInfo{}, nil
 	case *ast.Raise:
 		return b.raise(e)
+	case *ast.RowValue:
+		return nil, exprInfo{}, errRowValueMisused
+	case *ast.RowColumn:
+		return b.rowColumn(e)
 	case *ast.Subquery:
 		sq, err := b.subquery(e.Select, subqScalar)
 		if err != nil {
 			return nil, exprInfo{}, err
 		}
-		info := exprInfo{}
-		if c := sq.plan.lastResultInfo(0); c.hasAff {
-			info.hasAff, info.aff = true, c.aff
-		}
-		if len(sq.plan.decl) > 0 {
-			info.decl = sq.plan.decl[0]
-		}
-		return sq, info, nil
+		return sq, scalarSubqueryInfo(sq, 0), nil
 	}
 	return nil, exprInfo{}, fmt.Errorf("unsupported expression %T", e)
+}
+
+// scalarSubqueryInfo is what a comparison knows of column i of a subquery used as a value: its
+// affinity and declared type (no collation).
+func scalarSubqueryInfo(sq *subquery, i int) exprInfo {
+	info := exprInfo{}
+	if c := sq.plan.lastResultInfo(i); c.hasAff {
+		info.hasAff, info.aff = true, c.aff
+	}
+	if len(sq.plan.decl) > i {
+		info.decl = sq.plan.decl[i]
+	}
+	return info
 }
 
 // trueFalseInfo is the info of a boolean literal (none if tf is false).
@@ -246,6 +257,9 @@ var cmpOps = map[ast.BinaryOp]cmpOp{
 }
 
 func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
+	if op, ok := cmpOps[e.Op]; ok && isRowComparison(e) {
+		return b.rowCompare(e, op)
+	}
 	x, xi, err := b.bind(e.X)
 	if err != nil {
 		return nil, exprInfo{}, err
@@ -254,6 +268,11 @@ func (b *binder) binary(e *ast.Binary) (expr, exprInfo, error) {
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	return b.binaryBound(e, x, xi, y, yi)
+}
+
+// binaryBound is the operator of e over its bound operands.
+func (b *binder) binaryBound(e *ast.Binary, x expr, xi exprInfo, y expr, yi exprInfo) (expr, exprInfo, error) {
 	info := collated(xi, yi)
 	switch e.Op {
 	case ast.And:
@@ -341,10 +360,18 @@ func (b *binder) between(e *ast.Between) (expr, exprInfo, error) {
 }
 
 func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
+	if isRowIn(e) {
+		return b.rowIn(e)
+	}
 	x, xi, err := b.bind(e.X)
 	if err != nil {
 		return nil, exprInfo{}, err
 	}
+	return b.inBound(e, x, xi)
+}
+
+// inBound is x [NOT] IN (...) with x bound.
+func (b *binder) inBound(e *ast.In, x expr, xi exprInfo) (expr, exprInfo, error) {
 	if e.Select != nil {
 		sq, err := b.subquery(e.Select, subqIn)
 		if err != nil {
@@ -378,6 +405,9 @@ func (b *binder) in(e *ast.In) (expr, exprInfo, error) {
 }
 
 func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
+	if e.Operand != nil && isRowCase(e) {
+		return b.bind(rowCaseSearched(e))
+	}
 	out := &caseExpr{}
 	var opInfo exprInfo
 	var parts []exprInfo // in SQLite's order: the operand, each WHEN and THEN, ELSE
@@ -423,6 +453,9 @@ func (b *binder) caseExpr(e *ast.Case) (expr, exprInfo, error) {
 }
 
 func (b *binder) call(e *ast.Call) (expr, exprInfo, error) {
+	if err := checkCallOrderBy(e); err != nil {
+		return nil, exprInfo{}, err
+	}
 	if e.Over != nil {
 		return b.window(e)
 	}
@@ -514,7 +547,13 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		return b.outerAggregate(e, depth)
 	}
 	if b.agg == nil {
-		if b.noAgg != "" {
+		switch b.noAgg {
+		case "GROUP BY":
+			return nil, exprInfo{}, errors.New("aggregate functions are not allowed in the GROUP BY clause")
+		case "ORDER BY": // of a query without aggregates
+			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
+		}
+		if e.Filter != nil { // SQLite finds these later, and words them so
 			return nil, exprInfo{}, fmt.Errorf("misuse of aggregate: %s()", e.Name)
 		}
 		return nil, exprInfo{}, fmt.Errorf("misuse of aggregate function %s()", e.Name)
@@ -541,6 +580,9 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 			return nil, exprInfo{}, err
 		}
 		call.filter = x
+	}
+	if err := bindAggOrder(inner, e, call); err != nil {
+		return nil, exprInfo{}, err
 	}
 	call.coll = callCollation(infos)
 	b.agg.calls = append(b.agg.calls, call)
@@ -674,10 +716,13 @@ func astChildren(e exprAST) (parts []exprAST, known bool) {
 	case *ast.In:
 		return append([]exprAST{e.X}, e.List...), true
 	case *ast.Call:
-		if e.Over == nil && e.Filter == nil {
+		if e.Over == nil && e.Filter == nil && e.OrderBy == nil {
 			return e.Args, true
 		}
 		parts = append(append(parts, e.Args...), e.Filter)
+		for _, t := range e.OrderBy {
+			parts = append(parts, t.Expr)
+		}
 		if e.Over != nil {
 			parts = append(parts, e.Over.Partition...)
 			for _, t := range e.Over.OrderBy {
@@ -705,6 +750,8 @@ func astChildren(e exprAST) (parts []exprAST, known bool) {
 		return []exprAST{e.X}, true
 	case *ast.Collate:
 		return []exprAST{e.X}, true
+	case *ast.RowValue:
+		return e.Items, true
 	}
 	return nil, false
 }

@@ -28,6 +28,10 @@ type colTerm struct {
 	refs  uint64 // the sources of this query level x reads (those of outer loops)
 	aff   value.Affinity
 	coll  value.Collation
+	// row is set for the first column of a row-value range (c1, c2, ...) > (x1, x2, ...): op is
+	// then widened to >= or <= (c1 >= x1 holds on every row the term selects), and row holds
+	// the rest, which an index with c2, ... after c1 can use for an exact bound (rowvalue_access.go).
+	row *rowRange
 }
 
 // opIn marks a colTerm "column IN (list)"; it is no operator of ast.
@@ -71,11 +75,17 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 		case *ast.Binary:
 			switch e.Op {
 			case ast.Eq, ast.Lt, ast.Le, ast.Gt, ast.Ge:
+				if rowTerms(pc, sc, i, e, avail, add, &out) {
+					continue
+				}
 				add(e.X, e.Op, e.Y, false)
 				add(e.Y, flip(e.Op), e.X, true)
 			}
 		case *ast.Between:
-			if !e.Not {
+			if !e.Not && isRowAST(e.X) {
+				rowTerms(pc, sc, i, &ast.Binary{Op: ast.Ge, X: e.X, Y: e.Lo}, avail, add, &out)
+				rowTerms(pc, sc, i, &ast.Binary{Op: ast.Le, X: e.X, Y: e.Hi}, avail, add, &out)
+			} else if !e.Not {
 				add(e.X, ast.Ge, e.Lo, false)
 				add(e.X, ast.Le, e.Hi, false)
 			}
@@ -405,16 +415,20 @@ func indexPath(src *source, ix *Index, cts []colTerm) *indexScan {
 				continue
 			}
 			b := &bound{x: ct.x, aff: ct.aff, inclusive: ct.op == ast.Le || ct.op == ast.Ge}
+			text := name
+			if ct.row != nil {
+				text = extendBound(b, ct, src, ix, k, name)
+			}
 			switch ct.op {
 			case ast.Gt, ast.Ge:
 				if p.lo == nil {
 					p.lo = b
-					used = append(used, name+">?")
+					used = append(used, text+">"+boundParams(b))
 				}
 			case ast.Lt, ast.Le:
 				if p.hi == nil {
 					p.hi = b
-					used = append(used, name+"<?")
+					used = append(used, text+"<"+boundParams(b))
 				}
 			}
 		}
@@ -476,7 +490,14 @@ func rowidRange(src *source, cts []colTerm, tableRows float64) (accessPath, floa
 	if lo == nil && hi == nil {
 		return nil, 0
 	}
-	p := &tableRange{table: src.table, desc: "SEARCH " + src.name + " USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}
+	var used []string
+	if lo != nil {
+		used = append(used, "rowid>?")
+	}
+	if hi != nil {
+		used = append(used, "rowid<?")
+	}
+	p := &tableRange{table: src.table, desc: "SEARCH " + src.name + " USING INTEGER PRIMARY KEY (" + strings.Join(used, " AND ") + ")"}
 	if lo != nil {
 		t := *lo
 		p.lo = func(e *env) ([]byte, bool, error) { return rowidBoundKey(e, t, true) }

@@ -103,6 +103,11 @@ func (x *execCtx) createTable2(st *ast.CreateTable, params []value.Value) error 
 	} else if t, err = x.createSchemaTable(st); err != nil {
 		return err
 	}
+	// A CHECK that names no column of the table, or holds an aggregate, fails CREATE TABLE, as in
+	// SQLite (the statement's savepoint undoes the table).
+	if _, err := bindChecks(&planCtx{schema: x.schema, sess: x.sess}, t); err != nil {
+		return err
+	}
 	if rows != nil {
 		w, err := newRowWriter(x, t, ast.ConflictAbort, params)
 		if err != nil {

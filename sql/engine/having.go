@@ -284,10 +284,13 @@ func (h *havingMover) writeCanon(b *strings.Builder, e exprAST) {
 		list(e.X)
 	case *ast.Call:
 		fmt.Fprintf(b, "call%q%t%t", strings.ToLower(e.Name), e.Distinct, e.Star)
-		if e.Filter != nil || e.Over != nil {
+		if e.Filter != nil || e.Over != nil || e.OrderBy != nil {
 			fmt.Fprintf(b, "window%p", e) // never the same as another call
 		}
 		list(e.Args...)
+	case *ast.RowValue:
+		b.WriteString("row")
+		list(e.Items...)
 	default:
 		fmt.Fprintf(b, "other%p", e)
 	}

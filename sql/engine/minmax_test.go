@@ -45,7 +45,7 @@ func TestMinMaxFromIndex(t *testing.T) {
 		{"SELECT max(b COLLATE BINARY) FROM t%s", "SCAN t"},
 		{"SELECT max(id), min(rowid) FROM t%s", "SCAN t"},
 		{"SELECT max(id) FROM t%s", "SCAN t"},
-		{"SELECT min(rowid) FROM t%s WHERE id > 500", "SEARCH t USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
+		{"SELECT min(rowid) FROM t%s WHERE id > 500", "SEARCH t USING INTEGER PRIMARY KEY (rowid>?)"},
 		{"SELECT max(a) FROM t%s WHERE c = 1", "SEARCH t USING COVERING INDEX t_ca (c=?)"},
 		{"SELECT min(a) FROM t%s WHERE c = 2 AND b IS NOT NULL", "SEARCH t USING INDEX t_ca (c=?)"},
 		{"SELECT max(a), a * 2 FROM t%s WHERE a < 1", "SEARCH t USING COVERING INDEX t_a (a<?)"},

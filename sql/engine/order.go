@@ -155,6 +155,9 @@ func indexOrder(a *indexScan, keys []orderKey, cols []int, canons []string) (rev
 	next := len(a.eq) // the next index column the keys must name
 	for i, k := range keys {
 		is := func(ic IndexColumn) bool {
+			if cols[i] == -1 && ic.Column >= 0 && ic.Column == ix.Table.RowidColumn {
+				return true // an index column naming the INTEGER PRIMARY KEY holds the rowid
+			}
 			return ic.Column == cols[i] && (ic.Column != exprColumn || ic.expr.canon == canons[i])
 		}
 		if j := slices.IndexFunc(ix.Columns[:len(a.eq)], is); j >= 0 {

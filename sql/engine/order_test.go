@@ -40,7 +40,7 @@ func TestOrderFromAccessPath(t *testing.T) {
 		{"id, a", "t", "", "id", "SCAN t"},
 		{"id, a", "t", "", "id DESC", "SCAN t"},
 		{"id, a", "t", "id > 2000 AND id <= 5000", "id DESC", "SEARCH t USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
-		{"id, a, rowid", "t", "id > 2000", "rowid", "SEARCH t USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
+		{"id, a, rowid", "t", "id > 2000", "rowid", "SEARCH t USING INTEGER PRIMARY KEY (rowid>?)"},
 		{"id, a", "t", "", "a", "SCAN t USING COVERING INDEX t_a"},
 		{"id, a", "t", "", "a DESC", "SCAN t USING COVERING INDEX t_a"},
 		{"id, a", "t", "a > 1", "a DESC", "SEARCH t USING COVERING INDEX t_a (a>?)"},

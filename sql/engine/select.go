@@ -28,6 +28,9 @@ type planCtx struct {
 	// set while it plans a part that it plans again, so that CTE uses count once.
 	with      *cteFrame
 	cteDryRun int
+	// rowSubs are the row subqueries of SET (a, b) = (SELECT ...), bound once per scope
+	// (rowvalue.go).
+	rowSubs map[rowSubKey]*subquery
 }
 
 // minTableRows is the fewest rows the planner assumes a table has: below it a table's size

@@ -19,6 +19,7 @@ const (
 	subqScalar subqKind = iota
 	subqExists
 	subqIn
+	subqRow // a row subquery of any width, (a, b) = (SELECT x, y): rowvalue.go
 )
 
 type subquery struct {
@@ -32,6 +33,8 @@ type subqResult struct {
 	v       value.Value
 	set     map[string]struct{}
 	hasNull bool
+	// rows are a row subquery's first row, or a row IN subquery's rows (rowvalue.go).
+	rows [][]value.Value
 }
 
 func (b *binder) subquery(sel *ast.Select, kind subqKind) (*subquery, error) {

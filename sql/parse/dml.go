@@ -79,14 +79,22 @@ func (c *converter) update(s *m.UpdateStmt) (ast.Stmt, error) {
 
 // setList converts the assignments of UPDATE ... SET or DO UPDATE SET. A row value (a, b) =
 // (x, y) becomes a = x, b = y (each evaluated over the row before the update, as every SET
-// expression is); (a, b) = (SELECT ...) is unsupported.
+// expression is); (a, b) = (SELECT ...) gives each column an ast.RowColumn of the subquery.
 func (c *converter) setList(sets []*m.SetPair) ([]ast.Assignment, error) {
 	var out []ast.Assignment
 	for _, set := range sets {
 		if len(set.Columns) > 1 {
 			vec, ok := unparen(set.Value).(*m.VectorExpr)
-			if _, sub := unparen(set.Value).(*m.SubqueryExpr); sub {
-				return nil, c.unsupported(set, "row values in SET from a subquery")
+			if sub, isSub := unparen(set.Value).(*m.SubqueryExpr); isSub {
+				sel, err := c.selectStmt(sub.Select)
+				if err != nil {
+					return nil, err
+				}
+				for i, col := range set.Columns {
+					out = append(out, ast.Assignment{Columns: []string{col.Name},
+						Expr: &ast.RowColumn{At: pos(sub), Select: sel, Index: i, Width: len(set.Columns)}})
+				}
+				continue
 			}
 			n := 1
 			if ok {

@@ -118,7 +118,11 @@ func (c *converter) expr(e m.Expr) (ast.Expr, error) {
 		}
 		return &ast.Subquery{At: pos(e), Select: s}, nil
 	case *m.VectorExpr:
-		return nil, c.unsupported(e, "row values")
+		items, err := c.exprs(e.List)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.RowValue{At: pos(e), Items: items}, nil
 	case *m.RaiseExpr:
 		return c.raise(e)
 	case *m.Star:
@@ -392,14 +396,16 @@ func (c *converter) caseExpr(e *m.CaseExpr) (ast.Expr, error) {
 }
 
 func (c *converter) call(e *m.FuncCall) (ast.Expr, error) {
-	if len(e.OrderBy) > 0 {
-		return nil, c.unsupported(e, "ORDER BY in an aggregate")
-	}
 	args, err := c.exprs(e.Args)
 	if err != nil {
 		return nil, err
 	}
 	out := &ast.Call{At: pos(e), Name: strings.ToLower(e.Name.Name), Distinct: e.Distinct, Star: e.Star, Args: args}
+	if len(e.OrderBy) > 0 {
+		if out.OrderBy, err = c.orderBy(e.OrderBy); err != nil {
+			return nil, err
+		}
+	}
 	if out.Filter, err = c.optExpr(e.Filter); err != nil {
 		return nil, err
 	}

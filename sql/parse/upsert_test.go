@@ -69,7 +69,5 @@ func TestRowValuesInSet(t *testing.T) {
 		_, err := Parse(sql)
 		require.EqualError(t, err, msg, sql)
 	}
-	_, err := Parse("UPDATE t SET (a, b) = (SELECT 1, 2)")
-	require.EqualError(t, err, "1:14: unsupported: row values in SET from a subquery")
-	require.ErrorIs(t, err, ErrUnsupported)
+	// (a, b) = (SELECT ...): TestRowValuesAndAggregateOrder.
 }
