@@ -184,3 +184,8 @@ EXPLAIN QUERY PLAN SELECT * FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id W
 EXPLAIN QUERY PLAN SELECT * FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id WHERE d.title = 'eng'
 
 EXPLAIN QUERY PLAN SELECT * FROM emp AS e RIGHT JOIN dept AS d ON e.dept = d.id WHERE e.id = 2
+
+-- row values in ON, ORDER BY in an aggregate over a FULL join
+SELECT e.name, d.title FROM emp AS e RIGHT JOIN dept AS d ON (e.dept, e.id) = (d.id, d.id / 10) ORDER BY d.id
+
+SELECT group_concat(coalesce(e.name, '-') || '/' || coalesce(d.title, '-'), ',' ORDER BY d.id DESC, e.name) FROM emp AS e FULL JOIN dept AS d ON e.dept = d.id

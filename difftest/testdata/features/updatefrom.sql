@@ -120,3 +120,6 @@ UPDATE inv SET qty = 1 FROM sales LEFT JOIN price ON price.item = inv.rowid
 
 -- a LEFT JOIN in FROM: the target joins its result
 UPDATE inv SET note = coalesce(price.p, 'no price') FROM sales LEFT JOIN price ON price.item = sales.item WHERE sales.item = inv.item AND sales.n IN (2, 3, 5) RETURNING item, note
+
+-- row values in SET read the FROM sources too
+UPDATE inv SET (qty, note) = (SELECT p.p * 10, 'rv ' || p.item) FROM price AS p WHERE p.item = inv.item RETURNING item, qty, note
