@@ -396,31 +396,12 @@ func (in *rowInExpr) eval(e *env) (value.Value, error) {
 // rows returns the subquery's rows (converted for comparison) and the keys of those without a
 // NULL, cached when the subquery is not correlated.
 func (in *rowInExpr) rows(e *env) (*subqResult, error) {
-	s := in.sub
-	if !s.correlated {
-		if r, ok := e.run.subqCache[s]; ok {
-			return r, nil
-		}
-	}
-	it, err := s.plan.open(e.run, e)
-	if err != nil {
-		return nil, err
-	}
-	defer it.close()
-	r := &subqResult{set: map[string]struct{}{}}
 	var key []byte
-	for {
-		ok, err := it.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	return in.sub.result(e, func(r *subqResult, src []value.Value) {
 		row := make([]value.Value, len(in.affs))
 		key = key[:0]
 		null := false
-		for i, v := range it.row()[:len(row)] {
+		for i, v := range src[:len(row)] {
 			row[i] = inSetValue(in.affs[i], v).Clone()
 			null = null || row[i].IsNull()
 			key = codec.AppendKey(key, row[i], false, in.colls[i])
@@ -431,11 +412,7 @@ func (in *rowInExpr) rows(e *env) (*subqResult, error) {
 		} else {
 			r.set[string(key)] = struct{}{}
 		}
-	}
-	if !s.correlated {
-		e.run.cacheSubquery(s, r)
-	}
-	return r, nil
+	})
 }
 
 // rowSubKey identifies the row subquery of a SET (a, b) = (SELECT ...) bound in one scope.

@@ -123,7 +123,21 @@ func (in *inSubqueryExpr) eval(e *env) (value.Value, error) {
 
 // set returns the subquery's values as a set of keys (cached when it is not correlated).
 func (in *inSubqueryExpr) set(e *env) (*subqResult, error) {
-	s := in.sub
+	var key []byte
+	return in.sub.result(e, func(r *subqResult, row []value.Value) {
+		v := row[0]
+		if v.IsNull() {
+			r.hasNull = true
+			return
+		}
+		key = codec.AppendKey(key[:0], inSetValue(in.aff, v), false, in.coll)
+		r.set[string(key)] = struct{}{}
+	})
+}
+
+// result runs s and builds its result with add, called with each row (valid until the next);
+// once per statement when s is not correlated (the result is cached), else at every call.
+func (s *subquery) result(e *env, add func(r *subqResult, row []value.Value)) (*subqResult, error) {
 	if !s.correlated {
 		if r, ok := e.run.subqCache[s]; ok {
 			return r, nil
@@ -135,7 +149,6 @@ func (in *inSubqueryExpr) set(e *env) (*subqResult, error) {
 	}
 	defer it.close()
 	r := &subqResult{set: map[string]struct{}{}}
-	var key []byte
 	for {
 		ok, err := it.next()
 		if err != nil {
@@ -144,13 +157,7 @@ func (in *inSubqueryExpr) set(e *env) (*subqResult, error) {
 		if !ok {
 			break
 		}
-		v := it.row()[0]
-		if v.IsNull() {
-			r.hasNull = true
-			continue
-		}
-		key = codec.AppendKey(key[:0], inSetValue(in.aff, v), false, in.coll)
-		r.set[string(key)] = struct{}{}
+		add(r, it.row())
 	}
 	if !s.correlated {
 		e.run.cacheSubquery(s, r)
