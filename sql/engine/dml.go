@@ -552,12 +552,7 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 // insertRow checks and writes one new row.
 func (x *execCtx) insertRow(w *rowWriter, vals []value.Value, rowid int64) error {
 	t := w.t
-	if !t.WithoutRowid { // the rowid first: CHECK constraints see it
-		vals[len(t.Columns)] = value.Int(rowid)
-		if t.RowidColumn >= 0 {
-			vals[t.RowidColumn] = value.Int(rowid)
-		}
-	}
+	t.setRowid(vals, rowid)
 	if err := w.prepare(vals); err != nil {
 		return err
 	}
@@ -1096,11 +1091,7 @@ func (x *execCtx) updateRow(w *rowWriter, old, vals []value.Value, slot int) (bo
 			}
 			rowid = id
 		}
-		// The rowid first: CHECK constraints see it.
-		vals[len(t.Columns)] = value.Int(rowid)
-		if t.RowidColumn >= 0 {
-			vals[t.RowidColumn] = value.Int(rowid)
-		}
+		t.setRowid(vals, rowid)
 	}
 	if err := w.prepare(vals); err != nil {
 		if errors.Is(err, errSkipRow) {

@@ -85,6 +85,19 @@ func (ix *Index) entry(vals []value.Value, rowid int64) ([]byte, []byte, error) 
 	return k, codec.AppendRecord(nil, cols), nil
 }
 
+// setRowid puts the rowid of a row about to be written into vals (its last slot, and its
+// INTEGER PRIMARY KEY column) before the row is checked, because CHECK constraints see it; a
+// WITHOUT ROWID table has none.
+func (t *Table) setRowid(vals []value.Value, rowid int64) {
+	if t.WithoutRowid {
+		return
+	}
+	vals[len(t.Columns)] = value.Int(rowid)
+	if t.RowidColumn >= 0 {
+		vals[t.RowidColumn] = value.Int(rowid)
+	}
+}
+
 // writeRow stores a row and its index entries.
 func (x *execCtx) writeRow(t *Table, vals []value.Value, rowid int64) error {
 	b, err := x.bucket(t.bucket)

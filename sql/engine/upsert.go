@@ -247,12 +247,7 @@ func (x *execCtx) newUpserter(p *upsertPlan, t *Table, params []value.Value, ret
 // the row DO UPDATE changed, if any.
 func (u *upserter) insertRow(w *rowWriter, vals []value.Value, rowid int64) (bool, error) {
 	t, x := w.t, u.x
-	if !t.WithoutRowid { // the rowid first: CHECK constraints see it
-		vals[len(t.Columns)] = value.Int(rowid)
-		if t.RowidColumn >= 0 {
-			vals[t.RowidColumn] = value.Int(rowid)
-		}
-	}
+	t.setRowid(vals, rowid)
 	if err := w.prepare(vals); err != nil {
 		if errors.Is(err, errSkipRow) {
 			return false, nil
