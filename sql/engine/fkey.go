@@ -472,6 +472,19 @@ func (x *execCtx) children(l *fkLink, pkey []value.Value, self []byte) ([][]valu
 	return rows, n, x.tx.Err()
 }
 
+// linkUsable reports whether a statement checks link l: a broken link (its parent key is no
+// key: l.err, SQLite's mismatch error) fails the statement, except under DROP TABLE, which
+// passes over broken links.
+func (x *execCtx) linkUsable(l *fkLink) (bool, error) {
+	if l.err == nil {
+		return true, nil
+	}
+	if x.fk.dropping {
+		return false, nil
+	}
+	return false, l.err
+}
+
 // parentKey returns the parent key values of l in a row of the parent.
 func (l *fkLink) parentKey(row []value.Value) []value.Value {
 	key := make([]value.Value, len(l.pcols))
@@ -489,11 +502,11 @@ func (x *execCtx) fkChildAdded(t *Table, row []value.Value, sets []setColumn) er
 		if sets != nil && !setsTouch(t, l.cols, sets) {
 			continue
 		}
-		if l.err != nil {
-			if x.fk.dropping {
-				continue // DROP TABLE passes over them
+		if ok, err := x.linkUsable(l); !ok {
+			if err != nil {
+				return err
 			}
-			return l.err
+			continue
 		}
 		key, ok := l.childKey(row)
 		if !ok {
@@ -521,11 +534,11 @@ func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, sets []setColumn) 
 		if sets != nil && !setsTouch(t, l.cols, sets) {
 			continue
 		}
-		if l.err != nil {
-			if x.fk.dropping {
-				continue // DROP TABLE passes over them
+		if ok, err := x.linkUsable(l); !ok {
+			if err != nil {
+				return err
 			}
-			return l.err
+			continue
 		}
 		c, zero := x.counter(l)
 		if zero {
@@ -578,11 +591,11 @@ func (x *execCtx) fkParentRemoved(t *Table, row []value.Value, sets []setColumn,
 		if sets != nil && !setsTouch(t, l.pcols, sets) {
 			continue
 		}
-		if l.err != nil {
-			if x.fk.dropping {
-				continue // DROP TABLE passes over them
+		if ok, err := x.linkUsable(l); !ok {
+			if err != nil {
+				return err
 			}
-			return l.err
+			continue
 		}
 		var skip []byte
 		if l.child == t {
@@ -610,11 +623,11 @@ func (x *execCtx) fkParentAdded(t *Table, row []value.Value, sets []setColumn, s
 		if zero {
 			continue
 		}
-		if l.err != nil {
-			if x.fk.dropping {
-				continue // DROP TABLE passes over them
+		if ok, err := x.linkUsable(l); !ok {
+			if err != nil {
+				return err
 			}
-			return l.err
+			continue
 		}
 		var skip []byte
 		if l.child == t {
@@ -642,11 +655,11 @@ func (x *execCtx) fkActions(t *Table, old, updated []value.Value) error {
 		if action == "NO ACTION" || action == "" || (action == "RESTRICT" && x.sess.deferFK) {
 			continue
 		}
-		if l.err != nil {
-			if x.fk.dropping {
-				continue // DROP TABLE passes over them
+		if ok, err := x.linkUsable(l); !ok {
+			if err != nil {
+				return err
 			}
-			return l.err
+			continue
 		}
 		rows, _, err := x.children(l, l.parentKey(old), nil)
 		if err != nil {
