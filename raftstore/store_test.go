@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -454,6 +455,10 @@ func TestGoldenRecord(t *testing.T) {
 	}
 	require.Equal(t, want, appendRecord(nil, l))
 	require.Equal(t, len(want), recordSize(l))
+	// FORMAT.md's example is this record.
+	doc, err := os.ReadFile("../docs/FORMAT.md")
+	require.NoError(t, err)
+	require.Contains(t, string(doc), fmt.Sprintf("`% x`", want), "docs/FORMAT.md's raftstore example")
 	var got raft.Log
 	require.NoError(t, decodeRecord(300, want, &got))
 	require.True(t, got.AppendedAt.Equal(l.AppendedAt))
