@@ -28,7 +28,8 @@ import (
 // newest commit of this database are skipped; if any are left, first (after skipping) must be
 // the newest commit's LSN plus one, else the error wraps ErrLSNGap and nothing is applied. A
 // record that does not decode fails with an error wrapping ErrCorrupt and naming its LSN; the
-// records before it stay committed. The records must not be modified until ApplyRecords
+// records before it stay committed. On a failed database it returns the failure, skipping
+// nothing: the database must be reopened first. The records must not be modified until ApplyRecords
 // returns. A replica must take its writes from the log alone: a commit of its own takes the
 // next LSN, so the primary's record of that LSN would then be skipped as present (or, racing
 // with ApplyRecords, refused with ErrLSNGap). Errors also: ErrClosed, ErrReadOnly, and errors
@@ -36,6 +37,14 @@ import (
 func (db *DB) ApplyRecords(first uint64, records [][]byte) error {
 	if len(records) == 0 {
 		return nil
+	}
+	if db.closed.Load() {
+		return ErrClosed
+	}
+	if err := db.failed(); err != nil {
+		// A failed primary may have refused a batch whose records come back from the log: they
+		// are not skipped as present, the database must be reopened first.
+		return fmt.Errorf("cairn: apply records: %w", err)
 	}
 	if head := db.headLSN.Load(); head >= first {
 		skip := head - first + 1

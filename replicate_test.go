@@ -129,6 +129,8 @@ func TestRefusedReplicationIsNeverDurable(t *testing.T) {
 	require.Equal(t, 10, countKeys(t, primary), "the refused commit is not visible")
 	err = primary.Update(func(tx *Tx) error { return tx.Put([]byte("later"), []byte("x")) })
 	require.ErrorIs(t, err, ErrFailed, "the database stays failed")
+	rec := []byte{0x01} // any record: a failed database skips nothing, applies nothing
+	require.ErrorIs(t, primary.ApplyRecords(11, [][]byte{rec}), ErrFailed)
 
 	require.ErrorIs(t, primary.Close(), ErrFailed)
 	again, err := Open(primary.Path(), nil)
