@@ -20,13 +20,13 @@ import (
 // (database, raftstore, snapshots) in a directory of the test. A node stopped and started again
 // keeps its directory.
 type testCluster struct {
-	t      *testing.T
-	mu     sync.Mutex
-	ids    []string
-	dirs   map[string]string
-	nodes  map[string]*Node // running nodes
-	trans  map[string]*raft.InmemTransport
-	cfg    func(c *Config) // adjusts every node's Config
+	t     *testing.T
+	mu    sync.Mutex
+	ids   []string
+	dirs  map[string]string
+	nodes map[string]*Node // running nodes
+	trans map[string]*raft.InmemTransport
+	cfg   func(c *Config) // adjusts every node's Config
 }
 
 // newTestCluster starts n voting nodes, the first bootstrapping the cluster of all of them, and
