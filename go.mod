@@ -3,6 +3,7 @@ module github.com/cairndb/cairn
 go 1.25.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/creack/pty v1.1.24
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0

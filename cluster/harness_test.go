@@ -27,13 +27,22 @@ type testCluster struct {
 	nodes map[string]*Node // running nodes
 	trans map[string]*raft.InmemTransport
 	cfg   func(c *Config) // adjusts every node's Config
+	// wrap, if set, gives the transport a node uses in place of its in-memory transport (the
+	// fault-injecting faultTransport); the in-memory ones stay connected to each other.
+	wrap func(id string, tr *raft.InmemTransport) raft.Transport
 }
 
 // newTestCluster starts n voting nodes, the first bootstrapping the cluster of all of them, and
 // waits for a leader.
 func newTestCluster(t *testing.T, n int, adjust func(c *Config)) *testCluster {
+	return newWrappedTestCluster(t, n, adjust, nil)
+}
+
+// newWrappedTestCluster is newTestCluster with the transports wrapped by wrap (testCluster.wrap).
+func newWrappedTestCluster(t *testing.T, n int, adjust func(c *Config),
+	wrap func(id string, tr *raft.InmemTransport) raft.Transport) *testCluster {
 	tc := &testCluster{t: t, dirs: map[string]string{}, nodes: map[string]*Node{},
-		trans: map[string]*raft.InmemTransport{}, cfg: adjust}
+		trans: map[string]*raft.InmemTransport{}, cfg: adjust, wrap: wrap}
 	root := t.TempDir()
 	for i := range n {
 		id := fmt.Sprintf("n%d", i+1)
@@ -59,7 +68,11 @@ func (tc *testCluster) start(id string, bootstrap bool) *Node {
 		ot.Connect(raft.ServerAddress(id), tr)
 	}
 	tc.trans[id] = tr
-	cfg := Config{NodeID: id, Transport: tr, Bootstrap: bootstrap,
+	var trans raft.Transport = tr
+	if tc.wrap != nil {
+		trans = tc.wrap(id, tr)
+	}
+	cfg := Config{NodeID: id, Transport: trans, Bootstrap: bootstrap,
 		HeartbeatTimeout: 100 * time.Millisecond, ElectionTimeout: 100 * time.Millisecond,
 		LeaderLeaseTimeout: 100 * time.Millisecond, CommitTimeout: 5 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: testWriter{tc.t}})}
