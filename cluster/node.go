@@ -460,19 +460,66 @@ func (n *Node) WaitLeader(ctx context.Context) (string, error) {
 // cairn.ErrFailed means the commit's outcome is unknown: the leader lost its role or quorum
 // while replicating it, and the commit may still be applied by the cluster. Other errors are
 // fn's or cairn's, as cairn.DB.Update returns them. fn runs under the same rules as in
-// cairn.DB.Update.
+// cairn.DB.Update, but for what it reads: a transaction sees the leader's commits still being
+// replicated, so when fn returns an error (the transaction rolls back, and the error may tell
+// what fn read, as a compare-and-set's mismatch does), Update returns it only once the commits
+// fn saw are committed by Raft and the node confirmed it still leads, as a linearizable read
+// does; if it cannot, it returns a *NotLeaderError instead (nothing was written: retry on the
+// leader). A transaction that writes nothing and returns nil is not confirmed: what it read may
+// be a commit still being replicated (never committed, if the leader then loses its role), or
+// stale on a leader deposed unawares. Read with View, or report through fn's error.
 func (n *Node) Update(fn func(tx *cairn.Tx) error) error {
 	for {
 		if !n.writable.Load() {
 			return n.notLeader()
 		}
 		db, _ := n.currentDB()
-		err := db.Update(fn)
+		var readLSN uint64
+		var fnErr error
+		err := db.Update(func(tx *cairn.Tx) error {
+			readLSN = tx.LSN()
+			fnErr = fn(tx)
+			return fnErr
+		})
 		if errors.Is(err, cairn.ErrClosed) && !n.closing.Load() {
 			continue // swapped while beginning: nothing ran
 		}
+		if err != nil && err == fnErr {
+			if cerr := n.confirmRead(readLSN); cerr != nil {
+				return cerr
+			}
+		}
 		return err
 	}
+}
+
+// confirmRead waits until the database published lsn, the newest commit a rolled-back write
+// transaction saw, and checks with a quorum that the node still leads: then what the
+// transaction read was the cluster's committed state. Else it returns a *NotLeaderError.
+func (n *Node) confirmRead(lsn uint64) error {
+	timeout := n.cfg.ApplyTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for n.LastLSN() < lsn {
+		if !n.writable.Load() || ctx.Err() != nil {
+			return n.notLeader() // the commits it saw were refused, or may be
+		}
+		n.appliedMu.Lock()
+		ch := n.appliedCh
+		n.appliedMu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-time.After(time.Millisecond): // the leader's own commits do not notify
+		}
+	}
+	if !n.writable.Load() || n.raft.VerifyLeader().Error() != nil {
+		return n.notLeader()
+	}
+	return nil
 }
 
 // Consistency is the guarantee a read asks for.
