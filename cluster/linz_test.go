@@ -611,3 +611,35 @@ func TestUpdateConfirmsWhatFnRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRaftWaitsEndAtShutdown: raft v1.8.0 may queue a VerifyLeader, Apply or Barrier request
+// after it shut down (their channels are buffered) and never answer it; the node's waits must
+// end all the same. Before Node.await, a linearizable read racing with Close hung
+// TestLinearizable (seed 1008).
+func TestRaftWaitsEndAtShutdown(t *testing.T) {
+	tc := newTestCluster(t, 3, quiet)
+	leader := tc.leader()
+	require.NoError(t, leader.verifyLeader())
+	require.NoError(t, leader.raft.Shutdown().Error())
+	done := make(chan error, 1)
+	go func() {
+		// Each raw Future.Error() would hang with probability 1/2 (a select between the
+		// closed shutdown channel and the buffered request channel).
+		for range 20 {
+			for _, f := range []raft.Future{leader.raft.VerifyLeader(), leader.raft.Barrier(0),
+				leader.raft.Apply(encodeEntry(1000, [][]byte{{1}}), 0)} {
+				if err := leader.await(f); !errors.Is(err, raft.ErrRaftShutdown) {
+					done <- fmt.Errorf("await: %v, want ErrRaftShutdown", err)
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a wait for Raft hangs after its shutdown")
+	}
+}

@@ -277,7 +277,7 @@ func (n *Node) propose(first uint64, records [][]byte) error {
 		timeout = 10 * time.Second
 	}
 	f := n.raft.Apply(encodeEntry(first, records), timeout)
-	if err := f.Error(); err != nil {
+	if err := n.await(f); err != nil {
 		return fmt.Errorf("cluster: replicate LSNs %d-%d: %w", first, first+uint64(len(records))-1, err)
 	}
 	if err, ok := f.Response().(error); ok && err != nil {
@@ -407,7 +407,7 @@ func (n *Node) watchLeadership() {
 		if n.raft.State() != raft.Leader {
 			continue
 		}
-		if err := n.raft.Barrier(0).Error(); err != nil {
+		if err := n.await(n.raft.Barrier(0)); err != nil {
 			n.logger.Warn("barrier after election", "error", err)
 			continue
 		}
@@ -516,7 +516,7 @@ func (n *Node) confirmRead(lsn uint64) error {
 		case <-time.After(time.Millisecond): // the leader's own commits do not notify
 		}
 	}
-	if !n.writable.Load() || n.raft.VerifyLeader().Error() != nil {
+	if !n.writable.Load() || n.verifyLeader() != nil {
 		return n.notLeader()
 	}
 	return nil
@@ -586,7 +586,7 @@ func (n *Node) readCheck(opts ReadOptions) error {
 		if !n.writable.Load() {
 			return n.notLeader()
 		}
-		if err := n.raft.VerifyLeader().Error(); err != nil {
+		if err := n.verifyLeader(); err != nil {
 			return n.notLeader()
 		}
 	case LeaderLocal:
@@ -602,6 +602,33 @@ func (n *Node) readCheck(opts ReadOptions) error {
 		return fmt.Errorf("cluster: unknown consistency %d", opts.Consistency)
 	}
 	return nil
+}
+
+// verifyLeader confirms with a quorum that the node still leads (raft's VerifyLeader).
+func (n *Node) verifyLeader() error { return n.await(n.raft.VerifyLeader()) }
+
+// await waits for f's answer. Raft v1.8.0 queues VerifyLeader requests, and with BatchApplyCh
+// Apply and Barrier ones too, in buffered channels, and their futures have no shutdown channel:
+// a request queued as Raft shuts down is never answered. So the wait also ends, with
+// raft.ErrRaftShutdown, when the node is closed or its Raft has shut down (one goroutine then
+// stays blocked on the abandoned future).
+func (n *Node) await(f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-n.quit:
+			return raft.ErrRaftShutdown
+		case <-tick.C:
+			if n.raft.State() == raft.Shutdown {
+				return raft.ErrRaftShutdown
+			}
+		}
+	}
 }
 
 // LastLSN returns the LSN of the newest commit readers of this node see. After a write on the
