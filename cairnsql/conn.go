@@ -23,6 +23,9 @@ type conn struct {
 	sess   *engine.Session
 	closed bool
 	cache  stmtCache
+	// spare is the rows of the connection's last closed query, which the next query reuses
+	// (database/sql calls nothing of a driver.Rows after its Close).
+	spare *rows
 }
 
 // stmtCacheSize is how many statements a connection keeps parsed, by their SQL text.
@@ -376,24 +379,34 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	out := &rows{ctx: ctx}
+	c := s.c
+	out := c.spare
+	if out != nil {
+		c.spare = nil
+	} else {
+		out = &rows{c: c}
+	}
 	vals, err := bindArgsInto(s.st, args, out.args[:0])
 	if err != nil {
+		c.spare = out
 		return nil, err
 	}
-	out.r, err = s.st.Query(ctx, vals)
+	out.r, err = s.st.QueryInto(ctx, vals, &out.mem)
 	if err != nil {
+		out.r, c.spare = nil, out
 		return nil, err
 	}
 	return out, nil
 }
 
-// rows adapts engine.Rows.
+// rows adapts engine.Rows. A connection reuses the rows of its last closed query, so that a
+// prepared query allocates none of its own.
 type rows struct {
-	r   *engine.Rows
-	ctx context.Context
-	// args holds the parameters of a query with few, for as long as its rows are read: one
-	// allocation for both.
+	c *conn
+	r *engine.Rows
+	// mem is the engine's rows of a SELECT (r points to it).
+	mem engine.Rows
+	// args holds the parameters of a query with few, for as long as its rows are read.
 	args [4]value.Value
 }
 
@@ -405,7 +418,16 @@ var (
 )
 
 func (r *rows) Columns() []string { return r.r.Columns() }
-func (r *rows) Close() error      { return r.r.Close() }
+
+// Close ends the rows and keeps them for the connection's next query.
+func (r *rows) Close() error {
+	err := r.r.Close()
+	r.r = nil
+	if r.c.spare == nil {
+		r.c.spare = r
+	}
+	return err
+}
 
 // Next converts a row: INTEGER to int64, REAL to float64, TEXT to string, BLOB to []byte, NULL to
 // nil; TEXT of a column declared DATE, DATETIME or TIMESTAMP to time.Time when it parses.

@@ -257,6 +257,11 @@ type rowidIter struct {
 }
 
 func (p *rowidLookup) open(e *env, src int) (candidates, error) {
+	if sc := e.run.scratch; sc != nil && !sc.rowidTaken {
+		sc.rowidTaken = true
+		sc.rowid = rowidIter{p: p, e: e, src: src}
+		return &sc.rowid, nil
+	}
 	return &rowidIter{p: p, e: e, src: src}, nil
 }
 
@@ -372,7 +377,14 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := &indexScanIter{e: e, src: src, p: p, c: ib.Cursor(), first: true, tb: tb}
+	var it *indexScanIter
+	if sc := e.run.scratch; sc != nil && !sc.indexTaken {
+		sc.indexTaken = true
+		it = &sc.index
+	} else {
+		it = &indexScanIter{}
+	}
+	*it = indexScanIter{e: e, src: src, p: p, c: ib.Cursor(), first: true, tb: tb}
 	var prefix []byte
 	for i, ex := range p.eq {
 		v, err := ex.eval(e)

@@ -309,6 +309,8 @@ type Rows struct {
 	read  readHandle // the query's transaction, ended with the rows
 	row   []value.Value
 	cx    *execCtx
+	// q is a SELECT's execution state, in the Rows' own allocation (QueryInto reuses it).
+	q queryState
 }
 
 // Columns returns the result's column names.
@@ -355,6 +357,16 @@ func (r *Rows) Close() error {
 // UPDATE or DELETE with RETURNING runs to its end first and its rows follow; another statement
 // runs and returns no rows.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
+	return st.QueryInto(ctx, args, nil)
+}
+
+// QueryInto is Query that runs a SELECT in r's memory and returns r, so that a caller running
+// queries one after another reuses one Rows and its execution state (a prepared point SELECT
+// then allocates nothing of its own). r may be nil (a new Rows), and must otherwise be closed
+// or never used: its previous rows, and values read from them, are invalid once QueryInto
+// starts. Statements other than a SELECT return new Rows and leave r alone. args must stay
+// unchanged until the rows are closed.
+func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Rows, error) {
 	if p, ok := st.parsed.Stmt.(*ast.Pragma); ok {
 		return st.runPragma(ctx, p)
 	}
@@ -385,33 +397,51 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		read.end()
 		return nil, err
 	}
-	q := &queryState{cx: execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}}
-	cx := &q.cx
 	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
+		cx := &execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
 		rows, err := st.explain(cx, ex)
 		read.end()
 		return rows, err
 	}
+	if r == nil {
+		r = &Rows{}
+	} else {
+		*r = Rows{}
+	}
+	q := &r.q
+	q.cx = execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
+	cx := &q.cx
 	plan, err := st.selectPlan(cx)
 	if err != nil {
 		read.end()
 		return nil, err
 	}
-	q.run = runState{cx: cx, params: args}
+	q.run = runState{cx: cx, params: args, scratch: &q.scratch}
 	it, err := plan.open(&q.run, nil)
 	if err != nil {
 		read.end()
 		return nil, err
 	}
-	q.rows = Rows{it: it, names: plan.names, decl: plan.decl, read: read, cx: cx}
-	return &q.rows, nil
+	r.it, r.names, r.decl, r.read, r.cx = it, plan.names, plan.decl, read, cx
+	return r, nil
 }
 
-// queryState is what a query's execution keeps, in one allocation.
+// queryState is what a query's execution keeps, in the Rows' allocation.
 type queryState struct {
-	cx   execCtx
-	run  runState
-	rows Rows
+	cx      execCtx
+	run     runState
+	scratch openScratch
+}
+
+// openScratch is zeroed memory for the iterators a query opens first: its first core's state and
+// its first rowid lookup or index scan, which are all a point query opens. Each is taken once per
+// execution (the flags); later opens allocate their own.
+type openScratch struct {
+	coreTaken, rowidTaken, indexTaken bool
+
+	core  coreState
+	rowid rowidIter
+	index indexScanIter
 }
 
 // selectPlan returns the statement's plan for cx's schema, planning it again (with the table
