@@ -31,6 +31,10 @@ type Tx struct {
 	catalogOpen bool
 	// buckets holds the handles returned by this transaction, by name.
 	buckets handleSet
+	// first is the memory of the transaction's first bucket handle (newHandle), so that a
+	// transaction of one bucket allocates one object; firstTaken is set once it is used.
+	first      inlineHandle
+	firstTaken bool
 	// gen is bumped by RollbackTo: handles then reload their tree from the catalog.
 	gen uint64
 	// redo is the transaction's WAL record; redoBucket is the bucket its next operation applies
