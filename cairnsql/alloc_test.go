@@ -156,11 +156,11 @@ func TestStatementAllocs(t *testing.T) {
 		name string
 		max  float64
 	}{
-		{"point", 14},
-		{"index", 25},
-		{"insert", 44},
-		{"nested5", 75},
-		{"flat50", 1240},
+		{"point", 13},
+		{"index", 24},
+		{"insert", 42},
+		{"nested5", 61},
+		{"flat50", 1140},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			i := int64(0)

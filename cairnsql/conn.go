@@ -26,6 +26,8 @@ type conn struct {
 	// spare is the rows of the connection's last closed query, which the next query reuses
 	// (database/sql calls nothing of a driver.Rows after its Close).
 	spare *rows
+	// lastResult is the result of the connection's last Exec.
+	lastResult *execResult
 }
 
 // stmtCacheSize is how many statements a connection keeps parsed, by their SQL text.
@@ -169,7 +171,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			return nil, err
 		}
 	}
-	return result(res), nil
+	return c.result(res), nil
 }
 
 // QueryContext runs query, which must be one statement.
@@ -328,8 +330,17 @@ func toValue(v driver.Value) (value.Value, error) {
 	return value.Value{}, fmt.Errorf("cairnsql: unsupported argument type %T", v)
 }
 
-func result(r engine.Result) driver.Result { return &execResult{r} }
+// result returns r as a driver.Result: the connection's last one when it holds the same numbers
+// (an execResult never changes, so sharing it is safe), as it does after SAVEPOINT, RELEASE,
+// BEGIN and COMMIT, which report the last INSERT's numbers again.
+func (c *conn) result(r engine.Result) driver.Result {
+	if c.lastResult == nil || c.lastResult.r != r {
+		c.lastResult = &execResult{r}
+	}
+	return c.lastResult
+}
 
+// execResult is a statement's result; it never changes once made.
 type execResult struct{ r engine.Result }
 
 func (r *execResult) LastInsertId() (int64, error) { return r.r.LastInsertID, nil }
@@ -375,7 +386,7 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if err != nil {
 		return nil, err
 	}
-	return result(res), nil
+	return s.c.result(res), nil
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
