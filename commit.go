@@ -514,7 +514,7 @@ func (c *heldTrees) takeFrom(tx *Tx) {
 	tx.buckets.all(func(b *Bucket) { // in any order: giveTo makes handles of them, commitTrees sorts
 		if !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
 			name := b.name
-			if b == &tx.first.b { // the name is in tx's memory, which the replay Tx reuses
+			if tx.ownsHandle(b) { // the name is in tx's memory, which the replay Tx reuses
 				name = bytes.Clone(name)
 			}
 			c.buckets = append(c.buckets, heldBucket{name: name, tree: b.tree})

@@ -74,16 +74,16 @@ const shortName = 24
 
 // newHandle returns a new handle on tx for the bucket called name, with a copy of the name
 // (in the same allocation as the handle when the name is short, as the SQL layer's are). The
-// transaction's first handle of a short name lives in the Tx itself (a transaction has one
+// transaction's first handles of short names live in the Tx itself (a transaction has one
 // handle per name until it ends, so that memory is never given to another name).
 func newHandle(tx *Tx, name []byte) *Bucket {
 	if len(name) > shortName {
 		return &Bucket{tx: tx, name: bytes.Clone(name)}
 	}
 	var h *inlineHandle
-	if !tx.firstTaken {
-		tx.firstTaken = true
-		h = &tx.first
+	if tx.inlineUsed < len(tx.inline) {
+		h = &tx.inline[tx.inlineUsed]
+		tx.inlineUsed++
 	} else {
 		h = &inlineHandle{}
 	}
@@ -97,4 +97,14 @@ func newHandle(tx *Tx, name []byte) *Bucket {
 type inlineHandle struct {
 	b   Bucket
 	buf [shortName]byte
+}
+
+// ownsHandle reports whether b is one of the handles in tx's own memory.
+func (tx *Tx) ownsHandle(b *Bucket) bool {
+	for i := range tx.inlineUsed {
+		if b == &tx.inline[i].b {
+			return true
+		}
+	}
+	return false
 }

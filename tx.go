@@ -31,10 +31,10 @@ type Tx struct {
 	catalogOpen bool
 	// buckets holds the handles returned by this transaction, by name.
 	buckets handleSet
-	// first is the memory of the transaction's first bucket handle (newHandle), so that a
-	// transaction of one bucket allocates one object; firstTaken is set once it is used.
-	first      inlineHandle
-	firstTaken bool
+	// inline is the memory of the transaction's first bucket handles (newHandle), so that a
+	// transaction of a table and an index allocates one object; inlineUsed counts those used.
+	inline     [2]inlineHandle
+	inlineUsed int
 	// gen is bumped by RollbackTo: handles then reload their tree from the catalog.
 	gen uint64
 	// redo is the transaction's WAL record; redoBucket is the bucket its next operation applies
