@@ -66,3 +66,57 @@ func TestReadTxBucketAllocs(t *testing.T) {
 	})
 	require.LessOrEqual(t, allocs, 1.0, "the Tx, which holds the bucket handle")
 }
+
+// TestBeginReadInto runs read transactions one after another in one Tx: each sees the
+// newest commit, none allocates, an open transaction is refused, and so is a closed database.
+func TestBeginReadInto(t *testing.T) {
+	db, _ := openTemp(t, nil)
+	put := func(v string) {
+		require.NoError(t, db.Update(func(tx *Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte("\x00sql/t/1"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte("k"), []byte(v))
+		}))
+	}
+	var mem Tx
+	read := func() (n int) {
+		tx, err := db.BeginReadInto(&mem)
+		require.NoError(t, err)
+		require.Same(t, &mem, tx)
+		b, err := tx.Bucket([]byte("\x00sql/t/1"))
+		require.NoError(t, err)
+		v, err := b.Get([]byte("k"))
+		require.NoError(t, err)
+		n = len(v)
+		require.NoError(t, tx.Rollback())
+		return n
+	}
+	put("one")
+	require.Equal(t, 3, read())
+	put("three")
+	require.Equal(t, 5, read())
+
+	allocs := testing.AllocsPerRun(100, func() { _ = read() })
+	require.Zero(t, allocs, "a read transaction of one bucket in reused memory")
+
+	tx, err := db.BeginReadInto(&mem)
+	require.NoError(t, err)
+	_, err = db.BeginReadInto(tx)
+	require.ErrorIs(t, err, ErrTxOpen)
+	require.NoError(t, tx.Rollback())
+	w, err := db.Begin(true)
+	require.NoError(t, err)
+	_, err = db.BeginReadInto(w)
+	require.ErrorIs(t, err, ErrTxOpen)
+	require.NoError(t, w.Rollback())
+	tx, err = db.BeginReadInto(w) // an ended write transaction's memory serves too
+	require.NoError(t, err)
+	require.False(t, tx.Writable())
+	require.NoError(t, tx.Rollback())
+
+	require.NoError(t, db.Close())
+	_, err = db.BeginReadInto(&mem)
+	require.ErrorIs(t, err, ErrClosed)
+}

@@ -80,6 +80,25 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 	return tx, nil
 }
 
+// BeginReadInto begins a read-only transaction in the memory of tx and returns tx: tx is a zero
+// Tx or one whose transaction has ended (Commit or Rollback). Begin(false) allocates a Tx each
+// time; a goroutine that runs read transactions one after another, each ended before the next,
+// reuses one Tx this way and begins them without allocating (the SQL layer does, once per
+// query). Nothing of tx's previous transaction (its Buckets, Cursors, keys, values) may be used
+// afterwards: it would read through the new one. The transaction of a View or Update must not be
+// passed (its memory is the database's). Errors: ErrClosed, ErrTxOpen.
+func (db *DB) BeginReadInto(tx *Tx) (*Tx, error) {
+	if tx.db != nil && !tx.closed {
+		return nil, ErrTxOpen
+	}
+	slot, v, err := db.pinRead()
+	if err != nil {
+		return nil, err
+	}
+	tx.startRead(db, slot, v)
+	return tx, nil
+}
+
 // BeginContext is Begin with a context that bounds the wait for the writer slot: a read-write
 // transaction begun while another one runs waits until that one ends or ctx is done, and in the
 // second case returns ctx.Err() (context.Canceled or context.DeadlineExceeded) holding nothing.
