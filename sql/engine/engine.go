@@ -387,7 +387,25 @@ func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Ro
 		return &Rows{it: &sliceIter{}, done: false}, nil
 	}
 	s := st.sess
-	read, err := s.readTx()
+	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
+		read, err := s.readTx(nil)
+		if err != nil {
+			return nil, err
+		}
+		defer read.end()
+		schema, err := s.schemaOf(read.tx)
+		if err != nil {
+			return nil, err
+		}
+		return st.explain(&execCtx{ctx: ctx, tx: read.tx, schema: schema, sess: s}, ex)
+	}
+	if r == nil {
+		r = &Rows{}
+	} else {
+		*r = Rows{}
+	}
+	q := &r.q
+	read, err := s.readTx(&q.tx)
 	if err != nil {
 		return nil, err
 	}
@@ -397,18 +415,6 @@ func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Ro
 		read.end()
 		return nil, err
 	}
-	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
-		cx := &execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
-		rows, err := st.explain(cx, ex)
-		read.end()
-		return rows, err
-	}
-	if r == nil {
-		r = &Rows{}
-	} else {
-		*r = Rows{}
-	}
-	q := &r.q
 	q.cx = execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
 	cx := &q.cx
 	plan, err := st.selectPlan(cx)
@@ -428,6 +434,7 @@ func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Ro
 
 // queryState is what a query's execution keeps, in the Rows' allocation.
 type queryState struct {
+	tx      cairn.Tx // the memory of an autocommit query's read transaction
 	cx      execCtx
 	run     runState
 	scratch openScratch
@@ -465,8 +472,9 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 }
 
 // readTx returns the transaction a query reads in: the explicit transaction's (begun now if
-// deferred), or a read transaction of its own, which the handle's end rolls back.
-func (s *Session) readTx() (readHandle, error) {
+// deferred), or a read transaction of its own, which the handle's end rolls back, begun in mem
+// when mem is not nil (an ended transaction's memory, or a zero Tx).
+func (s *Session) readTx(mem *cairn.Tx) (readHandle, error) {
 	db := s.eng.db
 	if s.inTx {
 		if s.tx == nil {
@@ -478,7 +486,13 @@ func (s *Session) readTx() (readHandle, error) {
 		}
 		return readHandle{tx: s.tx}, nil
 	}
-	tx, err := db.Begin(false)
+	var tx *cairn.Tx
+	var err error
+	if mem != nil {
+		tx, err = db.BeginReadInto(mem)
+	} else {
+		tx, err = db.Begin(false)
+	}
 	if err != nil {
 		return readHandle{}, err
 	}
