@@ -28,6 +28,8 @@ type conn struct {
 	spare *rows
 	// lastResult is the result of the connection's last Exec.
 	lastResult *execResult
+	// execArgs holds the parameters of an Exec with few (the engine keeps none after it).
+	execArgs [8]value.Value
 }
 
 // stmtCacheSize is how many statements a connection keeps parsed, by their SQL text.
@@ -163,7 +165,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	}
 	var res engine.Result
 	for _, st := range stmts {
-		vals, err := bindArgs(st, args)
+		vals, err := bindArgsInto(st, args, c.execArgs[:0])
 		if err != nil {
 			return nil, err
 		}
@@ -378,7 +380,7 @@ func named(args []driver.Value) []driver.NamedValue {
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	vals, err := bindArgs(s.st, args)
+	vals, err := bindArgsInto(s.st, args, s.c.execArgs[:0])
 	if err != nil {
 		return nil, err
 	}
