@@ -135,6 +135,11 @@ type Session struct {
 	temp, tempAtBegin *tempState
 	tempID            string
 
+	// writeCx is the execCtx of the running write statement (takeWriteCx), in the
+	// session's allocation.
+	writeCx     execCtx
+	writeCxBusy bool
+
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
