@@ -407,7 +407,7 @@ func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Ro
 	if r == nil {
 		r = &Rows{}
 	} else {
-		*r = Rows{}
+		r.reuse()
 	}
 	q := &r.q
 	read, err := s.readTx(&q.tx)
@@ -437,6 +437,15 @@ func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Ro
 	return r, nil
 }
 
+// reuse clears r for another query but for the large parts that are cleared when they are
+// used: the read transaction's memory (BeginReadInto) and the scratch iterators (taken zeroed).
+func (r *Rows) reuse() {
+	q := &r.q
+	r.it, r.names, r.decl, r.err, r.done, r.read, r.row, r.cx = nil, nil, nil, nil, false, readHandle{}, nil, nil
+	q.cx, q.run = execCtx{}, runState{}
+	q.scratch.coreTaken, q.scratch.rowidTaken, q.scratch.indexTaken = false, false, false
+}
+
 // queryState is what a query's execution keeps, in the Rows' allocation.
 type queryState struct {
 	tx      cairn.Tx // the memory of an autocommit query's read transaction
@@ -445,9 +454,9 @@ type queryState struct {
 	scratch openScratch
 }
 
-// openScratch is zeroed memory for the iterators a query opens first: its first core's state and
-// its first rowid lookup or index scan, which are all a point query opens. Each is taken once per
-// execution (the flags); later opens allocate their own.
+// openScratch is memory for the iterators a query opens first: its first core's state and its
+// first rowid lookup or index scan, which are all a point query opens. Each is taken once per
+// execution (the flags), and cleared when taken; later opens allocate their own.
 type openScratch struct {
 	coreTaken, rowidTaken, indexTaken bool
 

@@ -174,6 +174,7 @@ func (cp *corePlan) open(run *runState, outer *env) (rowIter, error) {
 	if sc := run.scratch; sc != nil && !sc.coreTaken {
 		sc.coreTaken = true
 		st = &sc.core
+		*st = coreState{}
 	} else {
 		st = &coreState{}
 	}
