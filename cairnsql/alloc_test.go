@@ -146,11 +146,11 @@ func BenchmarkStatement(b *testing.B) {
 
 // TestStatementAllocs pins the allocations of one op of each per-statement workload through
 // database/sql (bench/'s SQLPointSelect, SQLIndexSelect, SQLInsert, SQLSavepoints shapes), so
-// that the per-statement costs cannot grow back unnoticed. A point or index SELECT's 12 are
-// database/sql's 9, the boxed argument and the driver's int64 and string of the row's values
-// (an index SELECT's cursor is the twelfth where Go boxes the argument without allocating): the
-// engine allocates nothing else. The write shapes have a little room, as their commits'
-// allocations depend on the tree.
+// that the per-statement costs cannot grow back unnoticed. A point SELECT's 12 are
+// database/sql's 9 (QueryRow's Row among them), the boxed argument and the driver's int64 and
+// string of the row's values: the engine allocates nothing. An index SELECT (Query: no Row) adds
+// its cursor. The write shapes have a little room, as their commits' allocations depend on the
+// tree.
 func TestStatementAllocs(t *testing.T) {
 	// Not parallel: AllocsPerRun counts the allocations of every goroutine.
 	db := openAllocDB(t)
