@@ -153,6 +153,9 @@ func BenchmarkStatement(b *testing.B) {
 // tree.
 func TestStatementAllocs(t *testing.T) {
 	// Not parallel: AllocsPerRun counts the allocations of every goroutine.
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation changes allocation counts")
+	}
 	db := openAllocDB(t)
 	w := allocWorkloads(t, db)
 	for _, c := range []struct {
