@@ -257,6 +257,11 @@ type rowidIter struct {
 }
 
 func (p *rowidLookup) open(e *env, src int) (candidates, error) {
+	if sc := e.run.scratch; sc != nil && !sc.rowidTaken {
+		sc.rowidTaken = true
+		sc.rowid = rowidIter{p: p, e: e, src: src}
+		return &sc.rowid, nil
+	}
 	return &rowidIter{p: p, e: e, src: src}, nil
 }
 
@@ -360,6 +365,10 @@ type indexScanIter struct {
 	tb    *cairn.Bucket
 	buf   []value.Value
 	ibuf  []value.Value // an entry's values (covering)
+	// rowBuf and keyBuf back buf and the key range of the usual lookup (a table of up to 7
+	// columns, keys of up to 32 bytes), so that opening one allocates nothing more.
+	rowBuf [8]value.Value
+	keyBuf [64]byte
 }
 
 func (p *indexScan) open(e *env, src int) (candidates, error) {
@@ -372,8 +381,16 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := &indexScanIter{e: e, src: src, p: p, c: ib.Cursor(), first: true, tb: tb}
-	var prefix []byte
+	var it *indexScanIter
+	if sc := e.run.scratch; sc != nil && !sc.indexTaken {
+		sc.indexTaken = true
+		it = &sc.index
+	} else {
+		it = &indexScanIter{}
+	}
+	*it = indexScanIter{e: e, src: src, p: p, c: ib.Cursor(), first: true, tb: tb}
+	it.buf = it.rowBuf[:0]
+	prefix := it.keyBuf[: 0 : len(it.keyBuf)/2]
 	for i, ex := range p.eq {
 		v, err := ex.eval(e)
 		if err != nil {
@@ -387,7 +404,7 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 		ic := p.index.Columns[i]
 		prefix = codec.AppendKey(prefix, v, ic.Desc, ic.Collation)
 	}
-	it.start, it.end = prefix, prefixEnd(prefix)
+	it.start, it.end = prefix, appendPrefixEnd(it.keyBuf[len(it.keyBuf)/2:len(it.keyBuf)/2], prefix)
 	if p.lo != nil || p.hi != nil {
 		ic := p.index.Columns[len(p.eq)]
 		lo, hi := p.lo, p.hi
@@ -452,8 +469,11 @@ func boundKey(e *env, prefix []byte, b *bound, ic IndexColumn, past, end bool) (
 
 // prefixEnd returns the smallest key greater than every key starting with prefix (nil: none, or
 // an empty prefix).
-func prefixEnd(prefix []byte) []byte {
-	end := append([]byte(nil), prefix...)
+func prefixEnd(prefix []byte) []byte { return appendPrefixEnd(nil, prefix) }
+
+// appendPrefixEnd is prefixEnd appending to dst[:0] (which must not overlap prefix).
+func appendPrefixEnd(dst, prefix []byte) []byte {
+	end := append(dst[:0], prefix...)
 	for i := len(end) - 1; i >= 0; i-- {
 		if end[i] != 0xff {
 			end[i]++

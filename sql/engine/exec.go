@@ -170,7 +170,14 @@ type coreState struct {
 
 // open starts a core.
 func (cp *corePlan) open(run *runState, outer *env) (rowIter, error) {
-	st := &coreState{}
+	var st *coreState
+	if sc := run.scratch; sc != nil && !sc.coreTaken {
+		sc.coreTaken = true
+		st = &sc.core
+		*st = coreState{}
+	} else {
+		st = &coreState{}
+	}
 	st.e = env{outer: outer, run: run, params: paramsOf(outer, run)}
 	e := &st.e
 	if n := len(cp.sources); n <= len(st.rows) {

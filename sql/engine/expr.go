@@ -31,6 +31,8 @@ type runState struct {
 	params    []value.Value
 	subqCache map[*subquery]*subqResult // nil until the first uncorrelated subquery runs
 	ctes      map[*cteDef]*cteMemo      // nil until a shared CTE is opened (cte.go)
+	// scratch is the query's memory for its first iterators (nil: they allocate).
+	scratch *openScratch
 }
 
 // cacheSubquery keeps the result of the uncorrelated subquery s for the rest of the run.
