@@ -401,12 +401,13 @@ func runLinearizable(t *testing.T, seed uint64, dur time.Duration) porcupine.Che
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	// Every node converges to the leader's state.
+	// Every node converges to the leader's state, and none stopped on an error.
 	leader := tc.leader()
 	lsn := leader.LastLSN()
 	want := state(t, leader, lsn)
 	for _, n := range tc.running() {
 		require.Equal(t, want, state(t, n, lsn), "node %s (seed %d)", n.cfg.NodeID, seed)
+		require.NoError(t, n.Err(), "node %s stopped (seed %d)", n.cfg.NodeID, seed)
 	}
 
 	ops := h.finish()
