@@ -98,7 +98,13 @@ type accessPath interface {
 // alias column. Columns missing from an old record read as their default (a constant default,
 // evaluated once when the table is loaded; NULL for now).
 func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Value, error) {
-	vals, err := codec.DecodeRecord(rec, row[:0])
+	return decodeColumns(t, rowid, rec, row, codec.AllColumns)
+}
+
+// decodeColumns is decodeRow for the columns in need (codec.DecodeColumns' set; the rowid slot
+// and the rowid alias column are always filled): the others read as NULL.
+func decodeColumns(t *Table, rowid int64, rec []byte, row []value.Value, need uint64) ([]value.Value, error) {
+	vals, err := codec.DecodeColumns(rec, row[:0], need)
 	if err != nil {
 		return nil, fmt.Errorf("sql: row %d of %s: %w", rowid, t.Name, cairn.ErrCorrupt)
 	}
@@ -108,9 +114,14 @@ func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Va
 	}
 	vals = vals[:n]
 	if !t.WithoutRowid {
-		vals = append(vals, value.Int(rowid))
+		if len(vals) < cap(vals) {
+			vals = vals[:n+1]
+		} else {
+			vals = append(vals, value.Value{})
+		}
+		vals[n].SetInt(rowid) // in place: value.Value's setters say why
 		if t.RowidColumn >= 0 {
-			vals[t.RowidColumn] = value.Int(rowid)
+			vals[t.RowidColumn].SetInt(rowid)
 		}
 	}
 	return vals, nil
@@ -125,6 +136,9 @@ type tableRange struct {
 	// noColumns skips decoding: the query reads no column of the rows, only counts them
 	// (cover.go); the row is all NULL.
 	noColumns bool
+	// skip has bit c set for column c that the query never reads (cover.go; bit 63 for every
+	// column from 63 on): it is left NULL, not decoded. 0 for UPDATE and DELETE.
+	skip uint64
 }
 
 func (p *tableRange) explain() string { return p.desc }
@@ -140,6 +154,7 @@ type tableRangeIter struct {
 	empty     bool
 	reverse   bool
 	noColumns bool
+	need      uint64 // the columns to decode
 	buf       []value.Value
 }
 
@@ -150,7 +165,7 @@ func (p *tableRange) open(e *env, src int) (candidates, error) {
 		return nil, err
 	}
 	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true, reverse: p.reverse,
-		noColumns: p.noColumns}
+		noColumns: p.noColumns, need: ^p.skip}
 	if p.lo != nil {
 		lo, ok, err := p.lo(e)
 		if err != nil {
@@ -198,7 +213,7 @@ func (it *tableRangeIter) next() (bool, error) {
 		}
 		rowid = id
 	}
-	row, err := decodeRow(it.t, rowid, v, it.buf)
+	row, err := decodeColumns(it.t, rowid, v, it.buf, it.need)
 	if err != nil {
 		return false, err
 	}

@@ -13,8 +13,9 @@ import "strings"
 func (p *selectPlan) useCoveringIndexes() {
 	for _, cp := range p.cores {
 		for _, lv := range cp.levels {
-			if scan, ok := lv.access.(*tableRange); ok && cp.sources[lv.src].used == 0 {
-				scan.noColumns = true
+			if scan, ok := lv.access.(*tableRange); ok {
+				scan.noColumns = cp.sources[lv.src].used == 0
+				scan.skip = ^cp.sources[lv.src].used
 			}
 			scan := indexScanOf(lv.access)
 			if scan == nil || scan.primary || !scan.covers(cp.sources[lv.src]) {
