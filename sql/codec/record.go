@@ -108,8 +108,14 @@ const AllColumns = ^uint64(0)
 // outside need NULL, and checks the whole record's shape as DecodeRecord does, so that a record
 // is corrupt for both or for neither.
 func DecodeColumns(b []byte, out []value.Value, need uint64) ([]value.Value, error) {
-	n, p := uvarint(b, 0)
-	if p <= 0 || n > uint64(len(b)) {
+	var n uint64
+	p := 1
+	if len(b) > 0 && b[0] < 0x80 {
+		n = uint64(b[0])
+	} else if n, p = uvarint(b, 0); p <= 0 {
+		return nil, ErrCorrupt
+	}
+	if n > uint64(len(b)) {
 		return nil, ErrCorrupt
 	}
 	// The header's end is where the bodies start: one pass over the types to find it (the

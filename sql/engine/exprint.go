@@ -47,19 +47,17 @@ func (c *colExpr) evalInt(e *env) (int64, bool) {
 	if row == nil {
 		return 0, false
 	}
-	v := &row[c.col]
-	return v.Int(), v.Kind() == value.Integer
+	return row[c.col].IntOf()
 }
 
 func (p *paramExpr) evalInt(e *env) (int64, bool) {
 	if p.i >= len(e.params) {
 		return 0, false
 	}
-	v := &e.params[p.i]
-	return v.Int(), v.Kind() == value.Integer
+	return e.params[p.i].IntOf()
 }
 
-func (c *constExpr) evalInt(*env) (int64, bool) { return c.v.Int(), c.v.Kind() == value.Integer }
+func (c *constExpr) evalInt(*env) (int64, bool) { return c.v.IntOf() }
 
 func (a *arithExpr) evalInt(e *env) (int64, bool) {
 	x, ok := a.ix.evalInt(e)

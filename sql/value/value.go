@@ -171,6 +171,16 @@ func (v Value) String() string {
 // narrow stores followed by wide loads of the same bytes (a store-forwarding stall per copy); the
 // setters store each field where it stays. Decoding a row's columns uses them.
 
+// IntOf returns the int64 of an INTEGER and true, or 0 and false for the other classes. It
+// reads *v where it is: v.Int() on a *Value copies the whole Value first, reading wide what the
+// setters wrote narrow.
+func (v *Value) IntOf() (int64, bool) {
+	if v.kind != Integer {
+		return 0, false
+	}
+	return int64(v.bits), true
+}
+
 // SetNull makes *v NULL.
 func (v *Value) SetNull() { v.b, v.bits, v.kind, v.sub = nil, 0, Null, 0 }
 
