@@ -139,6 +139,11 @@ type tableRange struct {
 	// skip has bit c set for column c that the query never reads (cover.go; bit 63 for every
 	// column from 63 on): it is left NULL, not decoded. 0 for UPDATE and DELETE.
 	skip uint64
+	// filter are the loop's terms when the scan checks them (cover.go: the loop's where is then
+	// empty); filterCols the columns they read, which it decodes first: the others only for
+	// the rows that pass.
+	filter     []expr
+	filterCols uint64
 }
 
 func (p *tableRange) explain() string { return p.desc }
@@ -155,6 +160,8 @@ type tableRangeIter struct {
 	reverse   bool
 	noColumns bool
 	need      uint64 // the columns to decode
+	filter    []expr
+	early     uint64 // the columns filter reads
 	buf       []value.Value
 }
 
@@ -165,7 +172,7 @@ func (p *tableRange) open(e *env, src int) (candidates, error) {
 		return nil, err
 	}
 	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true, reverse: p.reverse,
-		noColumns: p.noColumns, need: ^p.skip}
+		noColumns: p.noColumns, need: ^p.skip, filter: p.filter, early: p.filterCols}
 	if p.lo != nil {
 		lo, ok, err := p.lo(e)
 		if err != nil {
@@ -188,38 +195,60 @@ func (it *tableRangeIter) next() (bool, error) {
 	if it.empty {
 		return false, nil
 	}
-	k, v := step(it.c, &it.first, it.reverse, it.lo, it.hi)
-	if k == nil {
-		return false, it.c.Err()
-	}
-	if outside(k, it.lo, it.hi) {
-		return false, nil
-	}
-	if err := it.e.run.cx.tick(); err != nil {
-		return false, err
-	}
-	if it.noColumns {
-		if it.buf == nil {
-			it.buf = make([]value.Value, len(it.t.Columns)+1)
+	for {
+		k, v := step(it.c, &it.first, it.reverse, it.lo, it.hi)
+		if k == nil {
+			return false, it.c.Err()
 		}
-		it.e.rows[it.src] = it.buf
+		if outside(k, it.lo, it.hi) {
+			return false, nil
+		}
+		if err := it.e.run.cx.tick(); err != nil {
+			return false, err
+		}
+		if it.noColumns {
+			if it.buf == nil {
+				it.buf = make([]value.Value, len(it.t.Columns)+1)
+			}
+			it.e.rows[it.src] = it.buf
+			return true, nil
+		}
+		var rowid int64
+		if !it.t.WithoutRowid {
+			id, err := codec.Rowid(k)
+			if err != nil {
+				return false, fmt.Errorf("sql: table %s: %w", it.t.Name, cairn.ErrCorrupt)
+			}
+			rowid = id
+		}
+		need := it.need
+		if it.filter != nil {
+			need = it.early
+		}
+		row, err := decodeColumns(it.t, rowid, v, it.buf, need)
+		if err != nil {
+			return false, err
+		}
+		it.buf = row
+		it.e.rows[it.src] = row
+		if it.filter == nil {
+			return true, nil
+		}
+		pass, err := allTrue(it.filter, it.e)
+		if err != nil {
+			return false, err
+		}
+		if !pass {
+			continue
+		}
+		if need != it.need {
+			if it.buf, err = decodeColumns(it.t, rowid, v, it.buf, it.need); err != nil {
+				return false, err
+			}
+			it.e.rows[it.src] = it.buf
+		}
 		return true, nil
 	}
-	var rowid int64
-	if !it.t.WithoutRowid {
-		id, err := codec.Rowid(k)
-		if err != nil {
-			return false, fmt.Errorf("sql: table %s: %w", it.t.Name, cairn.ErrCorrupt)
-		}
-		rowid = id
-	}
-	row, err := decodeColumns(it.t, rowid, v, it.buf, it.need)
-	if err != nil {
-		return false, err
-	}
-	it.buf = row
-	it.e.rows[it.src] = row
-	return true, nil
 }
 
 // step moves c to the next key of the range [lo, hi) (nil: unbounded) in its direction: the

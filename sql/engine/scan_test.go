@@ -70,3 +70,38 @@ func TestScanFastPathsKeepSQLiteResults(t *testing.T) {
 	}
 	require.Equal(t, want, got)
 }
+
+// TestScanFilterReadsItsColumns runs WHERE terms that read columns only through a correlated
+// subquery, an alias or the rowid, and joins and aggregates over scans that check their terms
+// themselves (cover.go), and requires SQLite's rows (from modernc.org/sqlite 3.54).
+func TestScanFilterReadsItsColumns(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, `CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL, d)`)
+	mustExec(t, s, `INSERT INTO t VALUES(1, 3, '3', 3.0, 3), (2, 4, '4', 4.5, '4'),
+		(3, 9223372036854775807, '9223372036854775807', 1e300, x'34'),
+		(4, -9223372036854775808, 'x', NULL, 4.0), (5, NULL, NULL, -0.0, NULL),
+		(6, 'abc', '06', 6, '6.0'), (7, 7.5, ' 7', 7, -1), (8, 0, '0', 0, 0)`)
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT id, b FROM t WHERE (SELECT t.c) = 3", "1 '3'"},
+		{"SELECT id, b FROM t WHERE EXISTS (SELECT 1 FROM t AS u WHERE u.id = t.a)", "1 '3'; 2 '4'"},
+		{"SELECT c + 1 AS x, b FROM t WHERE x > 5",
+			"5.5 '4'; 1.0e+300 '9223372036854775807'; 7.0 '06'; 8.0 ' 7'"},
+		{"SELECT b FROM t WHERE d IS NOT NULL AND c > 1 ORDER BY b",
+			"' 7'; '06'; '3'; '4'; '9223372036854775807'"},
+		{"SELECT b, rowid FROM t WHERE rowid % 2 = 0 AND a IS NOT NULL", "'4' 2; 'x' 4; '06' 6; '0' 8"},
+		{"SELECT t.b, u.d FROM t, t AS u WHERE t.a = u.id AND u.c > 3", "'3' X'34'"},
+		{"SELECT count(*), sum(c) FROM t WHERE a % 2 = 0", "4 10.5"},
+		{"SELECT d, count(*) FROM t WHERE c >= 0 GROUP BY d ORDER BY d",
+			"NULL 1; -1 1; 0 1; 3 1; '4' 1; '6.0' 1; X'34' 1"},
+	} {
+		var rows []string
+		for _, r := range query(t, s, c.sql) {
+			var cells []string
+			for _, v := range r {
+				cells = append(cells, v.String())
+			}
+			rows = append(rows, strings.Join(cells, " "))
+		}
+		require.Equal(t, c.want, strings.Join(rows, "; "), c.sql)
+	}
+}
