@@ -233,6 +233,9 @@ func TestDecodeColumns(t *testing.T) {
 		vals := make([]value.Value, r.Intn(70))
 		for j := range vals {
 			vals[j] = randomValue(r)
+			if r.Intn(8) == 0 { // serial types of two and three bytes
+				vals[j] = value.TextString(strings.Repeat("x", r.Intn(20000)))
+			}
 		}
 		rec := AppendRecord(nil, vals)
 		all, err := DecodeRecord(rec, nil)
