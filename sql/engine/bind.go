@@ -585,6 +585,9 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		return nil, exprInfo{}, err
 	}
 	call.coll = callCollation(infos)
+	if len(call.args) == 1 {
+		call.intArg = asIntExpr(call.args[0])
+	}
 	b.agg.calls = append(b.agg.calls, call)
 	return &aggRefExpr{i: len(b.agg.calls) - 1}, collated(infos...), nil
 }
