@@ -155,6 +155,8 @@ type Node struct {
 	appliedCh chan struct{} // closed and replaced when the database publishes new commits
 
 	quit      chan struct{} // closed by Close
+	recheck   chan struct{} // asks watchLeadership to re-evaluate writable (after a reopen)
+	started   chan struct{} // closed once raft is set (or start failed)
 	watchDone chan struct{}
 }
 
@@ -175,12 +177,15 @@ func Open(dir string, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	n := &Node{cfg: cfg, dir: dir, logger: cfg.Logger, appliedCh: make(chan struct{}),
-		quit: make(chan struct{}), watchDone: make(chan struct{})}
+		quit: make(chan struct{}), recheck: make(chan struct{}, 1), started: make(chan struct{}),
+		watchDone: make(chan struct{})}
 	if n.logger == nil {
 		n.logger = hclog.New(&hclog.LoggerOptions{Name: "cairn-cluster", Level: hclog.Warn})
 	}
 	n.logger = n.logger.With("node", cfg.NodeID)
-	if err := n.start(); err != nil {
+	err := n.start()
+	close(n.started)
+	if err != nil {
 		n.closeOwned()
 		if n.db != nil {
 			n.db.Close()
@@ -278,7 +283,7 @@ func (n *Node) replicate(gen uint64, first uint64, records [][]byte) error {
 	err := n.propose(first, records)
 	if err != nil {
 		n.writable.Store(false)
-		go n.reopenDB(gen) // the batch writer waits for us: reopen elsewhere
+		go n.recoverAfterRefusal(gen) // the batch writer waits for us: reopen elsewhere
 	}
 	return err
 }
@@ -308,26 +313,43 @@ func (n *Node) currentDB() (*cairn.DB, uint64) {
 	return n.db, n.dbGen
 }
 
+// recoverAfterRefusal reopens the database of generation gen, failed by a refused batch, applies
+// again what the FSM applied or skipped that it may lack, and lets the node take writes again if
+// it is still the leader.
+func (n *Node) recoverAfterRefusal(gen uint64) {
+	n.fsm.applyMu.Lock()
+	err := n.fsm.recoverDB(gen)
+	n.fsm.applyMu.Unlock()
+	if err != nil {
+		n.fatal(err)
+		return
+	}
+	select {
+	case n.recheck <- struct{}{}:
+	default: // a recheck is pending already
+	}
+}
+
 // reopenDB closes the database of generation gen, if it is still the current one, and opens it
-// again (recovering every commit its WAL holds), then applies again the entries the FSM applied
-// or skipped that it may lack.
-func (n *Node) reopenDB(gen uint64) error {
+// again (recovering every commit its WAL holds); it returns the current database and whether it
+// reopened it. REQUIRES: fsm.applyMu.
+func (n *Node) reopenDB(gen uint64) (*cairn.DB, bool, error) {
 	n.dbMu.Lock()
 	defer n.dbMu.Unlock()
 	if n.dbGen != gen || n.closing.Load() {
-		return nil
+		return n.db, false, nil
 	}
 	if err := n.db.Close(); err != nil && !errors.Is(err, cairn.ErrFailed) {
 		n.logger.Warn("closing the failed database", "error", err)
 	}
 	db, err := n.openDB(gen + 1)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	n.db, n.dbGen = db, gen+1
 	n.reopens.Add(1)
 	n.logger.Info("database reopened after a failed replication", "lsn", publishedLSN(db))
-	return n.fsm.reapply(db)
+	return db, true, nil
 }
 
 // installSnapshot replaces the database by the Backup image read from r and returns the new one.
@@ -395,7 +417,12 @@ func (n *Node) fatal(err error) error {
 	if n.stopped.CompareAndSwap(nil, &err) {
 		n.logger.Error("node stopped", "error", err)
 		n.writable.Store(false)
-		go n.raft.Shutdown() // not from the FSM goroutine, which Shutdown waits for
+		go func() { // not on the FSM goroutine, which Shutdown waits for
+			<-n.started
+			if n.raft != nil {
+				n.raft.Shutdown()
+			}
+		}()
 	}
 	return err
 }
@@ -417,6 +444,7 @@ func (n *Node) watchLeadership() {
 		case <-n.quit:
 			return
 		case <-n.raft.LeaderCh():
+		case <-n.recheck:
 		}
 		n.writable.Store(false)
 		if n.raft.State() != raft.Leader {
