@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -64,6 +65,7 @@ func (s *server) url(addr, path string) string { return s.scheme + "://" + addr 
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", s.status)
+	mux.HandleFunc("GET /kv", s.scan)
 	mux.HandleFunc("GET /kv/{key...}", s.get)
 	mux.HandleFunc("PUT /kv/{key...}", s.write)
 	mux.HandleFunc("DELETE /kv/{key...}", s.write)
@@ -182,6 +184,126 @@ func (s *server) get(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.fail(w, r, err)
 	}
+}
+
+// Bounds of a GET /kv page: limit's default and maximum, and the bytes of keys and values after
+// which a page ends early (it holds at least one pair).
+const (
+	scanDefaultLimit = 1000
+	scanMaxLimit     = 10000
+	scanMaxBytes     = 4 << 20
+)
+
+// jsonBytes is a key or value in JSON: a string when the bytes are valid UTF-8, otherwise
+// {"base64": "…"} (standard encoding), as kvsh's JSON output writes them.
+type jsonBytes []byte
+
+// MarshalJSON implements json.Marshaler.
+func (b jsonBytes) MarshalJSON() ([]byte, error) {
+	if utf8.Valid(b) {
+		return json.Marshal(string(b))
+	}
+	return json.Marshal(struct {
+		Base64 []byte `json:"base64"`
+	}{b})
+}
+
+// scanPair is one pair of a GET /kv page.
+type scanPair struct {
+	Key   jsonBytes `json:"key"`
+	Value jsonBytes `json:"value"`
+}
+
+// scanPage is the body of GET /kv: the pairs in key order and, if the range holds more, the
+// start of the next page (its start parameter).
+type scanPage struct {
+	Pairs []scanPair `json:"pairs"`
+	Next  jsonBytes  `json:"next,omitempty"`
+}
+
+// scan answers GET /kv?prefix=P&start=S&end=E&limit=N: the pairs of the default key space whose
+// keys start with P and lie in [S, E) (a parameter missing or empty: no bound), in key order, at most N
+// (default 1000, at most 10000, and fewer past 4 MiB), read in one snapshot with the
+// consistency parameters of GET /kv/KEY; the Cairn-Lsn header is the snapshot's LSN.
+func (s *server) scan(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	opts, err := readOptions(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	limit := scanDefaultLimit
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 0 {
+			http.Error(w, fmt.Sprintf("limit %q: want a number of pairs", v), http.StatusBadRequest)
+			return
+		}
+		switch {
+		case limit == 0:
+			limit = scanDefaultLimit
+		case limit > scanMaxLimit:
+			limit = scanMaxLimit
+		}
+	}
+	start, end := scanBounds(q)
+	ctx, cancel := context.WithTimeout(r.Context(), readWait)
+	defer cancel()
+	var page scanPage
+	var lsn uint64
+	err = s.node.ViewWith(ctx, opts, func(tx *cairn.Tx) error {
+		lsn = tx.LSN()
+		page = scanPage{Pairs: []scanPair{}}
+		size := 0
+		for k, v := range tx.Range(start, end) {
+			if len(page.Pairs) == limit || (size >= scanMaxBytes && len(page.Pairs) > 0) {
+				page.Next = bytes.Clone(k)
+				break
+			}
+			page.Pairs = append(page.Pairs, scanPair{bytes.Clone(k), bytes.Clone(v)})
+			size += len(k) + len(v)
+		}
+		return tx.Err()
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set(lsnHeader, strconv.FormatUint(lsn, 10))
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(page)
+}
+
+// scanBounds returns the range [start, end) of a scan's parameters: start and end narrowed to
+// the keys starting with prefix; nil is unbounded.
+func scanBounds(q url.Values) (start, end []byte) {
+	if v := q.Get("start"); v != "" {
+		start = []byte(v)
+	}
+	if v := q.Get("end"); v != "" {
+		end = []byte(v)
+	}
+	if p := []byte(q.Get("prefix")); len(p) > 0 {
+		if bytes.Compare(p, start) > 0 {
+			start = p
+		}
+		if pe := prefixEnd(p); pe != nil && (end == nil || bytes.Compare(pe, end) < 0) {
+			end = pe
+		}
+	}
+	return start, end
+}
+
+// prefixEnd returns the first key after every key starting with p, or nil if there is none
+// (p is all 0xff bytes).
+func prefixEnd(p []byte) []byte {
+	end := bytes.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
 }
 
 // write answers PUT and DELETE /kv/{key} on the leader (307 elsewhere): 204 once the write is
