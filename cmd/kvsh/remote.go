@@ -111,6 +111,10 @@ func dialRemote(o remoteOptions) (*remote, error) {
 			}
 		}
 		transport.TLSClientConfig = conf
+		// HTTP/1.1: over HTTP/2 a refused client certificate shows as "http2: client conn
+		// could not be established" rather than as the server's TLS alert.
+		transport.ForceAttemptHTTP2 = false
+		transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
 	return &remote{base: u.Scheme + "://" + u.Host, client: &http.Client{Transport: transport, Timeout: remoteTimeout},
 		consistency: consistencyLinearizable}, nil
