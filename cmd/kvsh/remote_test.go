@@ -379,3 +379,18 @@ func TestGatherCluster(t *testing.T) {
 	require.Equal(t, float64(3), back.Members[1]["Lag"])
 	require.NotContains(t, back.Members[2], "AppliedIndex", "a member that did not answer has no numbers")
 }
+
+// TestConnectFlags: .cluster and .consistency on a local database say it is not a cluster
+// connection; -connect refuses a database path, -readonly and -salvage; the TLS flags need
+// -connect.
+func TestConnectFlags(t *testing.T) {
+	db := tempDB(t)
+	runKvsh(t, "", db, "-c", ".cluster").expect(t, "",
+		"error: not a cluster connection: .cluster works in sessions started with kvsh -connect URL\n", 1)
+	runKvsh(t, "", db, "-c", ".consistency follower").expect(t, "",
+		"error: not a cluster connection: .consistency works in sessions started with kvsh -connect URL\n", 1)
+	runKvsh(t, "", "-connect", "127.0.0.1:1", db).expect(t, "", "error: -connect and a database path cannot be used together\n", 2)
+	runKvsh(t, "", "-connect", "127.0.0.1:1", "-readonly").expect(t, "", "error: -readonly and -salvage are for a local database, not -connect\n", 2)
+	runKvsh(t, "", "-tls-ca", "ca.pem", db).expect(t, "", "error: -tls-cert, -tls-key and -tls-ca go with -connect https://...\n", 2)
+	runKvsh(t, "", "-connect", "ftp://h:1", "-c", "get a").expect(t, "", "error: -connect ftp://h:1: want an http:// or https:// URL\n", 1)
+}
