@@ -135,6 +135,9 @@ type Session struct {
 	temp, tempAtBegin *tempState
 	tempID            string
 
+	// rowBuf is writeRow's reused buffer for the keys and records it puts (Put copies them).
+	rowBuf []byte
+
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
