@@ -676,20 +676,33 @@ func (s *valuesStream) row(r int) ([]value.Value, error) {
 	return s.buf, nil
 }
 
+// valuesScratch is what insertSource evaluates a VALUES list with.
+type valuesScratch struct {
+	run runState
+	e   env
+	row [1][]value.Value
+}
+
 // insertSource returns the rows p inserts (one value per target each), materialized first so
 // that an INSERT ... SELECT from the same table reads it as it was.
 func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.Value, error) {
 	if p.source == nil {
 		return [][]value.Value{make([]value.Value, len(p.targets))}, nil
 	}
-	run := &runState{cx: x, params: params}
 	values := p.source.plainValues()
 	if values == nil {
-		return p.source.collect(run, nil)
+		return p.source.collect(&runState{cx: x, params: params}, nil)
 	}
 	n := len(p.targets)
-	e := &env{params: params, run: run}
-	rows := make([][]value.Value, len(values))
+	// One allocation for the run, the env and the row list of a one-row VALUES (a prepared
+	// INSERT's), one for the values.
+	sc := &valuesScratch{run: runState{cx: x, params: params}}
+	sc.e = env{params: params, run: &sc.run}
+	e := &sc.e
+	rows := sc.row[:]
+	if len(values) > 1 {
+		rows = make([][]value.Value, len(values))
+	}
 	flat := make([]value.Value, len(values)*n)
 	for r, exprs := range values {
 		row := flat[r*n : (r+1)*n : (r+1)*n]
