@@ -204,6 +204,17 @@ func (n *node) search(key []byte) (int, bool) {
 	return lo, exact
 }
 
+// searchChild returns the index of the child of branch n that covers key, as search does. A
+// branch that keeps its page (src: the elements have the page's keys in its order) is searched
+// in the page, whose key prefixes decide most probes without loading a key.
+func (n *node) searchChild(key []byte) int {
+	if n.src != nil {
+		return searchBranch(n.src, key)
+	}
+	i, _ := n.search(key)
+	return i
+}
+
 // inlineSize is the number of bytes an element's value takes in the page.
 func (in *inode) inlineSize(leaf bool) int {
 	switch {

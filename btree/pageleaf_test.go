@@ -123,3 +123,28 @@ func walkKeys(t *testing.T, tr *Tree) []string {
 	require.NoError(t, c.Err())
 	return keys
 }
+
+// TestSearchChildAgreesWithSearch checks that a decoded branch searched in its page (src) picks
+// the child its elements' search picks, for keys present, absent, below and above every key.
+func TestSearchChildAgreesWithSearch(t *testing.T) {
+	pg := newPager(t, 4096)
+	tr := Open(pg, 0, true)
+	for i := range 20_000 {
+		require.NoError(t, tr.Put(fmt.Appendf(nil, "k%06d", i*3), []byte("v")))
+	}
+	root, err := tr.Commit(1)
+	require.NoError(t, err)
+	tr = Open(pg, root, true)
+	require.NoError(t, tr.Put([]byte("k000001"), []byte("v"))) // decodes the leftmost path
+	n := tr.rootNode
+	require.False(t, n.leaf)
+	require.NotNil(t, n.src)
+	for i := -1; i < 60_002; i++ {
+		key := fmt.Appendf(nil, "k%06d", i)
+		if i < 0 {
+			key = []byte("a")
+		}
+		want, _ := n.search(key)
+		require.Equal(t, want, n.searchChild(key), "key %s", key)
+	}
+}

@@ -118,7 +118,7 @@ func (t *Tree) getFromLeafPage(p []byte, key []byte) ([]byte, bool, error) {
 // getFromNode looks key up below a decoded node, descending through decoded nodes and then pages.
 func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 	for !n.leaf {
-		i, _ := n.search(key)
+		i := n.searchChild(key)
 		c := n.inodes[i].node // a node Put split off has no page id: only the link finds it
 		if c == nil {
 			var ok bool
@@ -255,7 +255,7 @@ func (t *Tree) leafFor(key []byte) (*node, error) {
 		if depth > MaxDepth {
 			return nil, corruptf("page %d: tree deeper than %d levels (a cycle?)", n.id, MaxDepth)
 		}
-		i, _ := n.search(key)
+		i := n.searchChild(key)
 		c, err := t.child(n, i)
 		if err != nil {
 			return nil, err
