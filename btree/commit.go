@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cairndb/cairn/internal/invariants"
 	"github.com/cairndb/cairn/pager"
 )
 
@@ -334,6 +335,7 @@ func (t *Tree) spillPatched(n *node, lsn uint64, allocated *[]extent) []inode {
 // spillPageLeaf writes page leaf n, whose elements fit one page, as the merge of its page and
 // its edits (encodeMerged), frees its page, and returns the branch element that replaces n.
 func (t *Tree) spillPageLeaf(n *node, lsn uint64, allocated *[]extent) []inode {
+	from := n.id
 	if n.id != 0 {
 		t.freed = append(t.freed, extent{n.id, n.pages, n.alloc})
 		delete(t.nodes, n.id)
@@ -346,6 +348,11 @@ func (t *Tree) spillPageLeaf(n *node, lsn uint64, allocated *[]extent) []inode {
 	*allocated = append(*allocated, extent{id: id, pages: 1})
 	encodeMerged(buf, n.page, n.edits, t.pg.PageSize(), lsn)
 	pager.Seal(id, buf)
+	if invariants.Enabled {
+		if err := Validate(id, buf); err != nil {
+			invariants.Fail(invariants.PageLeaves, "leaf %d merged from page %d and %d edits: %v", id, from, len(n.edits), err)
+		}
+	}
 	first := n.page
 	var key []byte
 	if pager.Count(first) > 0 {
