@@ -102,6 +102,23 @@ func (tx *Tx) Commit() error {
 		tx.endWrite()
 		return &sizeError{"transaction", len(tx.redo), maxTxSize, ErrTxTooLarge}
 	}
+	ticket, lsn, err := tx.submit()
+	if err != nil {
+		return err
+	}
+	if err := ticket.Wait(); err != nil {
+		return fmt.Errorf("cairn: commit: %w", err)
+	}
+	if err := tx.db.awaitPublished(lsn); err != nil {
+		return fmt.Errorf("cairn: commit: %w", err)
+	}
+	return nil
+}
+
+// submit commits tx, whose record is not empty, without waiting for its batch: it returns the
+// record's ticket and LSN, the transaction ended and the writer slot released. On error the
+// transaction is rolled back.
+func (tx *Tx) submit() (*wal.Ticket, uint64, error) {
 	db := tx.db
 	db.stateMu.Lock()
 	ticket, lsn, err := tx.commitLocked() // may replay the record through the open transaction
@@ -109,7 +126,7 @@ func (tx *Tx) Commit() error {
 	tx.closed = true
 	if err != nil {
 		tx.endWrite()
-		return fmt.Errorf("cairn: commit: %w", err)
+		return nil, 0, fmt.Errorf("cairn: commit: %w", err)
 	}
 	walBytes := db.walBytes.Add(wal.RecordSpan(len(tx.redo)))
 	tx.releaseWriter()
@@ -117,13 +134,7 @@ func (tx *Tx) Commit() error {
 	if db.checkpointDue(walBytes) {
 		db.wakeCheckpoint()
 	}
-	if err := ticket.Wait(); err != nil {
-		return fmt.Errorf("cairn: commit: %w", err)
-	}
-	if err := db.awaitPublished(lsn); err != nil {
-		return fmt.Errorf("cairn: commit: %w", err)
-	}
-	return nil
+	return ticket, lsn, nil
 }
 
 // commitLocked commits tx, holding it or materializing it with the held commits, and submits its
@@ -146,7 +157,7 @@ func (tx *Tx) commitLocked() (*wal.Ticket, uint64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		ticket = db.submitVersion(v, tx.redo)
+		ticket = db.submitVersion(v, tx.redo, tx.applied)
 		db.workspace.Reset()
 	}
 	db.lastTicket = ticket
@@ -188,13 +199,22 @@ func (db *DB) holdCommit(tx *Tx, lsn uint64) *wal.Ticket {
 	if invariants.Enabled {
 		db.assertWriteState("holdCommit")
 	}
-	return db.committer.Submit(lsn, tx.redo)
+	return db.submitRecord(lsn, tx.redo, tx.applied)
 }
 
-// submitVersion makes v, just materialized by a commit with record redo, the newest version,
-// queues it to be published once its batch is durable, and submits the record. REQUIRES:
-// treeMu, stateMu.
-func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
+// submitRecord submits a commit's record to the WAL: as a record of the replication log if
+// applied (ApplyRecords), which the Replicate hook does not see again.
+func (db *DB) submitRecord(lsn uint64, redo []byte, applied bool) *wal.Ticket {
+	if applied {
+		return db.committer.SubmitReplicated(lsn, redo)
+	}
+	return db.committer.Submit(lsn, redo)
+}
+
+// submitVersion makes v, just materialized by a commit with record redo (applied: from
+// ApplyRecords), the newest version, queues it to be published once its batch is durable, and
+// submits the record. REQUIRES: treeMu, stateMu.
+func (db *DB) submitVersion(v *version, redo []byte, applied bool) *wal.Ticket {
 	db.counters.materializations.Add(1)
 	db.clearHeld()
 	db.setLatest(v)
@@ -204,7 +224,7 @@ func (db *DB) submitVersion(v *version, redo []byte) *wal.Ticket {
 	if invariants.Enabled {
 		db.assertPending("submitVersion")
 	}
-	v.ticket = db.committer.Submit(v.lsn, redo) // under pendingMu: awaitPublished reads it
+	v.ticket = db.submitRecord(v.lsn, redo, applied) // under pendingMu: awaitPublished reads it
 	return v.ticket
 }
 

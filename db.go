@@ -217,6 +217,9 @@ func (db *DB) open() (err error) {
 	db.materializeFn = db.materializeForBatch
 	db.walLog = w
 	db.committer = wal.NewCommitter(w, db.opts.MaxBatchBytes, db.onDurable, db.prepareBatch)
+	if db.opts.Replicate != nil {
+		db.committer.SetReplicate(db.opts.Replicate)
+	}
 	return nil
 }
 

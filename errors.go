@@ -68,6 +68,10 @@ var (
 	// later write fail until the database is closed and reopened (which recovers every
 	// acknowledged commit). Read transactions keep working. Close returns the failure too.
 	ErrFailed = errs.ErrFailed
+	// ErrLSNGap is returned by ApplyRecords for records that start after the database's newest
+	// commit plus one: the replica missed commits in between and must first be brought up to
+	// them (for a cluster: by installing a snapshot, a Backup of a newer state).
+	ErrLSNGap = errors.New("cairn: records do not follow the newest commit")
 )
 
 // Size limits in bytes: of a key, of a value, and of all keys and values a transaction writes

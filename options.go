@@ -48,6 +48,18 @@ type Options struct {
 	// empty database file is an error wrapping fs.ErrNotExist.
 	ReadOnly bool
 
+	// Replicate, if set, makes this database a primary that copies its commits elsewhere before
+	// they count (for a replicated cluster; see replicate.go). It is called with each batch of
+	// commits, after the batch's concurrent commits have been grouped and before anything of
+	// them is written to the WAL: lsn is the LSN of records[0], the others follow one by one, and
+	// each record is one commit's redo record, which a replica applies with ApplyRecords. Calls
+	// come one at a time, in LSN order, on the goroutine that writes the batch; the records are
+	// valid only during the call. A commit is acknowledged and becomes visible only after
+	// Replicate returned nil for it; an error fails the batch's commits and the database (see
+	// ErrFailed), and nothing of the refused batch reaches the WAL, so it never survives a
+	// restart. Replicate must not write to this database or wait for one of its commits.
+	Replicate func(lsn uint64, records [][]byte) error
+
 	// PoisonFreedPages is a debug mode for tests. Keys and values returned by Get, cursors and
 	// iterators point into cached pages and are valid only until their transaction ends: once no
 	// transaction can reach a page any more, a later write transaction reclaims it and its buffer

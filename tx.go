@@ -43,6 +43,8 @@ type Tx struct {
 	dropPending bool
 	// replaying is set while RollbackTo or recovery apply redo operations: they are not logged.
 	replaying bool
+	// applied marks a transaction of ApplyRecords: its record came from the replication log.
+	applied bool
 	// headLSN is, for a read-write transaction, the LSN of the newest commit when it began (held
 	// commits included; base may be older).
 	headLSN uint64

@@ -15,8 +15,11 @@ type Ticket struct {
 	c       *Committer
 	lsn     uint64
 	payload []byte
-	err     error          // set before done is released
-	done    sync.WaitGroup // released when the record's batch is finished
+	// replicated marks a record that came from the replication log (SubmitReplicated): the
+	// replicate hook does not see it again.
+	replicated bool
+	err        error          // set before done is released
+	done       sync.WaitGroup // released when the record's batch is finished
 }
 
 // Wait blocks until the record is durable and returns nil, or until its batch (or an earlier one)
@@ -48,6 +51,9 @@ type Committer struct {
 	maxBatch  int64 // bytes of records (RecordSpan) a batch takes at most, beyond its first record
 	onDurable func(lastLSN uint64)
 	prepare   func() (func() error, error)
+	// replicate, if set (SetReplicate), sees each batch's records before they are written.
+	replicate func(first uint64, payloads [][]byte) error
+	repl      [][]byte // the payloads passed to replicate; used only while busy
 	// prepared carries the function prepare returned to the helper goroutine, which runs it
 	// while the batch is written and synced and answers on preparedDone.
 	prepared     chan func() error
@@ -103,6 +109,23 @@ func (c *Committer) runPrepared() {
 	}
 }
 
+// SetReplicate installs fn, called on the goroutine that writes a batch, after prepare (while
+// what prepare returned runs) and before anything of the batch is written, with the
+// payloads of the batch's records in LSN order (first is the LSN of payloads[0]; the others
+// follow one by one), leaving out the records submitted with SubmitReplicated; it is not called
+// when no record is left. An error of fn fails the batch and the Committer, and nothing of the
+// batch reaches the Log: so a record is in the Log only once fn accepted it. fn must not keep
+// payloads beyond the call. SetReplicate must be called before the first Submit.
+func (c *Committer) SetReplicate(fn func(first uint64, payloads [][]byte) error) {
+	c.replicate = fn
+}
+
+// SubmitReplicated is Submit for a record that came from the replication log (a replica
+// applying another database's commits): the replicate hook is not called for it.
+func (c *Committer) SubmitReplicated(lsn uint64, payload []byte) *Ticket {
+	return c.submit(&Ticket{c: c, lsn: lsn, payload: payload, replicated: true})
+}
+
 // Submit enqueues the record (lsn, payload) for the next batch and returns its Ticket. Records
 // must be submitted in LSN order with consecutive LSNs (callers serialize Submit, e.g. under their
 // writer lock); they may wait on the Ticket after releasing that lock. payload must not be
@@ -113,7 +136,11 @@ func (c *Committer) runPrepared() {
 // batch of the first Wait on it or a later record, or at Close. A caller that needs the record
 // durable waits on its Ticket.
 func (c *Committer) Submit(lsn uint64, payload []byte) *Ticket {
-	t := &Ticket{c: c, lsn: lsn, payload: payload}
+	return c.submit(&Ticket{c: c, lsn: lsn, payload: payload})
+}
+
+// submit enqueues t, or completes it at once with the failure after Close or a failed batch.
+func (c *Committer) submit(t *Ticket) *Ticket {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -257,26 +284,30 @@ func (c *Committer) take() []*Ticket {
 	return c.takeLocked()
 }
 
-// commit prepares batch, writes it (running what prepare returned meanwhile), reports it
-// durable and releases its tickets.
+// commit prepares batch, replicates and writes it (running what prepare returned meanwhile),
+// reports it durable and releases its tickets.
 func (c *Committer) commit(batch []*Ticket) {
 	var during func() error
 	var err error
 	if c.prepare != nil && c.Err() == nil {
 		during, err = c.prepare()
 	}
-	if err != nil {
-		err = c.fail(err)
-	} else {
+	if err == nil {
 		if during != nil {
 			c.prepared <- during
 		}
-		err = c.write(batch)
+		err = c.replicateBatch(batch)
+		if err == nil {
+			err = c.write(batch)
+		}
 		if during != nil {
 			if perr := <-c.preparedDone; perr != nil && err == nil {
-				err = c.fail(perr)
+				err = perr
 			}
 		}
+	}
+	if err != nil {
+		err = c.fail(err)
 	}
 	if err == nil && c.onDurable != nil {
 		c.onDurable(batch[len(batch)-1].lsn)
@@ -285,6 +316,38 @@ func (c *Committer) commit(batch []*Ticket) {
 		t.err, t.payload = err, nil
 		t.done.Done()
 	}
+}
+
+// replicateBatch passes the batch's own records (not those of SubmitReplicated) to the replicate
+// hook, if any. Its records must have consecutive LSNs: a batch that interleaves its own records
+// with replicated ones is refused, as no single call could describe it.
+func (c *Committer) replicateBatch(batch []*Ticket) error {
+	if c.replicate == nil {
+		return nil
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	var first uint64
+	for _, t := range batch {
+		switch {
+		case t.replicated:
+			continue
+		case len(c.repl) == 0:
+			first = t.lsn
+		case t.lsn != first+uint64(len(c.repl)):
+			c.repl = c.repl[:0]
+			return fmt.Errorf("wal: batch interleaves local commits (LSN %d) with replicated ones", t.lsn)
+		}
+		c.repl = append(c.repl, t.payload)
+	}
+	if len(c.repl) == 0 {
+		return nil
+	}
+	err := c.replicate(first, c.repl)
+	clear(c.repl) // drop references to payloads
+	c.repl = c.repl[:0]
+	return err
 }
 
 // write writes batch as one Log batch, failing the Committer on error.

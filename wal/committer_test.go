@@ -347,3 +347,73 @@ func TestCommitterPrepareFails(t *testing.T) {
 	require.ErrorIs(t, c.Submit(1, []byte("one")).Wait(), injected)
 	require.Equal(t, writes, tf.writes.Load(), "nothing written")
 }
+
+// TestCommitterReplicate checks the replicate hook: it sees a batch's own records in LSN order
+// before their write, not those of SubmitReplicated; a batch of replicated records alone does
+// not call it; a refusal keeps the batch out of the Log and fails the Committer; a batch that
+// interleaves own and replicated records is refused.
+func TestCommitterReplicate(t *testing.T) {
+	type call struct {
+		first uint64
+		n     int
+	}
+	var calls []call
+	var refuse error
+	c, tf := newCommitterOn(t, &testFile{}, 0, nil)
+	c.SetReplicate(func(first uint64, payloads [][]byte) error {
+		for i, p := range payloads {
+			require.Equal(t, payloadFor(first+uint64(i), 10), p)
+		}
+		calls = append(calls, call{first, len(payloads)})
+		return refuse
+	})
+	submit := func(lsn uint64, replicated bool) *Ticket {
+		if replicated {
+			return c.SubmitReplicated(lsn, payloadFor(lsn, 10))
+		}
+		return c.Submit(lsn, payloadFor(lsn, 10))
+	}
+	// Nothing waits before the last Submit of each group, so each group is one batch.
+	submit(1, false)
+	require.NoError(t, submit(2, false).Wait())
+	submit(3, true)
+	require.NoError(t, submit(4, true).Wait())
+	submit(5, true)
+	require.NoError(t, submit(6, false).Wait())
+	require.Equal(t, []call{{1, 2}, {6, 1}}, calls)
+
+	submit(7, false)
+	submit(8, true)
+	err := submit(9, false).Wait()
+	require.ErrorIs(t, err, errs.ErrFailed)
+	require.ErrorContains(t, err, "interleaves")
+	require.Len(t, calls, 2, "an interleaved batch is refused before the hook")
+	require.ErrorIs(t, c.Close(), errs.ErrFailed)
+	got, _, last, err := recoverAll(tf.File, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(6), last, "the refused batch is not in the Log")
+	require.Len(t, got, 6)
+}
+
+// TestCommitterReplicateRefused: a refused batch is not written, and the Committer fails.
+func TestCommitterReplicateRefused(t *testing.T) {
+	c, tf := newCommitterOn(t, &testFile{}, 0, nil)
+	refuse := errors.New("no quorum")
+	c.SetReplicate(func(first uint64, _ [][]byte) error {
+		if first == 3 {
+			return refuse
+		}
+		return nil
+	})
+	require.NoError(t, c.Submit(1, payloadFor(1, 10)).Wait())
+	require.NoError(t, c.Submit(2, payloadFor(2, 10)).Wait())
+	err := c.Submit(3, payloadFor(3, 10)).Wait()
+	require.ErrorIs(t, err, refuse)
+	require.ErrorIs(t, err, errs.ErrFailed)
+	require.ErrorIs(t, c.Submit(4, payloadFor(4, 10)).Wait(), errs.ErrFailed)
+	require.ErrorIs(t, c.Close(), refuse)
+	got, _, last, err := recoverAll(tf.File, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), last)
+	require.Len(t, got, 2)
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchmath"
+	"gonum.org/v1/plot/vg"
 )
 
 // A barChart is a grouped bar chart on a logarithmic Y axis: one group of bars per X
@@ -21,6 +22,16 @@ type barChart struct {
 	groups []string
 	series []barSeries
 	runs   runRange
+
+	// Optional, for charts of ratios (sqlReadRatioChart):
+	width    vg.Length // the figure's width; 0: figWidth
+	from     float64   // the Y value the bars rise or fall from; 0: they rise from the axis's bottom
+	goals    []float64 // by group, a mark across the bar of series[0] at this Y value; 0 for none
+	goalName string    // the legend entry of the goal marks
+	ref      float64   // a dashed line across the chart at this Y value; 0 for none
+	refName  string    // the legend entry of the ref line
+	explain  string    // a sentence for the caption saying what the bars are
+	whiskers string    // the caption's account of the whiskers; "": benchstat's interval
 }
 
 // A barSeries is one bar in every group of a barChart, with one legend entry.
@@ -69,7 +80,7 @@ var percentiles = []struct{ unit, label string }{
 // charts returns every chart the store has data for, in the order the documentation shows them.
 func charts(s *store) []figure {
 	var out []figure
-	for _, c := range latencyCharts(s) {
+	for _, c := range latencyCharts(s, commitLatency) {
 		out = append(out, c)
 	}
 	for _, c := range writersCharts(s) {
@@ -80,20 +91,45 @@ func charts(s *store) []figure {
 			out = append(out, c)
 		}
 	}
+	if c := sqlReadRatioChart(s); c != nil {
+		out = append(out, c)
+	}
+	for _, spec := range sqlLatencySpecs {
+		for _, c := range latencyCharts(s, spec) {
+			out = append(out, c)
+		}
+	}
+	for _, spec := range sqlBarSpecs {
+		if c := workloadBarChart(s, spec); c != nil {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 
-// latencyCharts draws, for each CommitSync sub-benchmark (durable commits of one writer),
-// the latency percentiles grouped by engine.
-func latencyCharts(s *store) []*barChart {
+// A latencySpec describes the latency charts of one benchmark that reports the percentiles
+// of its operations: one chart per sub-benchmark, the percentiles grouped by engine.
+type latencySpec struct {
+	base   string // benchmark name
+	file   string // the charts' file name, before the suffix of the sub-benchmark
+	title  string
+	yLabel string
+}
+
+// commitLatency is the chart of durable commits of one writer.
+var commitLatency = latencySpec{"CommitSync", "commit-latency", "Durable single-writer commit latency", "latency of one commit"}
+
+// latencyCharts draws, for each sub-benchmark of spec.base, the latency percentiles grouped by
+// engine.
+func latencyCharts(s *store, spec latencySpec) []*barChart {
 	var out []*barChart
-	all := s.params["CommitSync"]
+	all := s.params[spec.base]
 	for _, params := range all {
-		sr := series{"CommitSync", params}
+		sr := series{spec.base, params}
 		c := &barChart{
-			file:   "commit-latency" + suffix(all, params),
-			title:  "Durable single-writer commit latency (" + sr.name() + ")",
-			yLabel: "latency of one commit",
+			file:   spec.file + suffix(all, params),
+			title:  spec.title + " (" + sr.name() + ")",
+			yLabel: spec.yLabel,
 			unit:   "sec/op",
 		}
 		addLatencyGroups(s, c, sr)
@@ -307,14 +343,9 @@ var fileSafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 // from a -short run to a full one.
 func suffix(all []string, params string) string {
 	var vals []string
-	for _, p := range strings.Split(params, "/") {
-		k, v, _ := strings.Cut(p, "=")
-		for _, other := range all {
-			if ov, ok := param(other, k); !ok || ov != v {
-				vals = append(vals, v)
-				break
-			}
-		}
+	for _, p := range varying(all, params) {
+		_, v, _ := strings.Cut(p, "=")
+		vals = append(vals, v)
 	}
 	if len(vals) == 0 {
 		return ""

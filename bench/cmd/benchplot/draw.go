@@ -22,6 +22,9 @@ type figure interface {
 	fileName() string // without extension
 	plot() (*plot.Plot, plot.Legend, error)
 	runCount() runRange
+	// captionNotes returns what the caption says the marks are ("" for a median each) and how
+	// their whiskers are made ("" for benchstat's confidence interval of the median).
+	captionNotes() (explain, whiskers string)
 }
 
 const (
@@ -67,13 +70,18 @@ func render(f figure, source, path, format string) error {
 	if err != nil {
 		return err
 	}
-	c, err := draw.NewFormattedCanvas(figWidth, figHeight, format)
+	width := vg.Length(figWidth)
+	if w, ok := f.(interface{ figureWidth() vg.Length }); ok && w.figureWidth() > 0 {
+		width = w.figureWidth()
+	}
+	c, err := draw.NewFormattedCanvas(width, figHeight, format)
 	if err != nil {
 		return err
 	}
 	dc := draw.New(c)
 	dc.FillPolygon(color.White, rectangle(dc.Min.X, dc.Max.X, dc.Min.Y, dc.Max.Y))
-	body := draw.Crop(dc, 0, 0, drawCaption(dc, caption(source, f.runCount())), 0)
+	explain, whiskers := f.captionNotes()
+	body := draw.Crop(dc, 0, 0, drawCaption(dc, caption(source, f.runCount(), explain, whiskers)), 0)
 	legend.Draw(draw.Crop(body, body.Size().X-legendWidth+vg.Points(8), 0, 0, -vg.Inch/2))
 	body = draw.Crop(body, drawYLabel(body, p), -legendWidth, 0, 0)
 	p.Draw(body)
@@ -93,15 +101,22 @@ func writeFile(c vg.CanvasWriterTo, path string) error {
 	return out.Close()
 }
 
-// caption says where the numbers come from and how they were aggregated.
-func caption(source string, runs runRange) string {
+// caption says where the numbers come from and how they were aggregated: explain, if not
+// empty, says what the marks are, and whiskers, if not empty, replaces the account of
+// benchstat's interval.
+func caption(source string, runs runRange, explain, whiskers string) string {
 	n := strconv.Itoa(runs.max)
 	if runs.min != runs.max {
 		n = fmt.Sprintf("%d to %d", runs.min, runs.max)
 	}
-	whiskers := "whiskers: benchstat's 95% confidence interval of the median"
+	if whiskers == "" {
+		whiskers = "whiskers: benchstat's 95% confidence interval of the median"
+	}
 	if runs.min < 6 {
 		whiskers = "no whiskers where there are fewer than 6 runs (too few for a 95% interval)"
+	}
+	if explain != "" {
+		whiskers = explain + "; " + whiskers
 	}
 	return fmt.Sprintf("source: %s\nmedian of %s runs; %s", source, n, whiskers)
 }
@@ -205,6 +220,9 @@ func siLabel(v float64, unit string) string {
 	prefixes := []string{"n", "µ", "m", "", "k", "M", "G", "T"}
 	i := int(math.Floor(math.Log10(v)/3)) + 3
 	i = min(max(i, 0), len(prefixes)-1)
+	if unit == ratioUnit {
+		return strconv.FormatFloat(v, 'g', 3, 64) + "×"
+	}
 	s := strconv.FormatFloat(v/math.Pow10(3*(i-3)), 'g', 3, 64) + prefixes[i]
 	if strings.HasPrefix(unit, "sec") || strings.HasSuffix(unit, "-sec") {
 		s += "s"

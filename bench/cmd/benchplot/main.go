@@ -14,6 +14,14 @@
 //	ycsb.svg                 ops/s of YCSB workloads A-F, one bar per engine
 //	get.svg                  time per Get, one bar per engine
 //	scan.svg                 keys/s of Scan, one bar per engine
+//	sql-read-ratio.svg       time per op of the SQL reads (SQLPointSelect .. SQLJoin3) of every
+//	                         engine ÷ sqlite's, with a line at 1 and issue 23's goals for cairn
+//	sql-insert-latency.svg   p50/p95/p99/p99.9 of SQLInsert, grouped by engine
+//	sql-update-latency.svg   the same of SQLUpdate
+//	sql-insert-parallel-latency-N.svg  the same of SQLInsertParallel, goroutines=N
+//	sql-write-rate.svg       rows/s of SQLInsertParallel and SQLBulkLoad, one bar per engine
+//	sql-savepoints.svg       time per transaction of SQLSavepoints, one bar per engine
+//	sql-json.svg             time per query of SQLJSON, one bar per engine
 //
 // A suffix is added to a name when a benchmark has several variants (CommitSync op=insert and
 // op=overwrite). Every chart names the input files and the machine in its caption (from the

@@ -13,19 +13,25 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-func (c *barChart) fileName() string   { return c.file }
-func (c *barChart) runCount() runRange { return c.runs }
+func (c *barChart) fileName() string               { return c.file }
+func (c *barChart) runCount() runRange             { return c.runs }
+func (c *barChart) captionNotes() (string, string) { return c.explain, c.whiskers }
+func (c *barChart) figureWidth() vg.Length         { return c.width }
 
-// plot lays the groups out at X = 0, 1, 2 ..., each 0.8 wide and shared by its bars.
+// groupWidth is the share of its unit of X that a group of bars takes.
+const groupWidth = 0.8
+
+// plot lays the groups out at X = 0, 1, 2 ..., each groupWidth wide and shared by its bars,
+// then draws the goal marks and the reference line if c has them.
 func (c *barChart) plot() (*plot.Plot, plot.Legend, error) {
 	p := newPlot(c.title, c.yLabel, c.unit)
 	legend := newLegend()
-	width := 0.8 / float64(len(c.series))
+	width := groupWidth / float64(len(c.series))
 	for j, s := range c.series {
-		b := &barSet{width: width, color: s.color}
+		b := &barSet{width: width, color: s.color, from: c.from}
 		for i, v := range s.vals {
 			if v.Center > 0 {
-				b.xs = append(b.xs, float64(i)-0.4+(float64(j)+0.5)*width)
+				b.xs = append(b.xs, float64(i)-groupWidth/2+(float64(j)+0.5)*width)
 				b.sums = append(b.sums, v)
 			}
 		}
@@ -33,6 +39,19 @@ func (c *barChart) plot() (*plot.Plot, plot.Legend, error) {
 			p.Add(b)
 			legend.Add(s.name, b)
 		}
+	}
+	if g := c.goalMarks(); g != nil {
+		p.Add(g)
+		legend.Add(c.goalName, g)
+	}
+	if c.ref > 0 {
+		ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: c.ref}, {X: float64(len(c.groups)) - 0.5, Y: c.ref}})
+		if err != nil {
+			return nil, legend, err
+		}
+		ref.Color, ref.Width, ref.Dashes = color.Gray{60}, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(ref)
+		legend.Add(c.refName, ref)
 	}
 	var ticks plot.ConstantTicks
 	for i, g := range c.groups {
@@ -44,8 +63,25 @@ func (c *barChart) plot() (*plot.Plot, plot.Legend, error) {
 	return p, legend, nil
 }
 
-func (c *lineChart) fileName() string   { return c.file }
-func (c *lineChart) runCount() runRange { return c.runs }
+// goalMarks returns the marks of c.goals, each across the bar of c.series[0] and a little
+// beyond it, or nil if c has none.
+func (c *barChart) goalMarks() *goalMarks {
+	width := groupWidth / float64(len(c.series))
+	g := &goalMarks{width: 1.25 * width}
+	for i, y := range c.goals {
+		if y > 0 {
+			g.xs, g.ys = append(g.xs, float64(i)-groupWidth/2+width/2), append(g.ys, y)
+		}
+	}
+	if len(g.xs) == 0 {
+		return nil
+	}
+	return g
+}
+
+func (c *lineChart) fileName() string               { return c.file }
+func (c *lineChart) runCount() runRange             { return c.runs }
+func (c *lineChart) captionNotes() (string, string) { return "", "" }
 
 // plot draws each line with its points and their confidence intervals.
 func (c *lineChart) plot() (*plot.Plot, plot.Legend, error) {
@@ -110,22 +146,27 @@ func linePlotters(l lineSeries) (*plotter.Line, *plotter.Scatter, *plotter.YErro
 
 // A barSet draws one series of a grouped bar chart on an axis of any scale: bar i spans
 // xs[i] ± width/2 in data units and rises from the bottom of the Y axis (gonum's BarChart
-// rises from 0, which a log axis cannot show) to the median sums[i].Center, with a whisker
-// over the median's confidence interval where it is finite.
+// rises from 0, which a log axis cannot show), or from Y = from if from > 0, to the median
+// sums[i].Center, with a whisker over the median's confidence interval where it is finite.
 type barSet struct {
 	xs    []float64
 	sums  []benchmath.Summary
 	width float64
 	color color.Color
+	from  float64
 }
 
 // Plot implements plot.Plotter.
 func (b *barSet) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	whisker := draw.LineStyle{Color: color.Black, Width: vg.Points(0.75)}
+	bottom := trY(p.Y.Min)
+	if b.from > 0 {
+		bottom = trY(b.from)
+	}
 	for i, x := range b.xs {
 		left, right := trX(x-b.width/2), trX(x+b.width/2)
-		c.FillPolygon(b.color, c.ClipPolygonXY(rectangle(left, right, trY(p.Y.Min), trY(b.sums[i].Center))))
+		c.FillPolygon(b.color, c.ClipPolygonXY(rectangle(left, right, bottom, trY(b.sums[i].Center))))
 		if !hasInterval(b.sums[i]) {
 			continue
 		}
@@ -151,10 +192,49 @@ func (b *barSet) DataRange() (xmin, xmax, ymin, ymax float64) {
 			ymin, ymax = math.Min(ymin, s.Lo), math.Max(ymax, s.Hi)
 		}
 	}
+	if b.from > 0 {
+		ymin, ymax = math.Min(ymin, b.from), math.Max(ymax, b.from)
+	}
 	return xmin, xmax, ymin, ymax
 }
 
 // Thumbnail implements plot.Thumbnailer.
 func (b *barSet) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.color, rectangle(c.Min.X, c.Max.X, c.Min.Y, c.Max.Y))
+}
+
+// goalMarks draws a short thick line centred on xs[i], width wide in data units, at Y = ys[i]:
+// the bound a goal sets.
+type goalMarks struct {
+	xs, ys []float64
+	width  float64
+}
+
+// goalStyle is the line of a goal mark.
+var goalStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(2.5)}
+
+// Plot implements plot.Plotter.
+func (g *goalMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, x := range g.xs {
+		y := trY(g.ys[i])
+		c.StrokeLines(goalStyle, c.ClipLinesXY([]vg.Point{{X: trX(x - g.width/2), Y: y}, {X: trX(x + g.width/2), Y: y}})...)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (g *goalMarks) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for i, x := range g.xs {
+		xmin, xmax = math.Min(xmin, x-g.width/2), math.Max(xmax, x+g.width/2)
+		ymin, ymax = math.Min(ymin, g.ys[i]), math.Max(ymax, g.ys[i])
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (g *goalMarks) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(goalStyle, c.Min.X, y, c.Max.X, y)
 }

@@ -1,0 +1,162 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cairndb/cairn"
+)
+
+// put commits key=value on n.
+func put(n *Node, key, value string) error {
+	return n.Update(func(tx *cairn.Tx) error { return tx.Put([]byte(key), []byte(value)) })
+}
+
+// TestClusterReplicates: writes of concurrent clients on the leader reach every node with the
+// leader's LSNs; a follower refuses writes and leader reads, naming the leader.
+func TestClusterReplicates(t *testing.T) {
+	tc := newTestCluster(t, 3, nil)
+	leader := tc.leader()
+	want := map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 25 {
+				k, v := fmt.Sprintf("g%d-%02d", g, i), fmt.Sprintf("v%d", i)
+				require.NoError(t, put(leader, k, v))
+				mu.Lock()
+				want[k] = v
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	lsn := leader.LastLSN()
+	require.Equal(t, uint64(200), lsn, "one LSN per commit")
+	require.Equal(t, want, state(t, leader, lsn))
+	for _, f := range tc.followers(leader) {
+		require.Equal(t, want, state(t, f, lsn))
+		require.Equal(t, lsn, f.LastLSN())
+
+		err := put(f, "x", "y")
+		var nl *NotLeaderError
+		require.ErrorAs(t, err, &nl)
+		require.ErrorIs(t, err, ErrNotLeader)
+		require.Equal(t, leader.cfg.NodeID, nl.LeaderID)
+		require.ErrorIs(t, f.View(func(*cairn.Tx) error { return nil }), ErrNotLeader)
+		require.ErrorIs(t, f.ViewWith(context.Background(), ReadOptions{Consistency: LeaderLocal},
+			func(*cairn.Tx) error { return nil }), ErrNotLeader)
+	}
+	require.NoError(t, leader.View(func(tx *cairn.Tx) error {
+		_, err := tx.Get([]byte("g0-00"))
+		return err
+	}))
+	st := leader.Status()
+	require.Equal(t, "Leader", st.State)
+	require.Len(t, st.Members, 3)
+}
+
+// TestClusterSurvivesLeaderLoss stops the leader while clients write, and requires a new leader,
+// every acknowledged write on every remaining node, and the old leader catching up when it comes
+// back.
+func TestClusterSurvivesLeaderLoss(t *testing.T) {
+	tc := newTestCluster(t, 3, nil)
+	var acked sync.Map
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				k := fmt.Sprintf("g%d-%05d", g, i)
+				for _, n := range tc.running() {
+					if n.IsLeader() && put(n, k, "v") == nil {
+						acked.Store(k, true)
+						break
+					}
+				}
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	old := tc.leader()
+	oldID := old.cfg.NodeID
+	tc.stop(oldID)
+	next := tc.leader()
+	require.NotEqual(t, oldID, next.cfg.NodeID)
+	time.Sleep(300 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+
+	lsn := next.LastLSN()
+	var n int
+	for _, node := range tc.running() {
+		got := state(t, node, lsn)
+		acked.Range(func(k, _ any) bool {
+			require.Contains(t, got, k.(string), "node %s lost an acknowledged write", node.cfg.NodeID)
+			return true
+		})
+		n = len(got)
+	}
+	require.Positive(t, n)
+	back := tc.start(oldID, false)
+	require.Equal(t, state(t, next, lsn), state(t, back, lsn), "the old leader caught up")
+}
+
+// TestClusterFollowerRecoversBySnapshot wipes a follower's files while the others compact their
+// logs, and requires it to come back from a snapshot.
+func TestClusterFollowerRecoversBySnapshot(t *testing.T) {
+	tc := newTestCluster(t, 3, func(c *Config) { c.SnapshotThreshold, c.TrailingLogs = 20, 5 })
+	leader := tc.leader()
+	victim := tc.followers(leader)[0].cfg.NodeID
+	tc.stop(victim)
+	tc.wipe(victim)
+	for i := range 300 {
+		require.NoError(t, put(leader, fmt.Sprintf("k%04d", i), "v"))
+	}
+	require.NoError(t, leader.Snapshot())
+	lsn := leader.LastLSN()
+	back := tc.start(victim, false)
+	require.Equal(t, state(t, leader, lsn), state(t, back, lsn))
+	require.Equal(t, uint64(1), back.Status().SnapshotsInstalled)
+	require.NoError(t, put(leader, "after", "snapshot"))
+	require.Contains(t, state(t, back, leader.LastLSN()), "after")
+}
+
+// TestClusterLostQuorum: a leader cut off from both followers fails the write in flight (its
+// outcome unknown) and steps down; once the partition heals, every node holds the same state,
+// with the failed write on all of them or none.
+func TestClusterLostQuorum(t *testing.T) {
+	tc := newTestCluster(t, 3, nil)
+	leader := tc.leader()
+	require.NoError(t, put(leader, "before", "v"))
+	tr := tc.trans[leader.cfg.NodeID]
+	tr.DisconnectAll()
+	for _, f := range tc.followers(leader) {
+		tc.trans[f.cfg.NodeID].Disconnect(tr.LocalAddr())
+	}
+	err := put(leader, "cut-off", "v")
+	require.Error(t, err)
+	require.True(t, errors.Is(err, cairn.ErrFailed) || errors.Is(err, ErrNotLeader), "%v", err)
+	for _, f := range tc.followers(leader) {
+		tr.Connect(f.trans.LocalAddr(), tc.trans[f.cfg.NodeID])
+		tc.trans[f.cfg.NodeID].Connect(tr.LocalAddr(), tr)
+	}
+	next := tc.leader()
+	require.NoError(t, put(next, "after", "v"))
+	require.Equal(t, uint64(1), leader.Status().Reopens, "the refused batch failed the database")
+	lsn := next.LastLSN()
+	want := state(t, next, lsn)
+	require.Contains(t, want, "before")
+	require.Contains(t, want, "after")
+	for _, n := range tc.running() {
+		require.Equal(t, want, state(t, n, lsn), "node %s", n.cfg.NodeID)
+	}
+}

@@ -1,0 +1,12 @@
+// Package cluster replicates a cairn database over Raft (github.com/hashicorp/raft): each Node
+// embeds a cairn.DB whose commits, batch by batch, are Raft log entries that every node applies in
+// log order.
+//
+// The leader runs write transactions as cairn does (Update); their redo records leave through
+// cairn.Options.Replicate as one log entry per group-commit batch, and a commit is acknowledged
+// and visible once Raft committed it on a quorum. Every node's state machine applies the entries
+// with cairn.DB.ApplyRecords, so followers never run user code again. Reads choose their
+// consistency (ViewWith): linearizable on the leader, leader-local, or follower reads bounded in
+// staleness and ordered after a write by its LSN. Snapshots are cairn Backups. docs/CLUSTER.md
+// describes the design, its invariants and the failure cases.
+package cluster
