@@ -683,13 +683,6 @@ func (s *valuesStream) row(r int) ([]value.Value, error) {
 	return s.buf, nil
 }
 
-// valuesScratch is what insertSource evaluates a VALUES list with.
-type valuesScratch struct {
-	run runState
-	e   env
-	row [1][]value.Value
-}
-
 // insertSource returns the rows p inserts (one value per target each), materialized first so
 // that an INSERT ... SELECT from the same table reads it as it was.
 func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.Value, error) {
@@ -701,16 +694,20 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 		return p.source.collect(&runState{cx: x, params: params}, nil)
 	}
 	n := len(p.targets)
-	// One allocation for the run, the env and the row list of a one-row VALUES (a prepared
-	// INSERT's), one for the values.
-	sc := &valuesScratch{run: runState{cx: x, params: params}}
-	sc.e = env{params: params, run: &sc.run}
-	e := &sc.e
-	rows := sc.row[:]
-	if len(values) > 1 {
+	var (
+		e    *env
+		rows [][]value.Value
+		flat []value.Value
+	)
+	if len(values) == 1 && n <= len(oneRowSource{}.flat) { // the usual INSERT: one allocation
+		o := &oneRowSource{run: runState{cx: x, params: params}}
+		o.e = env{params: params, run: &o.run}
+		e, rows, flat = &o.e, o.rows[:], o.flat[:n]
+	} else {
+		e = &env{params: params, run: &runState{cx: x, params: params}}
 		rows = make([][]value.Value, len(values))
+		flat = make([]value.Value, len(values)*n)
 	}
-	flat := make([]value.Value, len(values)*n)
 	for r, exprs := range values {
 		row := flat[r*n : (r+1)*n : (r+1)*n]
 		for i, ex := range exprs {
@@ -723,6 +720,14 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 		rows[r] = row
 	}
 	return rows, nil
+}
+
+// oneRowSource is insertSource's memory for a VALUES list of one row of up to 8 values.
+type oneRowSource struct {
+	run  runState
+	e    env
+	rows [1][]value.Value
+	flat [8]value.Value
 }
 
 // targetPlan is what an UPDATE or DELETE needs that depends on the schema alone, kept on the
