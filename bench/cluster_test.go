@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	metrics "github.com/hashicorp/go-metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
@@ -115,6 +116,10 @@ func benchClusterPut(b *testing.B, c putCluster, clients int) {
 	ctx := context.Background()
 	log0 := c.logCounters()
 	retries0 := c.retries()
+	var timers *metrics.InmemSink
+	if os.Getenv(raftTimersEnv) != "" {
+		timers = startRaftTimers()
+	}
 	hists := make([]Histogram, clients)
 	var done atomic.Int64
 	var wg sync.WaitGroup
@@ -158,6 +163,47 @@ func benchClusterPut(b *testing.B, c putCluster, clients int) {
 	if r := c.retries() - retries0; r > 0 {
 		b.ReportMetric(float64(r), "retries")
 	}
+	if timers != nil {
+		b.Logf("hashicorp/raft's timers over %d puts:\n%s", b.N, raftTimers(timers))
+	}
+}
+
+// raftTimersEnv, when set, makes BenchmarkClusterPut log the mean of hashicorp/raft's own timers
+// (go-metrics, all three nodes) for each run of a cairn benchmark: how long the leader's log
+// append, a follower's append and the AppendEntries round trip take.
+const raftTimersEnv = "CAIRN_BENCH_RAFT_TIMERS"
+
+// startRaftTimers makes a new in-memory sink the destination of go-metrics' global calls.
+func startRaftTimers() *metrics.InmemSink {
+	sink := metrics.NewInmemSink(time.Hour, time.Hour)
+	cfg := metrics.DefaultConfig("")
+	cfg.EnableHostname, cfg.EnableRuntimeMetrics, cfg.EnableServiceLabel = false, false, false
+	if _, err := metrics.NewGlobal(cfg, sink); err != nil {
+		return nil
+	}
+	return sink
+}
+
+// raftTimers returns the count and mean of each timer of raft's commit path in sink.
+func raftTimers(sink *metrics.InmemSink) string {
+	names := []string{
+		"raft.leader.dispatchLog",               // the leader's StoreLogs (fdatasync)
+		"raft.replication.appendEntries.rpc.n1", // AppendEntries sent to n1 until its answer
+		"raft.replication.appendEntries.rpc.n2", //
+		"raft.replication.appendEntries.rpc.n3", //
+		"raft.rpc.appendEntries.storeLogs",      // a follower's StoreLogs (fdatasync)
+		"raft.commitTime",                       // from the leader's dispatch to the commit
+		"raft.fsm.applyBatch",                   // the FSM's ApplyBatch, every node
+	}
+	var out strings.Builder
+	for _, iv := range sink.Data() {
+		for _, name := range names {
+			if s, ok := iv.Samples[name]; ok {
+				fmt.Fprintf(&out, "%-40s n=%7d mean=%7.3f ms\n", name, s.Count, s.AggregateSample.Mean())
+			}
+		}
+	}
+	return out.String()
 }
 
 // freeAddrs returns n loopback addresses whose ports were free a moment ago.
