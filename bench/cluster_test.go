@@ -38,6 +38,8 @@ const clusterSize = 3
 type putCluster interface {
 	// put writes one key and value, durable on a quorum when it returns.
 	put(ctx context.Context, key, value []byte) error
+	// get reads a key on the leader (nil if it is missing).
+	get(ctx context.Context, key []byte) ([]byte, error)
 	// logCounters returns the counters of the Raft logs so far.
 	logCounters() logCounters
 	// retries returns how many puts were retried after a change of leader.
@@ -309,6 +311,22 @@ func (c *cairnCluster) put(ctx context.Context, key, value []byte) error {
 	}
 }
 
+func (c *cairnCluster) get(ctx context.Context, key []byte) ([]byte, error) {
+	c.mu.Lock()
+	n := c.nodes[c.leader]
+	c.mu.Unlock()
+	var v []byte
+	err := n.View(func(tx *cairn.Tx) error {
+		got, err := tx.Get(key)
+		if errors.Is(err, cairn.ErrNotFound) {
+			return nil
+		}
+		v = append([]byte(nil), got...)
+		return err
+	})
+	return v, err
+}
+
 func (c *cairnCluster) logCounters() logCounters {
 	c.mu.Lock()
 	leader := c.leader
@@ -444,6 +462,14 @@ func (c *etcdCluster) logCounters() logCounters {
 	return logCounters{}
 }
 
+func (c *etcdCluster) get(ctx context.Context, key []byte) ([]byte, error) {
+	r, err := c.client.Get(ctx, string(key))
+	if err != nil || len(r.Kvs) == 0 {
+		return nil, err
+	}
+	return r.Kvs[0].Value, nil
+}
+
 func (c *etcdCluster) retries() uint64 { return 0 }
 
 func (c *etcdCluster) close() error {
@@ -457,4 +483,55 @@ func (c *etcdCluster) close() error {
 		}
 	}
 	return err
+}
+
+// TestClusterPutSame checks what BenchmarkClusterPut measures: on each engine's cluster, puts
+// from 8 goroutines are acknowledged, then read back on the leader with their values, and a key
+// never put is missing.
+func TestClusterPutSame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two 3-node clusters")
+	}
+	for _, e := range clusterEngines {
+		t.Run(e.name, func(t *testing.T) {
+			c, err := e.open(tempDir(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := c.close(); err != nil {
+					t.Error(err)
+				}
+			}()
+			ctx := context.Background()
+			const goroutines, perGoroutine = 8, 25
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range perGoroutine {
+						n := uint64(g*perGoroutine + i)
+						if err := c.put(ctx, RandomKey(nil, n), Value(n, commitValueSize)); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for n := range uint64(goroutines * perGoroutine) {
+				got, err := c.get(ctx, RandomKey(nil, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := Value(n, commitValueSize); string(got) != string(want) {
+					t.Fatalf("key %d: got %d bytes, want %d bytes %x...", n, len(got), len(want), want[:8])
+				}
+			}
+			if got, err := c.get(ctx, RandomKey(nil, 1<<40)); err != nil || got != nil {
+				t.Fatalf("a key never put: got %q, %v", got, err)
+			}
+		})
+	}
 }
