@@ -162,7 +162,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		if err != nil {
 			return nil, err
 		}
-		if res, err = st.Exec(ctx, vals); err != nil {
+		if res, err = c.exec(ctx, st, vals); err != nil {
 			return nil, err
 		}
 	}
@@ -368,7 +368,7 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.st.Exec(ctx, vals)
+	res, err := s.c.exec(ctx, s.st, vals)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +381,7 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 	if err != nil {
 		return nil, err
 	}
-	out.r, err = s.st.Query(ctx, vals)
+	out.r, err = s.c.query(ctx, s.st, vals)
 	if err != nil {
 		return nil, err
 	}

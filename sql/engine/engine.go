@@ -23,7 +23,8 @@ import (
 
 // Engine runs SQL over one database. It is safe for concurrent use.
 type Engine struct {
-	db *cairn.DB
+	db   *cairn.DB
+	host Host // NewHosted: db is nil, transactions begin on host.DB() (host.go)
 
 	mu      sync.Mutex
 	schemas map[int64]*Schema // recent schemas by cookie
@@ -50,8 +51,8 @@ func New(db *cairn.DB) *Engine {
 	return &Engine{db: db, schemas: map[int64]*Schema{}}
 }
 
-// DB returns the database the engine runs on.
-func (e *Engine) DB() *cairn.DB { return e.db }
+// DB returns the database the engine runs on (a hosted engine's: its Host's current one).
+func (e *Engine) DB() *cairn.DB { return e.database() }
 
 // NewSession returns a session: a connection's state (its transaction, savepoints, TEMP views,
 // last insert rowid).
@@ -437,10 +438,9 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 // readTx returns the transaction a query reads in: the explicit transaction's (begun now if
 // deferred), or a read transaction of its own, which the handle's end rolls back.
 func (s *Session) readTx() (readHandle, error) {
-	db := s.eng.db
 	if s.inTx {
 		if s.tx == nil {
-			tx, err := db.Begin(false)
+			tx, err := s.eng.beginRead()
 			if err != nil {
 				return readHandle{}, err
 			}
@@ -448,7 +448,7 @@ func (s *Session) readTx() (readHandle, error) {
 		}
 		return readHandle{tx: s.tx}, nil
 	}
-	tx, err := db.Begin(false)
+	tx, err := s.eng.beginRead()
 	if err != nil {
 		return readHandle{}, err
 	}
