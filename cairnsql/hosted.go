@@ -5,8 +5,9 @@ package cairnsql
 //   - A Router sees every statement of such a connector that reads (BeforeRead, before it runs)
 //     and every autocommit statement that the engine's Host refused to write (Forward, after the
 //     refusal, when nothing of it ran): it may run the statement elsewhere and return its result.
-//   - A statement inside a transaction is never forwarded, nor one that creates a TEMP object
-//     (it would exist in the other session only): its refusal is its error.
+//   - A statement inside a transaction is never forwarded, nor one bound to its session (a
+//     transaction statement, CREATE TEMP ...: engine.Stmt.SessionBound): its refusal is its
+//     error.
 //   - A connector without a Router runs as the plain one: one nil test per statement.
 
 import (
@@ -85,7 +86,7 @@ func (c *conn) exec(ctx context.Context, st *engine.Stmt, vals []value.Value) (e
 	}
 	inTx := c.sess.InTransaction()
 	res, err := st.Exec(ctx, vals)
-	if err == nil || inTx || c.sess.InTransaction() || st.CreatesTemp() {
+	if err == nil || inTx || c.sess.InTransaction() || st.SessionBound() {
 		return res, err
 	}
 	fr, handled, ferr := r.Forward(ctx, err, c.forwardRequest(st, vals, false))
@@ -112,7 +113,7 @@ func (c *conn) query(ctx context.Context, st *engine.Stmt, vals []value.Value) (
 	}
 	inTx := c.sess.InTransaction()
 	rows, err := st.Query(ctx, vals)
-	if err == nil || inTx || c.sess.InTransaction() || st.CreatesTemp() {
+	if err == nil || inTx || c.sess.InTransaction() || st.SessionBound() {
 		return rows, err
 	}
 	fr, handled, ferr := r.Forward(ctx, err, c.forwardRequest(st, vals, true))

@@ -81,9 +81,10 @@ type SQLOptions struct {
 // timeout; its rows affected, last insert ID and RETURNING rows come back. A write inside an
 // explicit transaction on a follower fails with a *NotLeaderError (roll back and run the
 // transaction on the leader's connector), and so does every write when Config.DisableForwarding
-// is set. CREATE TEMP TABLE needs the leader. A forwarded write whose answer is lost fails with
-// an error wrapping cairn.ErrFailed: its outcome is unknown. docs/CLUSTER.md, "SQL on a
-// cluster".
+// is set; so do transaction statements that take the writer slot (BEGIN IMMEDIATE, a SAVEPOINT
+// outside a transaction) and CREATE TEMP TABLE, VIEW or TRIGGER, which are never forwarded. A
+// forwarded write whose answer is lost fails with an error wrapping cairn.ErrFailed: its outcome
+// is unknown. docs/CLUSTER.md, "SQL on a cluster".
 func (n *Node) SQLConnector(opts *SQLOptions) (driver.Connector, error) {
 	var o SQLOptions
 	if opts != nil {

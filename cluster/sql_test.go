@@ -139,8 +139,8 @@ func TestSQLForwardedWrites(t *testing.T) {
 }
 
 // TestSQLFollowerTransactionRefused: an explicit transaction on a follower reads, and its first
-// write fails with a *NotLeaderError naming the leader; CREATE TEMP TABLE and VIEW are not
-// forwarded.
+// write fails with a *NotLeaderError naming the leader; CREATE TEMP TABLE and VIEW and
+// transaction statements are not forwarded.
 func TestSQLFollowerTransactionRefused(t *testing.T) {
 	tc := newTestCluster(t, 3, withForwarding)
 	leader := tc.leader()
@@ -163,6 +163,11 @@ func TestSQLFollowerTransactionRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotLeader)
 	_, err = fdb.Exec("CREATE TEMP VIEW v AS SELECT 1")
 	require.ErrorIs(t, err, ErrNotLeader, "TEMP objects are not forwarded")
+	c, err := fdb.Conn(context.Background())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.ExecContext(context.Background(), "SAVEPOINT a")
+	require.ErrorIs(t, err, ErrNotLeader, "SAVEPOINT begins a write transaction: never forwarded")
 	require.Equal(t, 0, count(t, context.Background(), fdb, "t"))
 }
 

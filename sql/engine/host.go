@@ -110,10 +110,13 @@ func (s *Session) SetForeignKeys(on bool) {
 // BusyTimeout returns the session's busy timeout (SetBusyTimeout, PRAGMA busy_timeout).
 func (s *Session) BusyTimeout() time.Duration { return s.busyTimeout }
 
-// CreatesTemp reports whether the statement is CREATE TEMP TABLE, VIEW or TRIGGER: an object
-// of its session alone, which must not run in another session (a forwarded statement's).
-func (st *Stmt) CreatesTemp() bool {
+// SessionBound reports whether the statement acts on its session's own state, so that running
+// it in another session (a forwarded statement's) would be wrong: a transaction statement
+// (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE) or CREATE TEMP TABLE, VIEW or TRIGGER.
+func (st *Stmt) SessionBound() bool {
 	switch s := st.parsed.Stmt.(type) {
+	case *ast.Begin, *ast.Commit, *ast.Rollback, *ast.Savepoint, *ast.Release:
+		return true
 	case *ast.CreateTable:
 		return s.Temp
 	case *ast.CreateView:
