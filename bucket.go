@@ -161,7 +161,9 @@ func (b *Bucket) Prefix(prefix []byte) iter.Seq2[[]byte, []byte] {
 // Cursor returns a cursor over the bucket's keys, valid until the transaction ends (or, in a
 // writable transaction, until RollbackTo or the deletion of the bucket).
 func (b *Bucket) Cursor() *Cursor {
-	return &Cursor{b: b, gen: b.tx.gen, c: b.tree.Cursor()}
+	c := &Cursor{b: b, gen: b.tx.gen}
+	c.c.Init(&b.tree)
+	return c
 }
 
 // Cursor moves over the keys of a bucket (or of the default key space) in order. Each method
@@ -170,7 +172,7 @@ func (b *Bucket) Cursor() *Cursor {
 type Cursor struct {
 	b   *Bucket
 	gen uint64
-	c   *btree.Cursor
+	c   btree.Cursor // in the Cursor's allocation, its path too
 }
 
 // state returns why the cursor cannot move, or nil. Its first test is the common case (one

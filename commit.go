@@ -64,6 +64,7 @@ package cairn
 //     (mayHold): the drop stack's steps run only in commits that materialize.
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -532,7 +533,11 @@ func (c *heldTrees) takeFrom(tx *Tx) {
 	c.main, c.catalog, c.catalogOpen = tx.main.tree, tx.catalog, tx.catalogOpen
 	tx.buckets.all(func(b *Bucket) { // in any order: giveTo makes handles of them, commitTrees sorts
 		if !b.deleted && b.gen == tx.gen && b.tree.Dirty() {
-			c.buckets = append(c.buckets, heldBucket{name: b.name, tree: b.tree})
+			name := b.name
+			if tx.ownsHandle(b) { // the name is in tx's memory, which the replay Tx reuses
+				name = bytes.Clone(name)
+			}
+			c.buckets = append(c.buckets, heldBucket{name: name, tree: b.tree})
 		}
 	})
 }

@@ -10,9 +10,9 @@
 //     (Tx.Commit to the durable acknowledgement: held commits, materialization, group commit's
 //     hooks, publication; it opens with the data-flow diagram), then wal/committer.go (batches:
 //     one write and one fdatasync each) and btree/commit.go (decoded nodes written as pages).
-//   - Read path: tx.go (Begin(false), View: a pinned version), bucket.go (Get, Range, Prefix,
-//     Cursor), then txn/registry.go (reader slots), btree/tree.go and btree/cursor.go (the page
-//     walk), pager/table.go (page id to page, lock-free).
+//   - Read path: tx.go (Begin(false), BeginReadInto, View: a pinned version), bucket.go (Get,
+//     Range, Prefix, Cursor), then txn/registry.go (reader slots), btree/tree.go and
+//     btree/cursor.go (the page walk), pager/table.go (page id to page, lock-free).
 //   - Versions and locks: db.go (the DB struct: version markers, lock order; Open, Close).
 //   - Checkpoints: checkpoint.go, then pager/checkpoint.go and pager/flush.go; wal/log.go for
 //     the two WAL segments a checkpoint switches between.

@@ -20,6 +20,8 @@ var (
 	// ErrTxManaged is returned by Commit and Rollback called inside View or Update, which end the
 	// transaction themselves.
 	ErrTxManaged = errors.New("cairn: transaction is managed by View or Update")
+	// ErrTxOpen is returned by BeginReadInto given a transaction that has not ended.
+	ErrTxOpen = errors.New("cairn: transaction is still open")
 	// ErrClosed is returned by any use of a DB after Close.
 	ErrClosed = errors.New("cairn: database is closed")
 	// ErrLocked is returned by Open when another process, or another DB of this process, has

@@ -73,17 +73,38 @@ func (h *handleSet) reset() { *h = handleSet{} }
 const shortName = 24
 
 // newHandle returns a new handle on tx for the bucket called name, with a copy of the name
-// (in the same allocation as the handle when the name is short, as the SQL layer's are).
+// (in the same allocation as the handle when the name is short, as the SQL layer's are). The
+// transaction's first handles of short names live in the Tx itself (a transaction has one
+// handle per name until it ends, so that memory is never given to another name).
 func newHandle(tx *Tx, name []byte) *Bucket {
 	if len(name) > shortName {
 		return &Bucket{tx: tx, name: bytes.Clone(name)}
 	}
-	h := &struct {
-		b   Bucket
-		buf [shortName]byte
-	}{}
+	var h *inlineHandle
+	if tx.inlineUsed < len(tx.inline) {
+		h = &tx.inline[tx.inlineUsed]
+		tx.inlineUsed++
+	} else {
+		h = &inlineHandle{}
+	}
 	h.b.tx = tx
 	h.b.name = h.buf[:len(name):len(name)]
 	copy(h.b.name, name)
 	return &h.b
+}
+
+// inlineHandle is a handle with room for a short name.
+type inlineHandle struct {
+	b   Bucket
+	buf [shortName]byte
+}
+
+// ownsHandle reports whether b is one of the handles in tx's own memory.
+func (tx *Tx) ownsHandle(b *Bucket) bool {
+	for i := range tx.inlineUsed {
+		if b == &tx.inline[i].b {
+			return true
+		}
+	}
+	return false
 }

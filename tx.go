@@ -31,6 +31,10 @@ type Tx struct {
 	catalogOpen bool
 	// buckets holds the handles returned by this transaction, by name.
 	buckets handleSet
+	// inline is the memory of the transaction's first bucket handles (newHandle), so that a
+	// transaction of a table and an index allocates one object; inlineUsed counts those used.
+	inline     [2]inlineHandle
+	inlineUsed int
 	// gen is bumped by RollbackTo: handles then reload their tree from the catalog.
 	gen uint64
 	// redo is the transaction's WAL record; redoBucket is the bucket its next operation applies
@@ -74,6 +78,25 @@ func (db *DB) Begin(writable bool) (*Tx, error) {
 		return nil, err
 	}
 	tx := &Tx{}
+	tx.startRead(db, slot, v)
+	return tx, nil
+}
+
+// BeginReadInto begins a read-only transaction in the memory of tx and returns tx: tx is a zero
+// Tx or one whose transaction has ended (Commit or Rollback). Begin(false) allocates a Tx each
+// time; a goroutine that runs read transactions one after another, each ended before the next,
+// reuses one Tx this way and begins them without allocating (the SQL layer does, once per
+// query). Nothing of tx's previous transaction (its Buckets, Cursors, keys, values) may be used
+// afterwards: it would read through the new one. The transaction of a View or Update must not be
+// passed (its memory is the database's). Errors: ErrClosed, ErrTxOpen.
+func (db *DB) BeginReadInto(tx *Tx) (*Tx, error) {
+	if tx.db != nil && !tx.closed {
+		return nil, ErrTxOpen
+	}
+	slot, v, err := db.pinRead()
+	if err != nil {
+		return nil, err
+	}
 	tx.startRead(db, slot, v)
 	return tx, nil
 }

@@ -58,10 +58,28 @@ type Cursor struct {
 	// fields. leafN is 0 when there is no window.
 	leafN     int
 	leafElems unsafe.Pointer
+	// stackBuf backs stack for trees of up to inlineDepth levels, so that a cursor is one
+	// allocation (a Cursor must not be copied: its stack may point into it).
+	stackBuf [inlineDepth]frame
 }
 
+// inlineDepth is the depth of the trees whose cursor path fits in the Cursor itself: 4 levels of
+// 4 KiB pages hold some hundred million keys.
+const inlineDepth = 4
+
 // Cursor returns a cursor over t, positioned nowhere.
-func (t *Tree) Cursor() *Cursor { return &Cursor{t: t} }
+func (t *Tree) Cursor() *Cursor {
+	c := &Cursor{}
+	c.Init(t)
+	return c
+}
+
+// Init makes c, which may be a zero Cursor or one no longer used, a cursor over t positioned
+// nowhere: Tree.Cursor for a Cursor embedded in the caller's memory.
+func (c *Cursor) Init(t *Tree) {
+	*c = Cursor{t: t}
+	c.stack = c.stackBuf[:0]
+}
 
 // Err returns the first error (an I/O error or corruption) the cursor met; the cursor reports the
 // end of the keys after an error.

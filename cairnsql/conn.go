@@ -23,6 +23,13 @@ type conn struct {
 	sess   *engine.Session
 	closed bool
 	cache  stmtCache
+	// spare is the rows of the connection's last closed query, which the next query reuses
+	// (database/sql calls nothing of a driver.Rows after its Close).
+	spare *rows
+	// lastResult is the result of the connection's last Exec.
+	lastResult *execResult
+	// execArgs holds the parameters of an Exec with few (the engine keeps none after it).
+	execArgs [8]value.Value
 }
 
 // stmtCacheSize is how many statements a connection keeps parsed, by their SQL text.
@@ -158,7 +165,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	}
 	var res engine.Result
 	for _, st := range stmts {
-		vals, err := bindArgs(st, args)
+		vals, err := bindArgsInto(st, args, c.execArgs[:0])
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +173,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			return nil, err
 		}
 	}
-	return result(res), nil
+	return c.result(res), nil
 }
 
 // QueryContext runs query, which must be one statement.
@@ -325,8 +332,17 @@ func toValue(v driver.Value) (value.Value, error) {
 	return value.Value{}, fmt.Errorf("cairnsql: unsupported argument type %T", v)
 }
 
-func result(r engine.Result) driver.Result { return &execResult{r} }
+// result returns r as a driver.Result: the connection's last one when it holds the same numbers
+// (an execResult never changes, so sharing it is safe), as it does after SAVEPOINT, RELEASE,
+// BEGIN and COMMIT, which report the last INSERT's numbers again.
+func (c *conn) result(r engine.Result) driver.Result {
+	if c.lastResult == nil || c.lastResult.r != r {
+		c.lastResult = &execResult{r}
+	}
+	return c.lastResult
+}
 
+// execResult is a statement's result; it never changes once made.
 type execResult struct{ r engine.Result }
 
 func (r *execResult) LastInsertId() (int64, error) { return r.r.LastInsertID, nil }
@@ -364,7 +380,7 @@ func named(args []driver.Value) []driver.NamedValue {
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	vals, err := bindArgs(s.st, args)
+	vals, err := bindArgsInto(s.st, args, s.c.execArgs[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -372,28 +388,38 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if err != nil {
 		return nil, err
 	}
-	return result(res), nil
+	return s.c.result(res), nil
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	out := &rows{ctx: ctx}
+	c := s.c
+	out := c.spare
+	if out != nil {
+		c.spare = nil
+	} else {
+		out = &rows{c: c}
+	}
 	vals, err := bindArgsInto(s.st, args, out.args[:0])
 	if err != nil {
+		c.spare = out
 		return nil, err
 	}
-	out.r, err = s.c.query(ctx, s.st, vals)
+	out.r, err = c.query(ctx, s.st, vals, &out.mem)
 	if err != nil {
+		out.r, c.spare = nil, out
 		return nil, err
 	}
 	return out, nil
 }
 
-// rows adapts engine.Rows.
+// rows adapts engine.Rows. A connection reuses the rows of its last closed query, so that a
+// prepared query allocates none of its own.
 type rows struct {
-	r   *engine.Rows
-	ctx context.Context
-	// args holds the parameters of a query with few, for as long as its rows are read: one
-	// allocation for both.
+	c *conn
+	r *engine.Rows
+	// mem is the engine's rows of a SELECT (r points to it).
+	mem engine.Rows
+	// args holds the parameters of a query with few, for as long as its rows are read.
 	args [4]value.Value
 }
 
@@ -405,7 +431,16 @@ var (
 )
 
 func (r *rows) Columns() []string { return r.r.Columns() }
-func (r *rows) Close() error      { return r.r.Close() }
+
+// Close ends the rows and keeps them for the connection's next query.
+func (r *rows) Close() error {
+	err := r.r.Close()
+	r.r = nil
+	if r.c.spare == nil {
+		r.c.spare = r
+	}
+	return err
+}
 
 // Next converts a row: INTEGER to int64, REAL to float64, TEXT to string, BLOB to []byte, NULL to
 // nil; TEXT of a column declared DATE, DATETIME or TIMESTAMP to time.Time when it parses.

@@ -99,20 +99,20 @@ func (c *conn) exec(ctx context.Context, st *engine.Stmt, vals []value.Value) (e
 	return engine.Result{LastInsertID: fr.LastInsertID, RowsAffected: fr.RowsAffected}, nil
 }
 
-// query runs a statement read as rows.
-func (c *conn) query(ctx context.Context, st *engine.Stmt, vals []value.Value) (*engine.Rows, error) {
+// query runs a statement read as rows, a SELECT's in mem (engine.Stmt.QueryInto).
+func (c *conn) query(ctx context.Context, st *engine.Stmt, vals []value.Value, mem *engine.Rows) (*engine.Rows, error) {
 	r := c.c.router
 	if r == nil {
-		return st.Query(ctx, vals)
+		return st.QueryInto(ctx, vals, mem)
 	}
 	if st.ReadOnly() {
 		if err := r.BeforeRead(ctx); err != nil {
 			return nil, err
 		}
-		return st.Query(ctx, vals)
+		return st.QueryInto(ctx, vals, mem)
 	}
 	inTx := c.sess.InTransaction()
-	rows, err := st.Query(ctx, vals)
+	rows, err := st.QueryInto(ctx, vals, mem)
 	if err == nil || inTx || c.sess.InTransaction() || st.SessionBound() {
 		return rows, err
 	}

@@ -291,6 +291,9 @@ func (n *Node) forward(ctx context.Context, req []byte, readOnly bool) (body []b
 		case id == raft.ServerID(n.cfg.NodeID) && n.writable.Load():
 			return nil, 0, errLocal
 		case addr != "" && id != raft.ServerID(n.cfg.NodeID):
+			if n.forwardListener() == nil {
+				return nil, 0, n.notLeader() // no network (Config.Transport): nothing to forward over
+			}
 			resp, sent, err := n.exchange(ctx, string(addr), req)
 			if err != nil {
 				if sent && !readOnly {

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"io"
-	"net"
 	"testing"
 	"time"
 
@@ -102,10 +101,9 @@ func FuzzForwardDecode(f *testing.F) {
 // TestForwardGreeting: a client that does not open with the protocol's greeting gets no answer
 // and its connection closed; a request of an unknown kind is answered with an error.
 func TestForwardGreeting(t *testing.T) {
-	tc := newTestCluster(t, 1, withForwarding)
+	tc := newTCPCluster(t, 1, nil)
 	n := tc.leader()
-	addr := n.forwardListener().Addr().String()
-	c, err := net.Dial("tcp", addr)
+	c, err := n.dialForward(n.Addr(), 5*time.Second)
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.Write([]byte("cairnFW\x02"))
@@ -114,7 +112,7 @@ func TestForwardGreeting(t *testing.T) {
 	_, err = c.Read(make([]byte, 1))
 	require.ErrorIs(t, err, io.EOF)
 
-	c2, err := net.Dial("tcp", addr)
+	c2, err := n.dialForward(n.Addr(), 5*time.Second)
 	require.NoError(t, err)
 	defer c2.Close()
 	_, err = c2.Write([]byte(forwardMagic))

@@ -33,6 +33,11 @@ const snapshotMagic = "cairnSN1"
 type fsm struct {
 	n *Node
 
+	// applyMu serializes the writers of the database's log-applied state: the FSM goroutine's
+	// applies and restores, and the reopen after a refused replication (which applies inflight
+	// again). Lock order: applyMu, then Node.dbMu.
+	applyMu sync.Mutex
+
 	mu       sync.Mutex // guards inflight and lastLSN (Persist reads lastLSN concurrently)
 	inflight []batch    // entries applied or skipped whose last LSN may be unpublished
 	// lastLSN is a lower bound of the LSN the database reaches once the entries applied so far
@@ -96,6 +101,8 @@ func fill(resp []any, err error) []any {
 // apply applies b to the current database, reopening it when it failed or was swapped while
 // applying; another error stops the node.
 func (f *fsm) apply(b batch) error {
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
 	for {
 		db, gen := f.n.currentDB()
 		err := db.ApplyRecords(b.first, b.records)
@@ -109,7 +116,7 @@ func (f *fsm) apply(b batch) error {
 		if !errors.Is(err, cairn.ErrFailed) && !errors.Is(err, cairn.ErrClosed) {
 			return f.n.fatal(fmt.Errorf("apply LSNs %d-%d: %w", b.first, b.last(), err))
 		}
-		if err := f.n.reopenDB(gen); err != nil {
+		if err := f.recoverDB(gen); err != nil {
 			return f.n.fatal(err)
 		}
 	}
@@ -135,7 +142,18 @@ func (f *fsm) applied(db *cairn.DB, b batch) {
 	f.n.notifyApplied()
 }
 
-// reapply applies again, to a database just reopened, the entries it may have lost.
+// recoverDB reopens the database of generation gen if it is still the current one, and applies
+// again the entries it may have lost. REQUIRES: applyMu.
+func (f *fsm) recoverDB(gen uint64) error {
+	db, reopened, err := f.n.reopenDB(gen)
+	if err != nil || !reopened {
+		return err
+	}
+	return f.reapply(db)
+}
+
+// reapply applies again, to a database just reopened, the entries it may have lost. REQUIRES:
+// applyMu.
 func (f *fsm) reapply(db *cairn.DB) error {
 	f.mu.Lock()
 	pending := append([]batch(nil), f.inflight...)
@@ -166,6 +184,8 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 // start, Raft restores the newest snapshot, which the database usually passed long ago).
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
 	var hdr [len(snapshotMagic) + 8]byte
 	if _, err := io.ReadFull(rc, hdr[:]); err != nil || string(hdr[:len(snapshotMagic)]) != snapshotMagic {
 		return f.n.fatal(fmt.Errorf("snapshot: bad header: %w", cairn.ErrCorrupt))

@@ -14,6 +14,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -69,10 +70,19 @@ type Peer struct {
 type Config struct {
 	// NodeID names the node in the cluster: unique and stable across restarts.
 	NodeID string
-	// BindAddr is the TCP address the node's Raft transport listens on (host:port); AdvertiseAddr,
-	// if set, is the address the other nodes dial (default BindAddr).
+	// BindAddr is the TCP address (host:port) of the node's one listener, which serves Raft and
+	// forwarded writes (a port 0 picks a free port); AdvertiseAddr, if set, is the address the
+	// other nodes dial (default: the listener's address; required when BindAddr's host is
+	// 0.0.0.0 or ::). Node.Addr returns it.
 	BindAddr      string
 	AdvertiseAddr string
+	// TLS, if set, makes every connection of the node, accepted or dialled, mutual TLS 1.3: it
+	// must hold the node's certificate (Certificates[0], with the server and client extended key
+	// usages) and the cluster's CA (RootCAs; ClientCAs defaults to it). A peer whose certificate
+	// that CA did not sign is refused and logged. LoadTLS builds it from PEM files. Host names are
+	// not checked: the CA must sign the cluster's members only. TLS needs BindAddr (not
+	// Transport).
+	TLS *tls.Config
 	// Bootstrap makes a new cluster of Peers (which must include this node) when the node has no
 	// Raft state yet; it is ignored once the state exists. Exactly one node, or every node of
 	// Peers with the same list, bootstraps; the others join through AddVoter on the leader.
@@ -97,6 +107,9 @@ type Config struct {
 	// 8192 and 10240, Raft's).
 	SnapshotThreshold uint64
 	TrailingLogs      uint64
+	// SnapshotInterval is how often Raft checks whether SnapshotThreshold is reached (default
+	// 120 s, Raft's; each check waits a random time between one and two intervals).
+	SnapshotInterval time.Duration
 	// ApplyTimeout bounds how long a batch of commits waits to enter Raft's queue (default 10 s).
 	ApplyTimeout time.Duration
 
@@ -118,9 +131,6 @@ type Config struct {
 	// ForwardTimeout bounds how long a forwarded request waits for a leader and its answer
 	// (default 10 s; the request's context may end it sooner).
 	ForwardTimeout time.Duration
-	// ForwardAddr is the loopback TCP address of the node's forwarding listener when the node has
-	// no TCP listener of its own (Transport set: tests); forward_net.go.
-	ForwardAddr string
 }
 
 // Node is a member of a replicated cairn database. It is safe for concurrent use.
@@ -136,6 +146,7 @@ type Node struct {
 	stable  raft.StableStore
 	snaps   raft.SnapshotStore
 	closers []io.Closer // stores and transport the node owns
+	mux     *mux        // the node's listener (net.go); nil with Config.Transport
 
 	dbMu  sync.RWMutex
 	db    *cairn.DB
@@ -152,6 +163,8 @@ type Node struct {
 	appliedCh chan struct{} // closed and replaced when the database publishes new commits
 
 	quit      chan struct{} // closed by Close
+	recheck   chan struct{} // asks watchLeadership to re-evaluate writable (after a reopen)
+	started   chan struct{} // closed once raft is set (or start failed)
 	watchDone chan struct{}
 
 	fwd forwarding // forwarded writes and reads: server and client (forward.go)
@@ -175,12 +188,15 @@ func Open(dir string, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	n := &Node{cfg: cfg, dir: dir, logger: cfg.Logger, appliedCh: make(chan struct{}),
-		quit: make(chan struct{}), watchDone: make(chan struct{})}
+		quit: make(chan struct{}), recheck: make(chan struct{}, 1), started: make(chan struct{}),
+		watchDone: make(chan struct{})}
 	if n.logger == nil {
 		n.logger = hclog.New(&hclog.LoggerOptions{Name: "cairn-cluster", Level: hclog.Warn})
 	}
 	n.logger = n.logger.With("node", cfg.NodeID)
-	if err := n.start(); err != nil {
+	err := n.start()
+	close(n.started)
+	if err != nil {
 		n.closeOwned()
 		if n.db != nil {
 			n.db.Close()
@@ -245,6 +261,7 @@ func (n *Node) raftConfig() *raft.Config {
 	if n.cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = n.cfg.SnapshotThreshold
 	}
+	setIf(&rc.SnapshotInterval, n.cfg.SnapshotInterval)
 	if n.cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = n.cfg.TrailingLogs
 	}
@@ -278,7 +295,7 @@ func (n *Node) replicate(gen uint64, first uint64, records [][]byte) error {
 	err := n.propose(first, records)
 	if err != nil {
 		n.writable.Store(false)
-		go n.reopenDB(gen) // the batch writer waits for us: reopen elsewhere
+		go n.recoverAfterRefusal(gen) // the batch writer waits for us: reopen elsewhere
 	}
 	return err
 }
@@ -308,26 +325,43 @@ func (n *Node) currentDB() (*cairn.DB, uint64) {
 	return n.db, n.dbGen
 }
 
+// recoverAfterRefusal reopens the database of generation gen, failed by a refused batch, applies
+// again what the FSM applied or skipped that it may lack, and lets the node take writes again if
+// it is still the leader.
+func (n *Node) recoverAfterRefusal(gen uint64) {
+	n.fsm.applyMu.Lock()
+	err := n.fsm.recoverDB(gen)
+	n.fsm.applyMu.Unlock()
+	if err != nil {
+		n.fatal(err)
+		return
+	}
+	select {
+	case n.recheck <- struct{}{}:
+	default: // a recheck is pending already
+	}
+}
+
 // reopenDB closes the database of generation gen, if it is still the current one, and opens it
-// again (recovering every commit its WAL holds), then applies again the entries the FSM applied
-// or skipped that it may lack.
-func (n *Node) reopenDB(gen uint64) error {
+// again (recovering every commit its WAL holds); it returns the current database and whether it
+// reopened it. REQUIRES: fsm.applyMu.
+func (n *Node) reopenDB(gen uint64) (*cairn.DB, bool, error) {
 	n.dbMu.Lock()
 	defer n.dbMu.Unlock()
 	if n.dbGen != gen || n.closing.Load() {
-		return nil
+		return n.db, false, nil
 	}
 	if err := n.db.Close(); err != nil && !errors.Is(err, cairn.ErrFailed) {
 		n.logger.Warn("closing the failed database", "error", err)
 	}
 	db, err := n.openDB(gen + 1)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	n.db, n.dbGen = db, gen+1
 	n.reopens.Add(1)
 	n.logger.Info("database reopened after a failed replication", "lsn", publishedLSN(db))
-	return n.fsm.reapply(db)
+	return db, true, nil
 }
 
 // installSnapshot replaces the database by the Backup image read from r and returns the new one.
@@ -395,7 +429,12 @@ func (n *Node) fatal(err error) error {
 	if n.stopped.CompareAndSwap(nil, &err) {
 		n.logger.Error("node stopped", "error", err)
 		n.writable.Store(false)
-		go n.raft.Shutdown() // not from the FSM goroutine, which Shutdown waits for
+		go func() { // not on the FSM goroutine, which Shutdown waits for
+			<-n.started
+			if n.raft != nil {
+				n.raft.Shutdown()
+			}
+		}()
 	}
 	return err
 }
@@ -417,6 +456,7 @@ func (n *Node) watchLeadership() {
 		case <-n.quit:
 			return
 		case <-n.raft.LeaderCh():
+		case <-n.recheck:
 		}
 		n.writable.Store(false)
 		if n.raft.State() != raft.Leader {

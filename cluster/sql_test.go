@@ -13,9 +13,6 @@ import (
 	"github.com/cairndb/cairn"
 )
 
-// withForwarding gives every node of a test cluster a loopback forwarding listener.
-func withForwarding(c *Config) { c.ForwardAddr = "127.0.0.1:0" }
-
 // openSQL opens a *sql.DB on node n's SQLConnector.
 func openSQL(t *testing.T, n *Node, opts *SQLOptions) *sql.DB {
 	t.Helper()
@@ -38,7 +35,7 @@ func count(t *testing.T, ctx context.Context, db *sql.DB, table string) int {
 // with follower reads that wait for the leader's LSN, and with linearizable reads (a read index
 // from the leader) without waiting for anything.
 func TestSQLReplicates(t *testing.T) {
-	tc := newTestCluster(t, 3, withForwarding)
+	tc := newTCPCluster(t, 3, nil)
 	leader := tc.leader()
 	ldb := openSQL(t, leader, nil)
 	_, err := ldb.Exec("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT)")
@@ -70,7 +67,7 @@ func TestSQLReplicates(t *testing.T) {
 // TestSQLForwardedWrites: a follower's autocommit writes go to the leader, and their results
 // (RowsAffected, LastInsertId, RETURNING rows) come back.
 func TestSQLForwardedWrites(t *testing.T) {
-	tc := newTestCluster(t, 3, withForwarding)
+	tc := newTCPCluster(t, 3, nil)
 	leader := tc.leader()
 	f := tc.followers(leader)[0]
 	fdb := openSQL(t, f, nil)
@@ -142,11 +139,14 @@ func TestSQLForwardedWrites(t *testing.T) {
 // write fails with a *NotLeaderError naming the leader; CREATE TEMP TABLE and VIEW and
 // transaction statements are not forwarded.
 func TestSQLFollowerTransactionRefused(t *testing.T) {
-	tc := newTestCluster(t, 3, withForwarding)
+	tc := newTCPCluster(t, 3, nil)
 	leader := tc.leader()
 	_, err := openSQL(t, leader, nil).Exec("CREATE TABLE t(x)")
 	require.NoError(t, err)
-	fdb := openSQL(t, tc.followers(leader)[0], nil)
+	f := tc.followers(leader)[0]
+	_, err = f.WaitLeader(context.Background()) // it has heard from the leader
+	require.NoError(t, err)
+	fdb := openSQL(t, f, nil)
 	tx, err := fdb.Begin()
 	require.NoError(t, err)
 	var n int
@@ -174,17 +174,20 @@ func TestSQLFollowerTransactionRefused(t *testing.T) {
 // TestSQLNoForwarding: with forwarding off, a follower's writes and linearizable reads fail with
 // a *NotLeaderError carrying the leader's ID and address; follower reads work.
 func TestSQLNoForwarding(t *testing.T) {
-	tc := newTestCluster(t, 3, func(c *Config) { c.DisableForwarding = true })
+	tc := newTCPCluster(t, 3, func(c *Config) { c.DisableForwarding = true })
 	leader := tc.leader()
 	_, err := openSQL(t, leader, nil).Exec("CREATE TABLE t(x)")
 	require.NoError(t, err)
 	f := tc.followers(leader)[0]
+	id, err := f.WaitLeader(context.Background()) // it has heard from the leader
+	require.NoError(t, err)
+	require.Equal(t, leader.cfg.NodeID, id)
 	fdb := openSQL(t, f, nil)
 	_, err = fdb.Exec("INSERT INTO t VALUES (1)")
 	var nl *NotLeaderError
 	require.ErrorAs(t, err, &nl)
 	require.Equal(t, leader.cfg.NodeID, nl.LeaderID)
-	require.Equal(t, string(leader.trans.LocalAddr()), nl.LeaderAddr)
+	require.Equal(t, leader.Addr(), nl.LeaderAddr)
 	require.ErrorContains(t, err, "the leader is "+leader.cfg.NodeID)
 	err = fdb.QueryRow("SELECT count(*) FROM t").Scan(new(int))
 	require.ErrorAs(t, err, &nl)
@@ -199,7 +202,7 @@ func TestSQLNoForwarding(t *testing.T) {
 // TestSQLLeaderChange: the leader is stopped; the connectors of the other nodes go on working
 // against the new leader, and the old leader's rows are all there.
 func TestSQLLeaderChange(t *testing.T) {
-	tc := newTestCluster(t, 3, withForwarding)
+	tc := newTCPCluster(t, 3, nil)
 	old := tc.leader()
 	_, err := openSQL(t, old, nil).Exec("CREATE TABLE t(id INTEGER PRIMARY KEY, who TEXT)")
 	require.NoError(t, err)
@@ -231,7 +234,7 @@ func TestSQLLeaderChange(t *testing.T) {
 // TestSQLSchemaChangeOnFollower: a schema change replicated to a follower is seen by the next
 // statement of a follower connection, prepared statements included.
 func TestSQLSchemaChangeOnFollower(t *testing.T) {
-	tc := newTestCluster(t, 3, withForwarding)
+	tc := newTCPCluster(t, 3, nil)
 	leader := tc.leader()
 	ldb := openSQL(t, leader, nil)
 	_, err := ldb.Exec("CREATE TABLE t(a)")
@@ -270,10 +273,7 @@ func TestSQLSchemaChangeOnFollower(t *testing.T) {
 // TestSQLAfterSnapshotInstall: a follower wiped and restored from a snapshot (its database
 // replaced under its engine) serves SQL from the new database.
 func TestSQLAfterSnapshotInstall(t *testing.T) {
-	tc := newTestCluster(t, 3, func(c *Config) {
-		withForwarding(c)
-		c.SnapshotThreshold, c.TrailingLogs = 20, 5
-	})
+	tc := newTCPCluster(t, 3, func(c *Config) { c.SnapshotThreshold, c.TrailingLogs = 20, 5 })
 	leader := tc.leader()
 	ldb := openSQL(t, leader, nil)
 	_, err := ldb.Exec("CREATE TABLE t(x)")
@@ -296,7 +296,7 @@ func TestSQLAfterSnapshotInstall(t *testing.T) {
 
 // TestWriteForwarded: KV batches from any node, with compare-and-set conditions.
 func TestWriteForwarded(t *testing.T) {
-	tc := newTestCluster(t, 3, withForwarding)
+	tc := newTCPCluster(t, 3, nil)
 	leader := tc.leader()
 	ctx := context.Background()
 	bucket := []byte("b")
@@ -334,4 +334,16 @@ func TestWriteForwarded(t *testing.T) {
 	}), cairn.ErrNotFound)
 	_, err = leader.Write(ctx, []Op{{Kind: 9}})
 	require.Error(t, err)
+}
+
+// TestNoNetworkNoForwarding: nodes on in-memory transports have no listener to forward over: a
+// follower's writes fail at once with the *NotLeaderError.
+func TestNoNetworkNoForwarding(t *testing.T) {
+	tc := newTestCluster(t, 3, nil)
+	leader := tc.leader()
+	f := tc.followers(leader)[0]
+	_, err := f.Write(context.Background(), []Op{{Kind: OpPut, Key: []byte("k"), Value: []byte("v")}})
+	require.ErrorIs(t, err, ErrNotLeader)
+	_, err = openSQL(t, f, nil).Exec("CREATE TABLE t(x)")
+	require.ErrorIs(t, err, ErrNotLeader)
 }

@@ -682,15 +682,25 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 	if p.source == nil {
 		return [][]value.Value{make([]value.Value, len(p.targets))}, nil
 	}
-	run := &runState{cx: x, params: params}
 	values := p.source.plainValues()
 	if values == nil {
-		return p.source.collect(run, nil)
+		return p.source.collect(&runState{cx: x, params: params}, nil)
 	}
 	n := len(p.targets)
-	e := &env{params: params, run: run}
-	rows := make([][]value.Value, len(values))
-	flat := make([]value.Value, len(values)*n)
+	var (
+		e    *env
+		rows [][]value.Value
+		flat []value.Value
+	)
+	if len(values) == 1 && n <= len(oneRowSource{}.flat) { // the usual INSERT: one allocation
+		o := &oneRowSource{run: runState{cx: x, params: params}}
+		o.e = env{params: params, run: &o.run}
+		e, rows, flat = &o.e, o.rows[:], o.flat[:n]
+	} else {
+		e = &env{params: params, run: &runState{cx: x, params: params}}
+		rows = make([][]value.Value, len(values))
+		flat = make([]value.Value, len(values)*n)
+	}
 	for r, exprs := range values {
 		row := flat[r*n : (r+1)*n : (r+1)*n]
 		for i, ex := range exprs {
@@ -703,6 +713,14 @@ func (x *execCtx) insertSource(p *insertPlan, params []value.Value) ([][]value.V
 		rows[r] = row
 	}
 	return rows, nil
+}
+
+// oneRowSource is insertSource's memory for a VALUES list of one row of up to 8 values.
+type oneRowSource struct {
+	run  runState
+	e    env
+	rows [1][]value.Value
+	flat [8]value.Value
 }
 
 // targetPlan is what an UPDATE or DELETE needs that depends on the schema alone, kept on the

@@ -136,6 +136,11 @@ type Session struct {
 	temp, tempAtBegin *tempState
 	tempID            string
 
+	// writeCx is the execCtx of the running write statement (takeWriteCx), in the
+	// session's allocation.
+	writeCx     execCtx
+	writeCxBusy bool
+
 	lastInsertID int64
 	changes      int64
 	totalChanges int64
@@ -310,6 +315,8 @@ type Rows struct {
 	read  readHandle // the query's transaction, ended with the rows
 	row   []value.Value
 	cx    *execCtx
+	// q is a SELECT's execution state, in the Rows' own allocation (QueryInto reuses it).
+	q queryState
 }
 
 // Columns returns the result's column names.
@@ -356,6 +363,16 @@ func (r *Rows) Close() error {
 // UPDATE or DELETE with RETURNING runs to its end first and its rows follow; another statement
 // runs and returns no rows.
 func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
+	return st.QueryInto(ctx, args, nil)
+}
+
+// QueryInto is Query that runs a SELECT in r's memory and returns r, so that a caller running
+// queries one after another reuses one Rows and its execution state (a prepared point SELECT
+// then allocates nothing of its own). r may be nil (a new Rows), and must otherwise be closed
+// or never used: its previous rows, and values read from them, are invalid once QueryInto
+// starts. Statements other than a SELECT return new Rows and leave r alone. args must stay
+// unchanged until the rows are closed.
+func (st *Stmt) QueryInto(ctx context.Context, args []value.Value, r *Rows) (*Rows, error) {
 	if p, ok := st.parsed.Stmt.(*ast.Pragma); ok {
 		return st.runPragma(ctx, p)
 	}
@@ -376,7 +393,25 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		return &Rows{it: &sliceIter{}, done: false}, nil
 	}
 	s := st.sess
-	read, err := s.readTx()
+	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
+		read, err := s.readTx(nil)
+		if err != nil {
+			return nil, err
+		}
+		defer read.end()
+		schema, err := s.schemaOf(read.tx)
+		if err != nil {
+			return nil, err
+		}
+		return st.explain(&execCtx{ctx: ctx, tx: read.tx, schema: schema, sess: s}, ex)
+	}
+	if r == nil {
+		r = &Rows{}
+	} else {
+		r.reuse()
+	}
+	q := &r.q
+	read, err := s.readTx(&q.tx)
 	if err != nil {
 		return nil, err
 	}
@@ -386,33 +421,49 @@ func (st *Stmt) Query(ctx context.Context, args []value.Value) (*Rows, error) {
 		read.end()
 		return nil, err
 	}
-	q := &queryState{cx: execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}}
+	q.cx = execCtx{ctx: ctx, tx: tx, schema: schema, sess: s}
 	cx := &q.cx
-	if ex, ok := st.parsed.Stmt.(*ast.Explain); ok {
-		rows, err := st.explain(cx, ex)
-		read.end()
-		return rows, err
-	}
 	plan, err := st.selectPlan(cx)
 	if err != nil {
 		read.end()
 		return nil, err
 	}
-	q.run = runState{cx: cx, params: args}
+	q.run = runState{cx: cx, params: args, scratch: &q.scratch}
 	it, err := plan.open(&q.run, nil)
 	if err != nil {
 		read.end()
 		return nil, err
 	}
-	q.rows = Rows{it: it, names: plan.names, decl: plan.decl, read: read, cx: cx}
-	return &q.rows, nil
+	r.it, r.names, r.decl, r.read, r.cx = it, plan.names, plan.decl, read, cx
+	return r, nil
 }
 
-// queryState is what a query's execution keeps, in one allocation.
+// reuse clears r for another query but for the large parts that are cleared when they are
+// used: the read transaction's memory (BeginReadInto) and the scratch iterators (taken zeroed).
+func (r *Rows) reuse() {
+	q := &r.q
+	r.it, r.names, r.decl, r.err, r.done, r.read, r.row, r.cx = nil, nil, nil, nil, false, readHandle{}, nil, nil
+	q.cx, q.run = execCtx{}, runState{}
+	q.scratch.coreTaken, q.scratch.rowidTaken, q.scratch.indexTaken = false, false, false
+}
+
+// queryState is what a query's execution keeps, in the Rows' allocation.
 type queryState struct {
-	cx   execCtx
-	run  runState
-	rows Rows
+	tx      cairn.Tx // the memory of an autocommit query's read transaction
+	cx      execCtx
+	run     runState
+	scratch openScratch
+}
+
+// openScratch is memory for the iterators a query opens first: its first core's state and its
+// first rowid lookup or index scan, which are all a point query opens. Each is taken once per
+// execution (the flags), and cleared when taken; later opens allocate their own.
+type openScratch struct {
+	coreTaken, rowidTaken, indexTaken bool
+
+	core  coreState
+	rowid rowidIter
+	index indexScanIter
 }
 
 // selectPlan returns the statement's plan for cx's schema, planning it again (with the table
@@ -436,8 +487,9 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 }
 
 // readTx returns the transaction a query reads in: the explicit transaction's (begun now if
-// deferred), or a read transaction of its own, which the handle's end rolls back.
-func (s *Session) readTx() (readHandle, error) {
+// deferred), or a read transaction of its own, which the handle's end rolls back, begun in mem
+// when mem is not nil (an ended transaction's memory, or a zero Tx).
+func (s *Session) readTx(mem *cairn.Tx) (readHandle, error) {
 	if s.inTx {
 		if s.tx == nil {
 			tx, err := s.eng.beginRead()
@@ -448,7 +500,7 @@ func (s *Session) readTx() (readHandle, error) {
 		}
 		return readHandle{tx: s.tx}, nil
 	}
-	tx, err := s.eng.beginRead()
+	tx, err := s.eng.beginReadInto(mem)
 	if err != nil {
 		return readHandle{}, err
 	}

@@ -170,7 +170,14 @@ type coreState struct {
 
 // open starts a core.
 func (cp *corePlan) open(run *runState, outer *env) (rowIter, error) {
-	st := &coreState{}
+	var st *coreState
+	if sc := run.scratch; sc != nil && !sc.coreTaken {
+		sc.coreTaken = true
+		st = &sc.core
+		*st = coreState{}
+	} else {
+		st = &coreState{}
+	}
 	st.e = env{outer: outer, run: run, params: paramsOf(outer, run)}
 	e := &st.e
 	if n := len(cp.sources); n <= len(st.rows) {
@@ -488,6 +495,14 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 						m.changed = false
 					}
 					continue
+				}
+			}
+			if c.intArg != nil { // sum, total, avg of an INTEGER: no value.Value (exprint.go)
+				if s, ok := gr.states[i].(*sumState); ok {
+					if n, ok := c.intArg.evalInt(e); ok {
+						s.stepInt(n)
+						continue
+					}
 				}
 			}
 			args = args[:0]

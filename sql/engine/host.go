@@ -53,10 +53,31 @@ func (e *Engine) database() *cairn.DB {
 
 // beginRead begins a read transaction.
 func (e *Engine) beginRead() (*cairn.Tx, error) {
+	return e.beginReadInto(nil)
+}
+
+// beginReadInto begins a read transaction in mem's memory (cairn.DB.BeginReadInto), or in a new
+// Tx if mem is nil.
+func (e *Engine) beginReadInto(mem *cairn.Tx) (*cairn.Tx, error) {
 	if e.host == nil {
+		if mem != nil {
+			return e.db.BeginReadInto(mem)
+		}
 		return e.db.Begin(false)
 	}
-	return e.hostedBegin(context.Background(), false)
+	for {
+		db := e.host.DB()
+		var tx *cairn.Tx
+		var err error
+		if mem != nil {
+			tx, err = db.BeginReadInto(mem)
+		} else {
+			tx, err = db.Begin(false)
+		}
+		if err == nil || !errors.Is(err, cairn.ErrClosed) || e.host.DB() == db {
+			return tx, err
+		}
+	}
 }
 
 // beginWriteContext begins a write transaction, waiting for the writer slot until ctx is done.

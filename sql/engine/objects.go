@@ -29,7 +29,7 @@ type Object struct {
 // the views, by name; then the triggers, in the order of creation (the TEMP ones last). The order is one that
 // re-creates the schema when the SQL texts are run again, views on views aside.
 func (s *Session) Objects() ([]Object, error) {
-	read, err := s.readTx()
+	read, err := s.readTx(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -281,7 +281,7 @@ func (s *Session) dbFile() string {
 
 // reading runs fn in the transaction a query of the session reads in, with its schema.
 func (s *Session) reading(ctx context.Context, fn func(cx *execCtx) error) error {
-	read, err := s.readTx()
+	read, err := s.readTx(nil)
 	if err != nil {
 		return err
 	}

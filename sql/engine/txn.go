@@ -76,10 +76,12 @@ func (s *Session) unchanged() Result {
 // execDML runs an INSERT, UPDATE or DELETE; the rows of its RETURNING clause go to sink (nil:
 // dropped).
 func (s *Session) execDML(ctx context.Context, st *Stmt, args []value.Value, sink *returnSink) (Result, error) {
-	var ran *bool
+	ran := false // cx.ran when the statement ended (its execCtx is the session's again then)
 	res, err := s.write(ctx, func(cx *execCtx) (Result, error) {
-		cx.ret, ran = sink, &cx.ran
-		return cx.run(st, args)
+		cx.ret = sink
+		res, err := cx.run(st, args)
+		ran = cx.ran
+		return res, err
 	})
 	if err == nil {
 		s.changes = res.RowsAffected
@@ -90,7 +92,7 @@ func (s *Session) execDML(ctx context.Context, st *Stmt, args []value.Value, sin
 	// A statement that failed while it ran counts the rows it kept (FAIL) or none (it was
 	// undone), as SQLite does; one that failed before (a name that does not resolve, which
 	// SQLite finds when it prepares the statement) leaves changes() alone.
-	if ran != nil && *ran {
+	if ran {
 		var ce *conflictError
 		if errors.As(err, &ce) && ce.algo == ast.ConflictFail {
 			s.changes = res.RowsAffected
@@ -158,7 +160,9 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	cx := &execCtx{ctx: ctx, tx: tx, schema: s.schema, sess: s}
+	cx := s.takeWriteCx()
+	defer s.putWriteCx(cx)
+	*cx = execCtx{ctx: ctx, tx: tx, schema: s.schema, sess: s}
 	temp, fkd, fki := s.temp, s.fkDeferred, s.fkDeferredImm
 	res, err := fn(cx)
 	if err != nil {
@@ -184,6 +188,25 @@ func (s *Session) write(ctx context.Context, fn func(cx *execCtx) (Result, error
 	return res, tx.Release(sp)
 }
 
+// takeWriteCx returns memory for a write statement's execCtx: the session's own, unless a write
+// statement of the session is running in it (then a new one).
+func (s *Session) takeWriteCx() *execCtx {
+	if s.writeCxBusy {
+		return &execCtx{}
+	}
+	s.writeCxBusy = true
+	return &s.writeCx
+}
+
+// putWriteCx ends the use of cx, taken with takeWriteCx: nothing of a statement keeps its
+// execCtx after it ends.
+func (s *Session) putWriteCx(cx *execCtx) {
+	if cx == &s.writeCx {
+		*cx = execCtx{}
+		s.writeCxBusy = false
+	}
+}
+
 // autocommit runs fn in a transaction of its own, committed when fn succeeds (and, for a FAIL
 // conflict, with the rows written before it). The transaction is rolled back if fn fails
 // otherwise or panics.
@@ -205,7 +228,9 @@ func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	cx := &execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
+	cx := s.takeWriteCx()
+	defer s.putWriteCx(cx)
+	*cx = execCtx{ctx: ctx, tx: tx, schema: sc, sess: s}
 	temp := s.temp
 	res, fnErr := fn(cx)
 	var ce *conflictError
