@@ -500,7 +500,16 @@ func (s *Session) readTx(mem *cairn.Tx) (readHandle, error) {
 		}
 		return readHandle{tx: s.tx}, nil
 	}
-	tx, err := s.eng.beginReadInto(mem)
+	var tx *cairn.Tx
+	var err error
+	switch db := s.eng.db; {
+	case s.eng.host != nil:
+		tx, err = s.eng.hostedBeginRead(mem)
+	case mem != nil:
+		tx, err = db.BeginReadInto(mem)
+	default:
+		tx, err = db.Begin(false)
+	}
 	if err != nil {
 		return readHandle{}, err
 	}

@@ -53,18 +53,16 @@ func (e *Engine) database() *cairn.DB {
 
 // beginRead begins a read transaction.
 func (e *Engine) beginRead() (*cairn.Tx, error) {
-	return e.beginReadInto(nil)
+	if e.host != nil {
+		return e.hostedBeginRead(nil)
+	}
+	return e.db.Begin(false)
 }
 
-// beginReadInto begins a read transaction in mem's memory (cairn.DB.BeginReadInto), or in a new
-// Tx if mem is nil.
-func (e *Engine) beginReadInto(mem *cairn.Tx) (*cairn.Tx, error) {
-	if e.host == nil {
-		if mem != nil {
-			return e.db.BeginReadInto(mem)
-		}
-		return e.db.Begin(false)
-	}
+// hostedBeginRead begins a read transaction (in mem's memory if not nil, as
+// cairn.DB.BeginReadInto) on the Host's current database, again on the next one if the database
+// was closed by a swap.
+func (e *Engine) hostedBeginRead(mem *cairn.Tx) (*cairn.Tx, error) {
 	for {
 		db := e.host.DB()
 		var tx *cairn.Tx
