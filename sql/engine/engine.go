@@ -136,6 +136,9 @@ type Session struct {
 	temp, tempAtBegin *tempState
 	tempID            string
 
+	// rowBuf is writeRow's reused buffer for the keys and records it puts (Put copies them).
+	rowBuf []byte
+
 	// writeCx is the execCtx of the running write statement (takeWriteCx), in the
 	// session's allocation.
 	writeCx     execCtx
