@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,9 +17,9 @@ import (
 	"github.com/cairndb/cairn"
 )
 
-// testCluster runs nodes in this process over raft's in-memory transport, each with its files
-// (database, raftstore, snapshots) in a directory of the test. A node stopped and started again
-// keeps its directory.
+// testCluster runs nodes in this process over raft's in-memory transport (or, newTCPCluster,
+// each on its loopback TCP listener), each with its files (database, raftstore, snapshots) in a
+// directory of the test. A node stopped and started again keeps its directory (and address).
 type testCluster struct {
 	t     *testing.T
 	mu    sync.Mutex
@@ -26,19 +27,39 @@ type testCluster struct {
 	dirs  map[string]string
 	nodes map[string]*Node // running nodes
 	trans map[string]*raft.InmemTransport
-	cfg   func(c *Config) // adjusts every node's Config
+	addrs map[string]string // TCP: each node's listener address; nil: in-memory transports
+	cfg   func(c *Config)   // adjusts every node's Config
 }
 
 // newTestCluster starts n voting nodes, the first bootstrapping the cluster of all of them, and
 // waits for a leader.
 func newTestCluster(t *testing.T, n int, adjust func(c *Config)) *testCluster {
+	return newCluster(t, n, adjust, false)
+}
+
+// newTCPCluster is newTestCluster with each node on a listener of its own on loopback TCP (Raft
+// and forwarding, net.go), at an address that stays the node's across restarts.
+func newTCPCluster(t *testing.T, n int, adjust func(c *Config)) *testCluster {
+	return newCluster(t, n, adjust, true)
+}
+
+func newCluster(t *testing.T, n int, adjust func(c *Config), tcp bool) *testCluster {
 	tc := &testCluster{t: t, dirs: map[string]string{}, nodes: map[string]*Node{},
 		trans: map[string]*raft.InmemTransport{}, cfg: adjust}
 	root := t.TempDir()
+	if tcp {
+		tc.addrs = map[string]string{}
+	}
 	for i := range n {
 		id := fmt.Sprintf("n%d", i+1)
 		tc.ids = append(tc.ids, id)
 		tc.dirs[id] = filepath.Join(root, id)
+		if tcp {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			tc.addrs[id] = ln.Addr().String()
+			require.NoError(t, ln.Close())
+		}
 	}
 	for i, id := range tc.ids {
 		tc.start(id, i == 0)
@@ -53,18 +74,28 @@ func newTestCluster(t *testing.T, n int, adjust func(c *Config)) *testCluster {
 func (tc *testCluster) start(id string, bootstrap bool) *Node {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
-	for other, ot := range tc.trans {
-		tr.Connect(raft.ServerAddress(other), ot)
-		ot.Connect(raft.ServerAddress(id), tr)
-	}
-	tc.trans[id] = tr
-	cfg := Config{NodeID: id, Transport: tr, Bootstrap: bootstrap,
+	cfg := Config{NodeID: id, Bootstrap: bootstrap,
 		HeartbeatTimeout: 100 * time.Millisecond, ElectionTimeout: 100 * time.Millisecond,
 		LeaderLeaseTimeout: 100 * time.Millisecond, CommitTimeout: 5 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: testWriter{tc.t}})}
+	if tc.addrs != nil {
+		cfg.BindAddr = tc.addrs[id]
+		cfg.HeartbeatTimeout, cfg.ElectionTimeout, cfg.LeaderLeaseTimeout = 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+	} else {
+		_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
+		for other, ot := range tc.trans {
+			tr.Connect(raft.ServerAddress(other), ot)
+			ot.Connect(raft.ServerAddress(id), tr)
+		}
+		tc.trans[id] = tr
+		cfg.Transport = tr
+	}
 	for _, p := range tc.ids {
-		cfg.Peers = append(cfg.Peers, Peer{ID: p, Addr: p})
+		addr := p
+		if tc.addrs != nil {
+			addr = tc.addrs[p]
+		}
+		cfg.Peers = append(cfg.Peers, Peer{ID: p, Addr: addr})
 	}
 	if tc.cfg != nil {
 		tc.cfg(&cfg)
@@ -87,7 +118,9 @@ func (tc *testCluster) stop(id string) {
 	}
 	tc.mu.Unlock()
 	require.NoError(tc.t, n.Close())
-	tr.DisconnectAll()
+	if tr != nil {
+		tr.DisconnectAll()
+	}
 }
 
 // wipe removes node id's files: it starts again empty.

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -154,25 +155,20 @@ func TestTLSClusterReplicates(t *testing.T) {
 		require.Equal(t, want, state(t, n, lsn), "node %s", n.cfg.NodeID)
 		require.Len(t, n.Status().Members, 3)
 	}
-	// The forwarding service shares the listener, over the same TLS.
-	accepted := make(chan []byte, 1)
-	go func() {
-		c, err := nodes[1].forwardListener().Accept()
-		if err != nil {
-			accepted <- nil
-			return
-		}
-		defer c.Close()
-		b := make([]byte, 5)
-		_, _ = io.ReadFull(c, b)
-		accepted <- b
-	}()
+	// The forwarding service shares the listener, over the same TLS: it answers its greeting,
+	// and a follower's write reaches the leader through it.
 	c, err := nodes[0].dialForward(nodes[1].Addr(), 5*time.Second)
 	require.NoError(t, err)
-	_, err = c.Write([]byte("hello"))
+	_, err = c.Write([]byte(forwardMagic))
 	require.NoError(t, err)
-	require.Equal(t, []byte("hello"), <-accepted)
+	hello := make([]byte, len(forwardMagic))
+	_, err = io.ReadFull(c, hello)
+	require.NoError(t, err)
+	require.Equal(t, forwardMagic, string(hello))
 	c.Close()
+	lsn, err = nodes[1].Write(context.Background(), []Op{{Kind: OpPut, Key: []byte("forwarded"), Value: []byte("v")}})
+	require.NoError(t, err)
+	require.Equal(t, "v", state(t, nodes[0], lsn)["forwarded"])
 }
 
 // TestTLSRefusesForeignCertificates: a node whose certificate another CA signed cannot join (it

@@ -123,6 +123,14 @@ type Config struct {
 
 	// Logger receives Raft's and the node's log lines (default: warnings and errors to stderr).
 	Logger hclog.Logger
+
+	// DisableForwarding makes a follower refuse writes (Write, and SQL writes through
+	// SQLConnector) and linearizable SQL reads with a *NotLeaderError naming the leader, instead
+	// of forwarding them to the leader (forward.go; docs/CLUSTER.md, "Forwarding writes").
+	DisableForwarding bool
+	// ForwardTimeout bounds how long a forwarded request waits for a leader and its answer
+	// (default 10 s; the request's context may end it sooner).
+	ForwardTimeout time.Duration
 }
 
 // Node is a member of a replicated cairn database. It is safe for concurrent use.
@@ -158,6 +166,9 @@ type Node struct {
 	recheck   chan struct{} // asks watchLeadership to re-evaluate writable (after a reopen)
 	started   chan struct{} // closed once raft is set (or start failed)
 	watchDone chan struct{}
+
+	fwd forwarding // forwarded writes and reads: server and client (forward.go)
+	sql sqlState   // the node's SQL engine (sql.go)
 }
 
 // dbFile is the name of the node's cairn database in its directory.
@@ -193,6 +204,7 @@ func Open(dir string, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	go n.watchLeadership()
+	n.startForwarding()
 	return n, nil
 }
 
@@ -739,6 +751,7 @@ func (n *Node) Close() error {
 	}
 	n.writable.Store(false)
 	close(n.quit)
+	n.stopForwarding()
 	err := n.raft.Shutdown().Error()
 	<-n.watchDone
 	n.dbMu.Lock()
