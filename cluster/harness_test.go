@@ -75,8 +75,10 @@ func (tc *testCluster) start(id string, bootstrap bool) *Node {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	cfg := Config{NodeID: id, Bootstrap: bootstrap,
-		HeartbeatTimeout: 100 * time.Millisecond, ElectionTimeout: 100 * time.Millisecond,
-		LeaderLeaseTimeout: 100 * time.Millisecond, CommitTimeout: 5 * time.Millisecond,
+		// Short enough for quick elections, long enough that a loaded 2-core machine (tests
+		// under -race beside other packages) does not lose its leader at random.
+		HeartbeatTimeout: 200 * time.Millisecond, ElectionTimeout: 200 * time.Millisecond,
+		LeaderLeaseTimeout: 200 * time.Millisecond, CommitTimeout: 5 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: testWriter{tc.t}})}
 	if tc.addrs != nil {
 		cfg.BindAddr = tc.addrs[id]
