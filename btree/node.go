@@ -147,24 +147,7 @@ func encodeMerged(b []byte, p []byte, edits []inode, pageSize int, alloc uint64)
 		at := pager.HeaderSize + k*prefixedElemSize
 		i := k - j
 		if nextEdit != nil && (i == pc || bytes.Compare(nextEdit, leafKey(p, i)) < 0) {
-			in := &edits[j]
-			binary.BigEndian.PutUint64(b[at:], keyPrefix(in.key))
-			e := b[at+prefixSize : at+prefixedElemSize]
-			flags, vlen := uint32(0), uint32(len(in.value))
-			if in.ovf != 0 {
-				flags, vlen = flagOverflow, in.size
-			}
-			le.PutUint32(e[0:], flags)
-			le.PutUint32(e[4:], uint32(len(in.key)))
-			le.PutUint32(e[8:], vlen)
-			le.PutUint32(e[12:], uint32(off))
-			off += copy(b[off:], in.key)
-			if in.ovf != 0 {
-				le.PutUint64(b[off:], in.ovf)
-				off += 8
-			} else {
-				off += copy(b[off:], in.value)
-			}
+			off = putLeafElem(b, at, off, &edits[j])
 			j++
 			nextEdit = nil
 			if j < len(edits) {
@@ -257,31 +240,42 @@ func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 	off := pager.HeaderSize + len(inodes)*prefixedElemSize
 	for i := range inodes {
 		in := &inodes[i]
-		binary.BigEndian.PutUint64(b[pager.HeaderSize+i*prefixedElemSize:], keyPrefix(in.key))
-		e := elem(b, i)
+		at := pager.HeaderSize + i*prefixedElemSize
 		if leaf {
-			flags, vlen := uint32(0), uint32(len(in.value))
-			if in.ovf != 0 {
-				flags, vlen = flagOverflow, in.size
-			}
-			le.PutUint32(e[0:], flags)
-			le.PutUint32(e[4:], uint32(len(in.key)))
-			le.PutUint32(e[8:], vlen)
-			le.PutUint32(e[12:], uint32(off))
-		} else {
-			le.PutUint32(e[0:], uint32(off))
-			le.PutUint32(e[4:], uint32(len(in.key)))
-			le.PutUint64(e[8:], in.child)
+			off = putLeafElem(b, at, off, in)
+			continue
 		}
+		binary.BigEndian.PutUint64(b[at:], keyPrefix(in.key))
+		e := elem(b, i)
+		le.PutUint32(e[0:], uint32(off))
+		le.PutUint32(e[4:], uint32(len(in.key)))
+		le.PutUint64(e[8:], in.child)
 		off += copy(b[off:], in.key)
-		if leaf && in.ovf != 0 {
-			le.PutUint64(b[off:], in.ovf)
-			off += 8
-		} else if leaf {
-			off += copy(b[off:], in.value)
-		}
 	}
 	clear(b[off:])
+}
+
+// putLeafElem writes leaf element in at byte at of page b (its key prefix, then flags, key
+// length, value length or overflow size, and body offset) and its body (key, then value or
+// overflow page id) at off; it returns the offset after the body. encode and the write-out of
+// page leaves both use it, so they write the same bytes.
+func putLeafElem(b []byte, at, off int, in *inode) int {
+	binary.BigEndian.PutUint64(b[at:], keyPrefix(in.key))
+	e := b[at+prefixSize : at+prefixedElemSize]
+	flags, vlen := uint32(0), uint32(len(in.value))
+	if in.ovf != 0 {
+		flags, vlen = flagOverflow, in.size
+	}
+	le.PutUint32(e[0:], flags)
+	le.PutUint32(e[4:], uint32(len(in.key)))
+	le.PutUint32(e[8:], vlen)
+	le.PutUint32(e[12:], uint32(off))
+	off += copy(b[off:], in.key)
+	if in.ovf != 0 {
+		le.PutUint64(b[off:], in.ovf)
+		return off + 8
+	}
+	return off + copy(b[off:], in.value)
 }
 
 // splitGroups cuts inodes into the fewest groups that fit a page each, of about equal size, each
