@@ -3,12 +3,17 @@ package btree
 // Commit writes a writable tree's changes. Invariant: every decoded node is reachable from
 // rootNode through parent links of decoded nodes, and a decoded node's page is freed exactly once,
 // when the node is rewritten or removed; pages of nodes never decoded are shared, not touched.
+// A leaf is decoded as a page leaf (node.page, node.edits: its page and the new keys Put
+// inserted), which holds no inodes: every use of a leaf's elements but Put's insert of a new key,
+// Get and spillPageLeaf materializes it first (Tree.full), and spill writes a page leaf that fits
+// one page byte for byte as encode writes its merged elements (TestPageLeaves).
 
 import (
 	"bytes"
 	"fmt"
 	"slices"
 
+	"github.com/cairndb/cairn/internal/invariants"
 	"github.com/cairndb/cairn/pager"
 )
 
@@ -117,6 +122,7 @@ func (t *Tree) rebalance(n *node) error {
 		return nil
 	}
 	n.unbalanced = false
+	t.full(n)
 	if n.size() > t.pg.PageSize()/4 && len(n.inodes) >= n.minKeys() {
 		return nil
 	}
@@ -170,6 +176,8 @@ func (t *Tree) collapseRoot(n *node) error {
 
 // absorb appends the elements of src to dst (src follows dst in key order).
 func (t *Tree) absorb(dst, src *node) {
+	t.full(dst)
+	t.full(src)
 	for _, in := range src.inodes {
 		if src.leaf {
 			break
@@ -219,6 +227,12 @@ func (t *Tree) spill(n *node, lsn uint64, allocated *[]extent) ([]inode, error) 
 		}
 	} else {
 		t.spillValues(n, lsn, allocated)
+		if n.page != nil && n.pageLeafSize() > t.pg.PageSize() {
+			t.full(n) // it splits: cut into pieces like any node
+		}
+	}
+	if n.page != nil {
+		return t.spillPageLeaf(n, lsn, allocated), nil
 	}
 	if n.id != 0 {
 		t.freed = append(t.freed, extent{n.id, n.pages, n.alloc})
@@ -318,11 +332,50 @@ func (t *Tree) spillPatched(n *node, lsn uint64, allocated *[]extent) []inode {
 	return pieces
 }
 
-// spillValues moves new values larger than maxInline into overflow extents of their own.
+// spillPageLeaf writes page leaf n, whose elements fit one page, as the merge of its page and
+// its edits (encodeMerged), frees its page, and returns the branch element that replaces n.
+func (t *Tree) spillPageLeaf(n *node, lsn uint64, allocated *[]extent) []inode {
+	from := n.id
+	if n.id != 0 {
+		t.freed = append(t.freed, extent{n.id, n.pages, n.alloc})
+		delete(t.nodes, n.id)
+		n.id = 0
+	}
+	if n.count() == 0 {
+		return nil
+	}
+	id, buf := t.pg.AllocateForOverwrite(1, lsn)
+	*allocated = append(*allocated, extent{id: id, pages: 1})
+	encodeMerged(buf, n.page, n.edits, t.pg.PageSize(), lsn)
+	pager.Seal(id, buf)
+	if invariants.Enabled {
+		if err := Validate(id, buf); err != nil {
+			invariants.Fail(invariants.PageLeaves, "leaf %d merged from page %d and %d edits: %v", id, from, len(n.edits), err)
+		}
+	}
+	first := n.page
+	var key []byte
+	if pager.Count(first) > 0 {
+		key = leafKey(first, 0)
+	}
+	if len(n.edits) > 0 && (key == nil || bytes.Compare(n.edits[0].key, key) < 0) {
+		key = n.edits[0].key
+	}
+	pieces := t.ws.inodeSlice(1, 1)
+	pieces[0] = inode{key: key, child: id}
+	return pieces
+}
+
+// spillValues moves new values larger than maxInline into overflow extents of their own (a page
+// leaf's new values are its edits).
 func (t *Tree) spillValues(n *node, lsn uint64, allocated *[]extent) {
 	ps := t.pg.PageSize()
-	for i := range n.inodes {
-		in := &n.inodes[i]
+	inodes := n.inodes
+	if n.page != nil {
+		inodes = n.edits
+	}
+	for i := range inodes {
+		in := &inodes[i]
 		if in.ovf != 0 || len(in.value) <= t.maxInline() {
 			continue
 		}

@@ -15,7 +15,8 @@ import (
 	"github.com/cairndb/cairn/pager"
 )
 
-// frame is one level of a cursor's path: a page, or a decoded node of a writable tree.
+// frame is one level of a cursor's path: a page, or a decoded node of a writable tree (never a
+// page leaf: the cursor materializes one before it makes its frame, Tree.full).
 type frame struct {
 	page  []byte
 	node  *node
@@ -323,6 +324,7 @@ func (c *Cursor) tooDeep() bool {
 func (c *Cursor) rootFrame() (frame, bool) {
 	c.err = nil
 	if c.t.rootNode != nil {
+		c.t.full(c.t.rootNode)
 		return frame{node: c.t.rootNode}, true
 	}
 	if c.t.root == 0 {
@@ -336,6 +338,7 @@ func (c *Cursor) rootFrame() (frame, bool) {
 func (c *Cursor) childOf(f *frame, i int) (frame, bool) {
 	if f.node != nil {
 		if n := f.node.inodes[i].node; n != nil {
+			c.t.full(n)
 			return frame{node: n}, true
 		}
 	}
@@ -344,6 +347,7 @@ func (c *Cursor) childOf(f *frame, i int) (frame, bool) {
 
 func (c *Cursor) childFrame(id uint64) (frame, bool) {
 	if n, ok := c.t.nodes[id]; ok {
+		c.t.full(n)
 		return frame{node: n}, true
 	}
 	p, err := c.t.treePage(id)

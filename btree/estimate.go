@@ -44,7 +44,7 @@ func (t *Tree) estimateAlong(pick func(count int) int) (int64, error) {
 		var leaf bool
 		var p []byte
 		if n != nil {
-			count, leaf = len(n.inodes), n.leaf
+			count, leaf = n.count(), n.leaf
 		} else {
 			if id == 0 {
 				return 0, nil

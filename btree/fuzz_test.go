@@ -42,6 +42,7 @@ func FuzzValidate(f *testing.F) {
 func checkDecodeMatchesAccessors(t *testing.T, p []byte) {
 	t.Helper()
 	n := decodeNode(nil, 2, p, 4096, nil)
+	n.materialize(nil)
 	for i, in := range n.inodes {
 		var want inode
 		if n.leaf {

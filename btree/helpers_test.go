@@ -42,7 +42,9 @@ func leafFill(t *testing.T, pg *pager.Pager, root uint64) float64 {
 		require.NoError(t, err)
 		if pager.Type(p) == pager.PageLeaf {
 			leaves++
-			used += decodeNode(nil, id, p, 4096, nil).size()
+			n := decodeNode(nil, id, p, 4096, nil)
+			n.materialize(nil)
+			used += n.size()
 		}
 	}))
 	fill := float64(used) / float64(leaves*4096)

@@ -38,40 +38,132 @@ type node struct {
 	// spillPatched; past len(changed) entries it patches every element.
 	changed  [4]uint16
 	nchanged int
+	// page is, for a leaf decoded lazily (a page leaf), the leaf page it was decoded from, and
+	// edits the elements Put inserted since, in key order, none of whose keys is in the page.
+	// A page leaf has no inodes: Tree.full merges page and edits into inodes before any use of
+	// a leaf's elements but a Put of a new key, a Get and spill (spillPageLeaf), so that a
+	// transaction that inserts a few keys into many leaves does not decode their elements.
+	page  []byte
+	edits []inode
 	// unbalanced is set by Delete; rebalance merges small nodes before spill.
 	unbalanced bool
 	removed    bool
 }
 
-// decodeNode decodes page p (id) into a node whose memory comes from ws (nil: allocated).
+// decodeNode decodes page p (id) into a node whose memory comes from ws (nil: allocated). A leaf
+// becomes a page leaf (node.page): its elements are decoded only when Tree.full needs them.
 func decodeNode(ws *Workspace, id uint64, p []byte, pageSize int, parent *node) *node {
 	n := ws.newNode()
 	*n = node{leaf: pager.Type(p) == pager.PageLeaf, id: id, pages: len(p) / pageSize,
 		alloc: pager.AllocLSN(p), parent: parent}
-	count := pager.Count(p)
 	if n.leaf {
-		// Room for one insert: most write transactions put a key or two per leaf they touch.
-		n.inodes = ws.inodeSlice(count, count+1)
-	} else {
-		n.inodes = ws.inodeSlice(count, count)
-		if n.pages == 1 {
-			n.src = p
-		}
+		n.page = p
+		return n
 	}
-	if n.leaf {
-		decodeLeafElements(n.inodes, p)
-	} else {
-		decodeBranchElements(n.inodes, p)
+	n.inodes = ws.inodeSlice(pager.Count(p), pager.Count(p))
+	if n.pages == 1 {
+		n.src = p
 	}
+	decodeBranchElements(n.inodes, p)
 	return n
 }
 
-// decodeLeafElements fills inodes from the elements of leaf page p.
-func decodeLeafElements(inodes []inode, p []byte) {
-	for i := range inodes {
-		in := &inodes[i]
-		in.key, in.value, in.ovf, in.size = leafFields(p, p[elemFields+i*prefixedElemSize:][:elemSize])
+// materialize makes page leaf n an ordinary decoded leaf: its page's elements and its edits
+// merged into inodes (memory from ws, with room for one insert). It does nothing to other nodes.
+func (n *node) materialize(ws *Workspace) {
+	if n.page == nil {
+		return
 	}
+	count := n.count()
+	n.inodes = ws.inodeSlice(count, count+1)
+	mergeLeafElements(n.inodes, n.page, n.edits)
+	n.page, n.edits = nil, nil
+}
+
+// count returns the number of elements of n, a page leaf's included.
+func (n *node) count() int {
+	if n.page != nil {
+		return pager.Count(n.page) + len(n.edits)
+	}
+	return len(n.inodes)
+}
+
+// mergeLeafElements fills inodes, of length Count(p)+len(edits), with the elements of leaf page
+// p and edits merged in key order (no key of edits is in p).
+func mergeLeafElements(inodes []inode, p []byte, edits []inode) {
+	j := 0
+	for i := range pager.Count(p) {
+		in := inode{}
+		in.key, in.value, in.ovf, in.size = leafFields(p, p[elemFields+i*prefixedElemSize:][:elemSize])
+		for j < len(edits) && bytes.Compare(edits[j].key, in.key) < 0 {
+			inodes[i+j] = edits[j]
+			j++
+		}
+		inodes[i+j] = in
+	}
+	copy(inodes[pager.Count(p)+j:], edits[j:])
+}
+
+// leafElemData returns the offset and length of the key and inline bytes (the value, or the
+// overflow extent id) of element i of leaf page p.
+func leafElemData(p []byte, i int) (off, n int) {
+	e := elem(p, i)
+	vn := le.Uint32(e[8:])
+	if le.Uint32(e[0:])&flagOverflow != 0 {
+		vn = 8
+	}
+	return int(le.Uint32(e[12:])), int(le.Uint32(e[4:]) + vn)
+}
+
+// pageLeafSize is the encoded size of page leaf n's elements merged, as node.size counts it.
+func (n *node) pageLeafSize() int {
+	s := pager.HeaderSize
+	for i := range pager.Count(n.page) {
+		_, dn := leafElemData(n.page, i)
+		s += prefixedElemSize + dn
+	}
+	for i := range n.edits {
+		s += n.edits[i].encodedSize(true)
+	}
+	return s
+}
+
+// encodeMerged writes the elements of leaf page p and edits merged in key order (no key of
+// edits is in p) as a leaf page into b, byte for byte what encode writes for the merged
+// elements (TestPageLeavesMatchEncoding), copying each element of p from p instead of decoding
+// it. b is large enough; it need not be zeroed.
+func encodeMerged(b []byte, p []byte, edits []inode, pageSize int, alloc uint64) {
+	pc := pager.Count(p)
+	count := pc + len(edits)
+	pager.SetHeader(b, pager.PageLeaf, count, pageSize, alloc)
+	pager.SetFlags(b, pager.FlagKeyPrefix)
+	off := pager.HeaderSize + count*prefixedElemSize
+	j := 0
+	var nextEdit []byte // the key of edits[j], nil past the last
+	if len(edits) > 0 {
+		nextEdit = edits[0].key
+	}
+	for k := 0; k < count; k++ {
+		at := pager.HeaderSize + k*prefixedElemSize
+		i := k - j
+		if nextEdit != nil && (i == pc || bytes.Compare(nextEdit, leafKey(p, i)) < 0) {
+			off = putLeafElem(b, at, off, &edits[j])
+			j++
+			nextEdit = nil
+			if j < len(edits) {
+				nextEdit = edits[j].key
+			}
+			continue
+		}
+		src := pager.HeaderSize + i*prefixedElemSize
+		copy(b[at:at+prefixedElemSize], p[src:src+prefixedElemSize]) // prefix, flags, sizes
+		e := b[at+prefixSize : at+prefixedElemSize]
+		le.PutUint32(e[0:], le.Uint32(e[0:])&flagOverflow)
+		le.PutUint32(e[12:], uint32(off))
+		doff, dn := leafElemData(p, i)
+		off += copy(b[off:], p[doff:doff+dn])
+	}
+	clear(b[off:])
 }
 
 // decodeBranchElements fills inodes from the elements of branch page p, as branchKey and
@@ -88,20 +180,22 @@ func decodeBranchElements(inodes []inode, p []byte) {
 // search returns, in a leaf, the index of the first key >= key and whether it is equal; in a
 // branch, the index of the child that covers key.
 func (n *node) search(key []byte) (int, bool) {
-	lo, hi := 0, len(n.inodes)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(n.inodes[m].key, key) < 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	exact := lo < len(n.inodes) && bytes.Equal(n.inodes[lo].key, key)
+	lo, exact := searchInodes(n.inodes, key)
 	if !n.leaf && !exact && lo > 0 {
 		lo--
 	}
 	return lo, exact
+}
+
+// searchChild returns the index of the child of branch n that covers key, as search does. A
+// branch that keeps its page (src: the elements have the page's keys in its order) is searched
+// in the page, whose key prefixes decide most probes without loading a key.
+func (n *node) searchChild(key []byte) int {
+	if n.src != nil {
+		return searchBranch(n.src, key)
+	}
+	i, _ := n.search(key)
+	return i
 }
 
 // inlineSize is the number of bytes an element's value takes in the page.
@@ -146,31 +240,42 @@ func encode(b []byte, leaf bool, inodes []inode, pageSize int, alloc uint64) {
 	off := pager.HeaderSize + len(inodes)*prefixedElemSize
 	for i := range inodes {
 		in := &inodes[i]
-		binary.BigEndian.PutUint64(b[pager.HeaderSize+i*prefixedElemSize:], keyPrefix(in.key))
-		e := elem(b, i)
+		at := pager.HeaderSize + i*prefixedElemSize
 		if leaf {
-			flags, vlen := uint32(0), uint32(len(in.value))
-			if in.ovf != 0 {
-				flags, vlen = flagOverflow, in.size
-			}
-			le.PutUint32(e[0:], flags)
-			le.PutUint32(e[4:], uint32(len(in.key)))
-			le.PutUint32(e[8:], vlen)
-			le.PutUint32(e[12:], uint32(off))
-		} else {
-			le.PutUint32(e[0:], uint32(off))
-			le.PutUint32(e[4:], uint32(len(in.key)))
-			le.PutUint64(e[8:], in.child)
+			off = putLeafElem(b, at, off, in)
+			continue
 		}
+		binary.BigEndian.PutUint64(b[at:], keyPrefix(in.key))
+		e := elem(b, i)
+		le.PutUint32(e[0:], uint32(off))
+		le.PutUint32(e[4:], uint32(len(in.key)))
+		le.PutUint64(e[8:], in.child)
 		off += copy(b[off:], in.key)
-		if leaf && in.ovf != 0 {
-			le.PutUint64(b[off:], in.ovf)
-			off += 8
-		} else if leaf {
-			off += copy(b[off:], in.value)
-		}
 	}
 	clear(b[off:])
+}
+
+// putLeafElem writes leaf element in at byte at of page b (its key prefix, then flags, key
+// length, value length or overflow size, and body offset) and its body (key, then value or
+// overflow page id) at off; it returns the offset after the body. encode and the write-out of
+// page leaves both use it, so they write the same bytes.
+func putLeafElem(b []byte, at, off int, in *inode) int {
+	binary.BigEndian.PutUint64(b[at:], keyPrefix(in.key))
+	e := b[at+prefixSize : at+prefixedElemSize]
+	flags, vlen := uint32(0), uint32(len(in.value))
+	if in.ovf != 0 {
+		flags, vlen = flagOverflow, in.size
+	}
+	le.PutUint32(e[0:], flags)
+	le.PutUint32(e[4:], uint32(len(in.key)))
+	le.PutUint32(e[8:], vlen)
+	le.PutUint32(e[12:], uint32(off))
+	off += copy(b[off:], in.key)
+	if in.ovf != 0 {
+		le.PutUint64(b[off:], in.ovf)
+		return off + 8
+	}
+	return off + copy(b[off:], in.value)
 }
 
 // splitGroups cuts inodes into the fewest groups that fit a page each, of about equal size, each

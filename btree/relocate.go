@@ -128,6 +128,7 @@ func (t *Tree) mark(m relocMark) error {
 	if !m.ovf {
 		return nil
 	}
+	t.full(n)
 	i, exact := n.search(m.key)
 	if !exact || n.inodes[i].ovf == 0 {
 		return nil // an empty leaf's first key, or a key decoded differently: nothing to move

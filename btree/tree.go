@@ -93,26 +93,32 @@ func (t *Tree) getFromPage(id uint64, key []byte) ([]byte, bool, error) {
 			id = branchChild(p, searchBranch(p, key))
 			continue
 		}
-		i := t.searchLeafPage(p, key)
-		if i >= pager.Count(p) {
-			return nil, false, nil
-		}
-		k, v, ovf, size := leafFields(p, elem(p, i)) // the element decoded once: key and value
-		if !bytes.Equal(k, key) {
-			return nil, false, nil
-		}
-		if ovf != 0 {
-			v, err = t.overflowValue(ovf, size)
-		}
-		return v, err == nil, err
+		return t.getFromLeafPage(p, key)
 	}
 	return nil, false, nil
+}
+
+// getFromLeafPage looks key up in leaf page p.
+func (t *Tree) getFromLeafPage(p []byte, key []byte) ([]byte, bool, error) {
+	i := t.searchLeafPage(p, key)
+	if i >= pager.Count(p) {
+		return nil, false, nil
+	}
+	k, v, ovf, size := leafFields(p, elem(p, i)) // the element decoded once: key and value
+	if !bytes.Equal(k, key) {
+		return nil, false, nil
+	}
+	var err error
+	if ovf != 0 {
+		v, err = t.overflowValue(ovf, size)
+	}
+	return v, err == nil, err
 }
 
 // getFromNode looks key up below a decoded node, descending through decoded nodes and then pages.
 func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 	for !n.leaf {
-		i, _ := n.search(key)
+		i := n.searchChild(key)
 		c := n.inodes[i].node // a node Put split off has no page id: only the link finds it
 		if c == nil {
 			var ok bool
@@ -121,6 +127,12 @@ func (t *Tree) getFromNode(n *node, key []byte) ([]byte, bool, error) {
 			}
 		}
 		n = c
+	}
+	if n.page != nil {
+		if i, exact := searchInodes(n.edits, key); exact {
+			return n.edits[i].value, true, nil // a new value: inline until spill
+		}
+		return t.getFromLeafPage(n.page, key)
 	}
 	i, exact := n.search(key)
 	if !exact {
@@ -206,6 +218,10 @@ func (t *Tree) node(id uint64, parent *node) (*node, error) {
 	return n, nil
 }
 
+// full makes n an ordinary decoded node if it is a page leaf (node.page): every use of a leaf's
+// elements but Put's insert of a new key, Get and spill calls it first.
+func (t *Tree) full(n *node) { n.materialize(t.ws) }
+
 // child returns the decoded node of element i of branch n, decoding it on first use, and links it
 // from the element so that spill finds the decoded children without a lookup per element.
 func (t *Tree) child(n *node, i int) (*node, error) {
@@ -239,7 +255,7 @@ func (t *Tree) leafFor(key []byte) (*node, error) {
 		if depth > MaxDepth {
 			return nil, corruptf("page %d: tree deeper than %d levels (a cycle?)", n.id, MaxDepth)
 		}
-		i, _ := n.search(key)
+		i := n.searchChild(key)
 		c, err := t.child(n, i)
 		if err != nil {
 			return nil, err
@@ -259,6 +275,13 @@ func (t *Tree) Put(key, value []byte) error {
 	if err != nil {
 		return err
 	}
+	if n.page != nil {
+		if t.putInPageLeaf(n, key, value) {
+			t.mods++
+			return nil
+		}
+		t.full(n)
+	}
 	i, exact := n.search(key)
 	if exact {
 		t.freeOverflow(&n.inodes[i])
@@ -275,6 +298,51 @@ func (t *Tree) Put(key, value []byte) error {
 	}
 	t.mods++
 	return nil
+}
+
+// maxEdits bounds the edits of a page leaf: past it the leaf is materialized (node.page).
+// Inserting into edits shifts them, and the merge at spill walks them beside the page.
+const maxEdits = 32
+
+// putInPageLeaf puts key into page leaf n's edits and reports true, or reports false when n must
+// be materialized first: key is in the page, or the edits are full, or n would pass
+// maxNodeElems (Put splits only ordinary nodes).
+func (t *Tree) putInPageLeaf(n *node, key, value []byte) bool {
+	pi := searchPage(n.page, key, false)
+	if pi < pager.Count(n.page) && bytes.Equal(leafKey(n.page, pi), key) {
+		return false
+	}
+	i, exact := searchInodes(n.edits, key)
+	if exact {
+		t.freeOverflow(&n.edits[i])
+		n.edits[i] = inode{key: n.edits[i].key, value: value}
+		return true
+	}
+	if len(n.edits) == maxEdits || n.count() >= maxNodeElems {
+		return false
+	}
+	if n.edits == nil {
+		n.edits = t.ws.inodeSlice(0, 4)
+	}
+	n.edits = t.grown(n.edits)
+	copy(n.edits[i+1:], n.edits[i:])
+	n.edits[i] = inode{key: key, value: value}
+	return true
+}
+
+// searchInodes returns the index of the first element of the sorted inodes whose key is >= key,
+// and whether it is equal.
+func searchInodes(inodes []inode, key []byte) (int, bool) {
+	lo, hi := 0, len(inodes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(inodes[m].key, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(inodes) && bytes.Equal(inodes[lo].key, key)
 }
 
 // maxNodeElems bounds the elements of a decoded node. Nodes are cut into pages when they are
@@ -361,6 +429,7 @@ func (t *Tree) Delete(key []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	t.full(n)
 	i, exact := n.search(key)
 	if !exact {
 		return false, nil

@@ -133,6 +133,7 @@ func TestPatchedBranchesMatchEncoding(t *testing.T) {
 			p, err := pg.Page(id)
 			require.NoError(t, err)
 			n := decodeNode(nil, id, p, 4096, nil)
+			n.materialize(nil)
 			want := make([]byte, len(p))
 			encode(want, n.leaf, n.inodes, 4096, pager.AllocLSN(p))
 			pager.Seal(id, want)

@@ -169,7 +169,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		if err != nil {
 			return nil, err
 		}
-		if res, err = st.Exec(ctx, vals); err != nil {
+		if res, err = c.exec(ctx, st, vals); err != nil {
 			return nil, err
 		}
 	}
@@ -384,7 +384,7 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.st.Exec(ctx, vals)
+	res, err := s.c.exec(ctx, s.st, vals)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +404,7 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 		c.spare = out
 		return nil, err
 	}
-	out.r, err = s.st.QueryInto(ctx, vals, &out.mem)
+	out.r, err = c.query(ctx, s.st, vals, &out.mem)
 	if err != nil {
 		out.r, c.spare = nil, out
 		return nil, err

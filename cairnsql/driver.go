@@ -185,6 +185,10 @@ type Connector struct {
 	driver *Driver
 	// shared connectors of sql.Open share one database per path with other *sql.DB.
 	shared bool
+	// hosted connectors (NewHostedConnector) run on an engine whose database they do not own;
+	// router, if set, routes their statements (hosted.go).
+	hosted bool
+	router Router
 
 	mu     sync.Mutex
 	db     *database
@@ -283,7 +287,7 @@ func (c *Connector) Close() error {
 	}
 	c.closed = true
 	d := c.db
-	if d == nil {
+	if d == nil || c.hosted {
 		return nil
 	}
 	if d.key == "" {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,9 +17,9 @@ import (
 	"github.com/cairndb/cairn"
 )
 
-// testCluster runs nodes in this process over raft's in-memory transport, each with its files
-// (database, raftstore, snapshots) in a directory of the test. A node stopped and started again
-// keeps its directory.
+// testCluster runs nodes in this process over raft's in-memory transport (or, newTCPCluster,
+// each on its loopback TCP listener), each with its files (database, raftstore, snapshots) in a
+// directory of the test. A node stopped and started again keeps its directory (and address).
 type testCluster struct {
 	t     *testing.T
 	mu    sync.Mutex
@@ -26,8 +27,9 @@ type testCluster struct {
 	dirs  map[string]string
 	nodes map[string]*Node // running nodes
 	trans map[string]*raft.InmemTransport
-	cfg   func(c *Config) // adjusts every node's Config
-	// wrap, if set, gives the transport a node uses in place of its in-memory transport (the
+	addrs map[string]string // TCP: each node's listener address; nil: in-memory transports
+	cfg   func(c *Config)   // adjusts every node's Config
+	// wrap, if set, gives the transport an in-memory node uses in place of its own (the
 	// fault-injecting faultTransport); the in-memory ones stay connected to each other.
 	wrap func(id string, tr *raft.InmemTransport) raft.Transport
 }
@@ -35,19 +37,39 @@ type testCluster struct {
 // newTestCluster starts n voting nodes, the first bootstrapping the cluster of all of them, and
 // waits for a leader.
 func newTestCluster(t *testing.T, n int, adjust func(c *Config)) *testCluster {
-	return newWrappedTestCluster(t, n, adjust, nil)
+	return newCluster(t, n, adjust, false, nil)
 }
 
 // newWrappedTestCluster is newTestCluster with the transports wrapped by wrap (testCluster.wrap).
 func newWrappedTestCluster(t *testing.T, n int, adjust func(c *Config),
 	wrap func(id string, tr *raft.InmemTransport) raft.Transport) *testCluster {
+	return newCluster(t, n, adjust, false, wrap)
+}
+
+// newTCPCluster is newTestCluster with each node on a listener of its own on loopback TCP (Raft
+// and forwarding, net.go), at an address that stays the node's across restarts.
+func newTCPCluster(t *testing.T, n int, adjust func(c *Config)) *testCluster {
+	return newCluster(t, n, adjust, true, nil)
+}
+
+func newCluster(t *testing.T, n int, adjust func(c *Config), tcp bool,
+	wrap func(id string, tr *raft.InmemTransport) raft.Transport) *testCluster {
 	tc := &testCluster{t: t, dirs: map[string]string{}, nodes: map[string]*Node{},
 		trans: map[string]*raft.InmemTransport{}, cfg: adjust, wrap: wrap}
 	root := t.TempDir()
+	if tcp {
+		tc.addrs = map[string]string{}
+	}
 	for i := range n {
 		id := fmt.Sprintf("n%d", i+1)
 		tc.ids = append(tc.ids, id)
 		tc.dirs[id] = filepath.Join(root, id)
+		if tcp {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			tc.addrs[id] = ln.Addr().String()
+			require.NoError(t, ln.Close())
+		}
 	}
 	for i, id := range tc.ids {
 		tc.start(id, i == 0)
@@ -62,22 +84,33 @@ func newWrappedTestCluster(t *testing.T, n int, adjust func(c *Config),
 func (tc *testCluster) start(id string, bootstrap bool) *Node {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
-	for other, ot := range tc.trans {
-		tr.Connect(raft.ServerAddress(other), ot)
-		ot.Connect(raft.ServerAddress(id), tr)
-	}
-	tc.trans[id] = tr
-	var trans raft.Transport = tr
-	if tc.wrap != nil {
-		trans = tc.wrap(id, tr)
-	}
-	cfg := Config{NodeID: id, Transport: trans, Bootstrap: bootstrap,
-		HeartbeatTimeout: 100 * time.Millisecond, ElectionTimeout: 100 * time.Millisecond,
-		LeaderLeaseTimeout: 100 * time.Millisecond, CommitTimeout: 5 * time.Millisecond,
+	cfg := Config{NodeID: id, Bootstrap: bootstrap,
+		// Short enough for quick elections, long enough that a loaded 2-core machine (tests
+		// under -race beside other packages) does not lose its leader at random.
+		HeartbeatTimeout: 200 * time.Millisecond, ElectionTimeout: 200 * time.Millisecond,
+		LeaderLeaseTimeout: 200 * time.Millisecond, CommitTimeout: 5 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Error, Output: testWriter{tc.t}})}
+	if tc.addrs != nil {
+		cfg.BindAddr = tc.addrs[id]
+		cfg.HeartbeatTimeout, cfg.ElectionTimeout, cfg.LeaderLeaseTimeout = 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+	} else {
+		_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
+		for other, ot := range tc.trans {
+			tr.Connect(raft.ServerAddress(other), ot)
+			ot.Connect(raft.ServerAddress(id), tr)
+		}
+		tc.trans[id] = tr
+		cfg.Transport = tr
+		if tc.wrap != nil {
+			cfg.Transport = tc.wrap(id, tr)
+		}
+	}
 	for _, p := range tc.ids {
-		cfg.Peers = append(cfg.Peers, Peer{ID: p, Addr: p})
+		addr := p
+		if tc.addrs != nil {
+			addr = tc.addrs[p]
+		}
+		cfg.Peers = append(cfg.Peers, Peer{ID: p, Addr: addr})
 	}
 	if tc.cfg != nil {
 		tc.cfg(&cfg)
@@ -100,7 +133,9 @@ func (tc *testCluster) stop(id string) {
 	}
 	tc.mu.Unlock()
 	require.NoError(tc.t, n.Close())
-	tr.DisconnectAll()
+	if tr != nil {
+		tr.DisconnectAll()
+	}
 }
 
 // wipe removes node id's files: it starts again empty.

@@ -14,6 +14,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -69,10 +70,19 @@ type Peer struct {
 type Config struct {
 	// NodeID names the node in the cluster: unique and stable across restarts.
 	NodeID string
-	// BindAddr is the TCP address the node's Raft transport listens on (host:port); AdvertiseAddr,
-	// if set, is the address the other nodes dial (default BindAddr).
+	// BindAddr is the TCP address (host:port) of the node's one listener, which serves Raft and
+	// forwarded writes (a port 0 picks a free port); AdvertiseAddr, if set, is the address the
+	// other nodes dial (default: the listener's address; required when BindAddr's host is
+	// 0.0.0.0 or ::). Node.Addr returns it.
 	BindAddr      string
 	AdvertiseAddr string
+	// TLS, if set, makes every connection of the node, accepted or dialled, mutual TLS 1.3: it
+	// must hold the node's certificate (Certificates[0], with the server and client extended key
+	// usages) and the cluster's CA (RootCAs; ClientCAs defaults to it). A peer whose certificate
+	// that CA did not sign is refused and logged. LoadTLS builds it from PEM files. Host names are
+	// not checked: the CA must sign the cluster's members only. TLS needs BindAddr (not
+	// Transport).
+	TLS *tls.Config
 	// Bootstrap makes a new cluster of Peers (which must include this node) when the node has no
 	// Raft state yet; it is ignored once the state exists. Exactly one node, or every node of
 	// Peers with the same list, bootstraps; the others join through AddVoter on the leader.
@@ -97,6 +107,9 @@ type Config struct {
 	// 8192 and 10240, Raft's).
 	SnapshotThreshold uint64
 	TrailingLogs      uint64
+	// SnapshotInterval is how often Raft checks whether SnapshotThreshold is reached (default
+	// 120 s, Raft's; each check waits a random time between one and two intervals).
+	SnapshotInterval time.Duration
 	// ApplyTimeout bounds how long a batch of commits waits to enter Raft's queue (default 10 s).
 	ApplyTimeout time.Duration
 
@@ -110,6 +123,14 @@ type Config struct {
 
 	// Logger receives Raft's and the node's log lines (default: warnings and errors to stderr).
 	Logger hclog.Logger
+
+	// DisableForwarding makes a follower refuse writes (Write, and SQL writes through
+	// SQLConnector) and linearizable SQL reads with a *NotLeaderError naming the leader, instead
+	// of forwarding them to the leader (forward.go; docs/CLUSTER.md, "Forwarding writes").
+	DisableForwarding bool
+	// ForwardTimeout bounds how long a forwarded request waits for a leader and its answer
+	// (default 10 s; the request's context may end it sooner).
+	ForwardTimeout time.Duration
 }
 
 // Node is a member of a replicated cairn database. It is safe for concurrent use.
@@ -125,6 +146,7 @@ type Node struct {
 	stable  raft.StableStore
 	snaps   raft.SnapshotStore
 	closers []io.Closer // stores and transport the node owns
+	mux     *mux        // the node's listener (net.go); nil with Config.Transport
 
 	dbMu  sync.RWMutex
 	db    *cairn.DB
@@ -144,6 +166,9 @@ type Node struct {
 	recheck   chan struct{} // asks watchLeadership to re-evaluate writable (after a reopen)
 	started   chan struct{} // closed once raft is set (or start failed)
 	watchDone chan struct{}
+
+	fwd forwarding // forwarded writes and reads: server and client (forward.go)
+	sql sqlState   // the node's SQL engine (sql.go)
 }
 
 // dbFile is the name of the node's cairn database in its directory.
@@ -179,6 +204,7 @@ func Open(dir string, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	go n.watchLeadership()
+	n.startForwarding()
 	return n, nil
 }
 
@@ -235,6 +261,7 @@ func (n *Node) raftConfig() *raft.Config {
 	if n.cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = n.cfg.SnapshotThreshold
 	}
+	setIf(&rc.SnapshotInterval, n.cfg.SnapshotInterval)
 	if n.cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = n.cfg.TrailingLogs
 	}
@@ -798,6 +825,7 @@ func (n *Node) Close() error {
 	}
 	n.writable.Store(false)
 	close(n.quit)
+	n.stopForwarding()
 	err := n.raft.Shutdown().Error()
 	<-n.watchDone
 	n.dbMu.Lock()

@@ -1,11 +1,11 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -17,7 +17,8 @@ import (
 const raftFile = "raft.db"
 
 // openStores opens the node's Raft stores and transport: those of Config, else the raftstore in
-// dir/raft.db, file snapshots in dir/snapshots and a TCP transport on BindAddr.
+// dir/raft.db, file snapshots in dir/snapshots (snapshots.go) and a TCP transport on BindAddr
+// (net.go).
 func (n *Node) openStores() error {
 	n.logs, n.stable = n.cfg.LogStore, n.cfg.StableStore
 	if n.logs == nil || n.stable == nil {
@@ -35,22 +36,18 @@ func (n *Node) openStores() error {
 	if err := os.Chmod(filepath.Join(n.dir, "snapshots"), 0o700); err != nil {
 		return fmt.Errorf("cluster: snapshot store: %w", err)
 	}
-	n.snaps = snaps
+	n.snaps = privateSnapshots{snaps, filepath.Join(n.dir, "snapshots")}
 	n.trans = n.cfg.Transport
 	if n.trans == nil {
-		advertise := n.cfg.AdvertiseAddr
-		if advertise == "" {
-			advertise = n.cfg.BindAddr
-		}
-		addr, err := resolveTCP(advertise)
+		// One listener for Raft and forwarding (net.go), advertising its real address.
+		m, err := listen(n.cfg.BindAddr, n.cfg.AdvertiseAddr, n.cfg.TLS, n.logger.Named("net"))
 		if err != nil {
 			return err
 		}
-		t, err := raft.NewTCPTransportWithLogger(n.cfg.BindAddr, addr, 3, 10*time.Second, n.logger.Named("transport"))
-		if err != nil {
-			return fmt.Errorf("cluster: transport: %w", err)
-		}
-		n.trans = t
+		n.mux = m
+		n.trans = newNetTransport(m, n.logger.Named("transport"))
+	} else if n.cfg.TLS != nil {
+		return errors.New("cluster: Config.TLS needs the node's own listener (BindAddr), not Config.Transport")
 	}
 	if c, ok := n.trans.(io.Closer); ok {
 		n.closers = append(n.closers, c)

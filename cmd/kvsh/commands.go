@@ -44,6 +44,8 @@ type shell struct {
 	carets bool
 	// salvage is set in salvage mode (salvage.go).
 	salvage *salvageState
+	// remote is set in a remote session (kvsh -connect URL; remote.go), whose db is nil.
+	remote *remote
 }
 
 // command is one entry of the command table.
@@ -107,6 +109,8 @@ func init() {
 		{".page", "N", "print page N of the database file, decoded (as of the last checkpoint)", 1, 1, cmdPage, false},
 		{".wal", "", "print the write-ahead log's records since the last checkpoint, decoded", 0, 0, cmdWAL, false},
 		{".salvage", "", "print the salvage report again (with -salvage)", 0, 0, cmdSalvageReport, false},
+		{".cluster", "", "with -connect: the node's cluster status, its members and their lag", 0, 0, cmdCluster, false},
+		{".consistency", "[MODE [MAX_STALENESS]]", "with -connect: set (or show) how reads are served: linearizable, leader or follower", 0, 2, cmdConsistency, false},
 		{"recover", "FILE", "write the salvaged keys to a new database FILE (with -salvage)", 1, 1, cmdRecover, false},
 		{"help", "[COMMAND]", "describe commands and argument syntax", 0, 1, cmdHelp, false},
 		{"quit", "", "leave the shell", 0, 0, cmdQuit, false},
@@ -202,12 +206,18 @@ func (sh *shell) exec(words [][]byte) error {
 	if len(args) < c.minArgs || len(args) > c.maxArgs {
 		return fmt.Errorf("usage: %s", c.synopsis())
 	}
+	run := c.run
+	if sh.remote != nil {
+		if run = remoteCommands[c.name]; run == nil {
+			return sh.errNeedsLocal(c.name)
+		}
+	}
 	if err := sh.mayRun(c, args); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return c.run(sh, ctx, args)
+	return run(sh, ctx, args)
 }
 
 // synopsis is the command name followed by its usage.
@@ -349,7 +359,13 @@ func cmdHelp(sh *shell, _ context.Context, args [][]byte) error {
 	}
 	fmt.Fprintln(sh.out, "Commands (separate several with ';'):")
 	for i := range commands {
+		if sh.remote != nil && remoteCommands[commands[i].name] == nil {
+			continue
+		}
 		fmt.Fprintf(sh.out, "  %-22s %s\n", commands[i].synopsis(), commands[i].help)
+	}
+	if sh.remote != nil {
+		fmt.Fprintf(sh.out, "\nConnected to %s: the other commands and SQL need a local database (kvsh PATH).\n", sh.remote.base)
 	}
 	fmt.Fprint(sh.out, helpSyntax)
 	return nil

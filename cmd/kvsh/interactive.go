@@ -206,6 +206,9 @@ func (sh *shell) complete(line string, pos int) (head string, items []string, ta
 	before, tail := string(runes[:pos]), string(runes[pos:])
 	p := scanPartial(before)
 	head = before[:p.start]
+	if sh.remote != nil {
+		return head, sh.completeRemote(p), tail
+	}
 	if len(p.words) == 0 {
 		return head, completeFrom(commandNames(), p.cur), tail
 	}

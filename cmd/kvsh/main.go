@@ -3,11 +3,13 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 
 	"golang.org/x/term"
@@ -32,6 +34,8 @@ type config struct {
 	quiet    bool // -q: no start line, no warnings for skipped files and keys
 	version  bool // -version: print the version and exit
 	salvage  bool // -salvage: run on what cairn.Salvage reads of the database (salvage.go)
+	// remote holds -connect (a cairnd node's URL: a remote session, remote.go) and the TLS files.
+	remote remoteOptions
 }
 
 // run is main without the process exit: it returns the exit status.
@@ -50,19 +54,28 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	// A person typing at a terminal: the session starts with a line saying what was opened, and
 	// failed commands do not make the exit status non-zero (unless -bail ends the session).
 	interactive := !cfg.hasCmds && cfg.file == "" && isTerminal(stdin)
-	kind := openKind(cfg.path, cfg.readonly)
-	db, salvage, err := openShellDB(cfg, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err) // the library's error names the path and the cause
-		return 1
-	}
 	out := bufio.NewWriter(stdout)
-	sh := &shell{db: db, out: out, errOut: stderr, bail: cfg.bail, readonly: cfg.readonly || salvage != nil,
-		quiet: cfg.quiet, progress: isTerminalWriter(stderr), carets: interactive, salvage: salvage}
-	if interactive && !cfg.quiet && salvage == nil {
-		fmt.Fprintln(out, startLine(db, cfg.path, kind))
-		out.Flush()
+	var sh *shell
+	if cfg.remote.url != "" {
+		if sh, err = connectShell(cfg, out, interactive); err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			return 1
+		}
+	} else {
+		kind := openKind(cfg.path, cfg.readonly)
+		db, salvage, err := openShellDB(cfg, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err) // the library's error names the path and the cause
+			return 1
+		}
+		sh = &shell{db: db, readonly: cfg.readonly || salvage != nil, salvage: salvage}
+		if interactive && !cfg.quiet && salvage == nil {
+			fmt.Fprintln(out, startLine(db, cfg.path, kind))
+			out.Flush()
+		}
 	}
+	sh.out, sh.errOut, sh.bail, sh.quiet = out, stderr, cfg.bail, cfg.quiet
+	sh.progress, sh.carets = isTerminalWriter(stderr), interactive
 	switch {
 	case cfg.hasCmds:
 		sh.runLine(cfg.commands)
@@ -75,12 +88,34 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	sh.endTx()
 	out.Flush()
-	if err := db.Close(); err != nil {
-		fmt.Fprintf(stderr, "error: close: %v\n", err)
-		sh.broken = true
+	if sh.db != nil {
+		if err := sh.db.Close(); err != nil {
+			fmt.Fprintf(stderr, "error: close: %v\n", err)
+			sh.broken = true
+		}
 	}
-	salvage.remove()
+	sh.salvage.remove()
 	return exitStatus(sh, interactive)
+}
+
+// connectShell starts a remote session (-connect): it reads the node's status, which tells
+// whether it answers, and prints the start line of an interactive session.
+func connectShell(cfg config, out *bufio.Writer, interactive bool) (*shell, error) {
+	r, err := dialRemote(cfg.remote)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	st, err := r.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if interactive && !cfg.quiet {
+		fmt.Fprintln(out, remoteStartLine(r, st))
+		out.Flush()
+	}
+	return &shell{remote: r}, nil
 }
 
 // exitStatus is the exit status of a session: 1 if the input could not be read or the database
@@ -107,8 +142,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.quiet, "q", false, "quiet: no start line, no warnings for the files and keys import, export and verify skip")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fs.BoolVar(&cfg.salvage, "salvage", false, "read every key that can be read of a damaged database, without writing to it, and run the commands on those keys (read-only)")
+	fs.StringVar(&cfg.remote.url, "connect", "", "connect to the cairnd node at `URL` (http://host:port or https://host:port) instead of opening a database")
+	fs.StringVar(&cfg.remote.tlsCert, "tls-cert", "", "with -connect https://...: the client certificate (PEM `file`) cairnd's mutual TLS asks for")
+	fs.StringVar(&cfg.remote.tlsKey, "tls-key", "", "with -connect https://...: the client certificate's private key (PEM `file`)")
+	fs.StringVar(&cfg.remote.tlsCA, "tls-ca", "", "with -connect https://...: the CA certificate (PEM `file`) that signed the node's (default: the system's)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n\nOpens the cairn database at path (default %s).\n\n", defaultPath)
+		fmt.Fprintf(stderr, "usage: kvsh [flags] [path]\n       kvsh -connect URL [flags]\n\nOpens the cairn database at path (default %s), or connects to a cairnd node.\n\n", defaultPath)
 		fs.PrintDefaults()
 	}
 	positional, err := parseInterspersed(fs, args)
@@ -118,6 +157,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Visit(func(f *flag.Flag) { cfg.hasCmds = cfg.hasCmds || f.Name == "c" })
 	if cfg.hasCmds && cfg.file != "" {
 		fmt.Fprintln(stderr, "error: -c and -f cannot be used together")
+		return cfg, errors.New("usage")
+	}
+	if cfg.remote.url != "" {
+		switch {
+		case len(positional) > 0:
+			fmt.Fprintln(stderr, "error: -connect and a database path cannot be used together")
+			return cfg, errors.New("usage")
+		case cfg.readonly || cfg.salvage:
+			fmt.Fprintln(stderr, "error: -readonly and -salvage are for a local database, not -connect")
+			return cfg, errors.New("usage")
+		}
+		return cfg, nil
+	}
+	if cfg.remote != (remoteOptions{}) {
+		fmt.Fprintln(stderr, "error: -tls-cert, -tls-key and -tls-ca go with -connect https://...")
 		return cfg, errors.New("usage")
 	}
 	switch len(positional) {

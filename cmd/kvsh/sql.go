@@ -72,6 +72,9 @@ func (sh *shell) sqlMark() engine.Mark {
 
 // execSQL runs one SQL statement and prints its rows. Ctrl-C cancels it.
 func (sh *shell) execSQL(text string) error {
+	if sh.remote != nil {
+		return sh.errNeedsLocal("SQL")
+	}
 	sess := sh.session()
 	st, err := sess.Prepare(text)
 	if err != nil {

@@ -65,15 +65,20 @@ func (p *tableRowsPrinter) row(vals []value.Value) error {
 	for i, v := range vals {
 		cells[i] = tableCellOf(v)
 	}
+	p.addCells(cells)
+	return nil
+}
+
+// addCells prints (or holds) one row of rendered cells.
+func (p *tableRowsPrinter) addCells(cells []tableCell) {
 	if p.started {
 		p.printRow(cells)
-		return nil
+		return
 	}
 	p.held = append(p.held, cells)
 	if len(p.held) == tableHeldRows {
 		p.start()
 	}
-	return nil
 }
 
 func (p *tableRowsPrinter) end() error {

@@ -17,10 +17,13 @@ const continuationPrompt = "   ...> "
 // prompt is the prompt of a terminal session: "kvsh", then "(tx)" or "(ro)" while a read-write
 // or read-only transaction is open, then ":" and the bucket in use, if any: "kvsh> ",
 // "kvsh(tx)> ", "kvsh:users> ", "kvsh(ro):users> "; continuationPrompt while a SQL statement
-// waits for its ';'.
+// waits for its ';'. A remote session's prompt names the node instead (remotePrompt).
 func (sh *shell) prompt() string {
 	if sh.pending != "" {
 		return continuationPrompt
+	}
+	if sh.remote != nil {
+		return sh.remotePrompt()
 	}
 	p := "kvsh"
 	switch {

@@ -55,6 +55,9 @@
 //     allocated since the checkpoint, and in the durable meta page's free-list extent.
 //   - ReaderSlots (txn, invariants.go): a reader slot is unpinned only while it pins a version
 //     (Unpin), so that no reader's slot is freed under it.
+//   - PageLeaves (btree, commit.go): a leaf written as the merge of its page and the keys Put
+//     inserted (spillPageLeaf) is a well-formed page (btree.Validate: keys strictly ascending,
+//     prefixes matching, every element inside the page). In spillPageLeaf, per leaf written.
 //
 // Trusted accounting. A free list read from a file may list a page the tree uses, damage that
 // Check reports but no read notices; a commit could then free or reuse that page, and the
@@ -103,4 +106,5 @@ const (
 	CheckpointPages     = "checkpoint page accounting"
 	FreeList            = "free list"
 	ReaderSlots         = "reader slots"
+	PageLeaves          = "page leaves"
 )

@@ -224,10 +224,42 @@ func FuzzDecodeKey(f *testing.F) {
 	})
 }
 
+// TestDecodeColumns checks that DecodeColumns gives DecodeRecord's values for the columns it is
+// asked for and NULL for the others, into a buffer that held other values.
+func TestDecodeColumns(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	buf := make([]value.Value, 0, 3)
+	for i := 0; i < 10000; i++ {
+		vals := make([]value.Value, r.Intn(70))
+		for j := range vals {
+			vals[j] = randomValue(r)
+			if r.Intn(8) == 0 { // serial types of two and three bytes
+				vals[j] = value.TextString(strings.Repeat("x", r.Intn(20000)))
+			}
+		}
+		rec := AppendRecord(nil, vals)
+		all, err := DecodeRecord(rec, nil)
+		require.NoError(t, err)
+		need := r.Uint64()
+		buf, err = DecodeColumns(rec, buf, need)
+		require.NoError(t, err)
+		require.Len(t, buf, len(vals))
+		for j := range vals {
+			want := all[j]
+			if need&(1<<uint(min(j, 63))) == 0 {
+				want = value.NullValue()
+			}
+			require.Equal(t, want, buf[j], "value %d of %d, need %x", j, len(vals), need)
+		}
+	}
+}
+
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(AppendRecord(nil, goldenValues))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		vals, err := DecodeRecord(b, nil)
+		_, errCols := DecodeColumns(b, nil, 1)
+		require.Equal(t, err == nil, errCols == nil, "a record is corrupt for every column set or for none")
 		if err != nil {
 			return
 		}

@@ -97,57 +97,109 @@ func AppendRecord(dst []byte, vals []value.Value) []byte {
 // DecodeRecord decodes every value of the record b into out (reusing its storage) and returns
 // it. Text and blob values point into b: they are valid as long as b is.
 func DecodeRecord(b []byte, out []value.Value) ([]value.Value, error) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
+	return DecodeColumns(b, out, AllColumns)
+}
+
+// AllColumns is the column set of DecodeColumns that decodes every value.
+const AllColumns = ^uint64(0)
+
+// DecodeColumns is DecodeRecord for the values whose bit is set in need (bit i for value i, bit
+// 63 for every value from the 63rd on): it returns one value per value of the record, those
+// outside need NULL, and checks the whole record's shape as DecodeRecord does, so that a record
+// is corrupt for both or for neither.
+func DecodeColumns(b []byte, out []value.Value, need uint64) ([]value.Value, error) {
+	var n uint64
+	p := 1
+	if len(b) > 0 && b[0] < 0x80 {
+		n = uint64(b[0])
+	} else if n, p = uvarint(b, 0); p <= 0 {
 		return nil, ErrCorrupt
 	}
-	head := b[k:]
-	body := 0
-	types := head
-	for i := uint64(0); i < n; i++ { // first pass: where the bodies start
-		_, k := binary.Uvarint(types)
-		if k <= 0 {
-			return nil, ErrCorrupt
-		}
-		types = types[k:]
+	if n > uint64(len(b)) {
+		return nil, ErrCorrupt
 	}
-	bodies := types
-	out = out[:0]
+	// The header's end is where the bodies start: one pass over the types to find it (the
+	// record does not store it), then one that decodes.
+	head := p
 	for i := uint64(0); i < n; i++ {
-		t, k := binary.Uvarint(head)
-		head = head[k:]
-		size := bodySize(t)
-		if size < 0 || body+size > len(bodies) {
+		if p < len(b) && b[p] < 0x80 {
+			p++
+			continue
+		}
+		if _, p = uvarint(b, p); p <= 0 {
 			return nil, ErrCorrupt
 		}
-		out = append(out, decodeBody(t, bodies[body:body+size]))
+	}
+	body := p
+	if uint64(cap(out)) < n {
+		out = make([]value.Value, n, n+1) // room for the rowid decodeRow appends
+	}
+	out = out[:n]
+	for i := range out {
+		var t uint64
+		if c := b[head]; c < 0x80 {
+			t = uint64(c)
+			head++
+		} else {
+			t, head = uvarint(b, head)
+		}
+		size := bodySize(t)
+		if size < 0 || size > len(b)-body {
+			return nil, ErrCorrupt
+		}
+		if need&(1<<uint(min(i, 63))) != 0 {
+			decodeBody(&out[i], t, b[body:body+size])
+		} else {
+			out[i].SetNull()
+		}
 		body += size
 	}
-	if body != len(bodies) {
+	if body != len(b) {
 		return nil, ErrCorrupt
 	}
 	return out, nil
 }
 
-func decodeBody(t uint64, b []byte) value.Value {
-	switch {
-	case t == 0:
-		return value.NullValue()
-	case t <= 6:
-		u := uint64(0)
-		for _, c := range b {
-			u = u<<8 | uint64(c)
-		}
-		shift := uint(64 - 8*len(b)) // sign-extend
-		return value.Int(int64(u<<shift) >> shift)
-	case t == 7:
-		return value.Float(math.Float64frombits(binary.BigEndian.Uint64(b)))
-	case t == 8:
-		return value.Int(0)
-	case t == 9:
-		return value.Int(1)
-	case t%2 == 0:
-		return value.BlobBytes(b)
+// uvarint reads the uvarint at b[p:] and returns it and the position after it; the position is
+// 0 or less when b holds no valid uvarint there (binary.Uvarint's cases).
+func uvarint(b []byte, p int) (uint64, int) {
+	v, k := binary.Uvarint(b[p:])
+	if k <= 0 {
+		return 0, k
 	}
-	return value.TextBytes(b)
+	return v, p + k
+}
+
+// decodeBody sets *v to the value of serial type t with body b (bodySize(t) bytes), in place
+// (value.Value's setters).
+func decodeBody(v *value.Value, t uint64, b []byte) {
+	switch t {
+	case 0:
+		v.SetNull()
+	case 1:
+		v.SetInt(int64(int8(b[0])))
+	case 2:
+		v.SetInt(int64(int16(binary.BigEndian.Uint16(b))))
+	case 3:
+		v.SetInt(int64(int32(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8) >> 8))
+	case 4:
+		v.SetInt(int64(int32(binary.BigEndian.Uint32(b))))
+	case 5:
+		u := uint64(binary.BigEndian.Uint16(b))<<32 | uint64(binary.BigEndian.Uint32(b[2:]))
+		v.SetInt(int64(u<<16) >> 16)
+	case 6:
+		v.SetInt(int64(binary.BigEndian.Uint64(b)))
+	case 7:
+		v.SetFloat(math.Float64frombits(binary.BigEndian.Uint64(b)))
+	case 8:
+		v.SetInt(0)
+	case 9:
+		v.SetInt(1)
+	default:
+		if t%2 == 0 {
+			v.SetBlob(b)
+		} else {
+			v.SetText(b)
+		}
+	}
 }

@@ -98,7 +98,13 @@ type accessPath interface {
 // alias column. Columns missing from an old record read as their default (a constant default,
 // evaluated once when the table is loaded; NULL for now).
 func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Value, error) {
-	vals, err := codec.DecodeRecord(rec, row[:0])
+	return decodeColumns(t, rowid, rec, row, codec.AllColumns)
+}
+
+// decodeColumns is decodeRow for the columns in need (codec.DecodeColumns' set; the rowid slot
+// and the rowid alias column are always filled): the others read as NULL.
+func decodeColumns(t *Table, rowid int64, rec []byte, row []value.Value, need uint64) ([]value.Value, error) {
+	vals, err := codec.DecodeColumns(rec, row[:0], need)
 	if err != nil {
 		return nil, fmt.Errorf("sql: row %d of %s: %w", rowid, t.Name, cairn.ErrCorrupt)
 	}
@@ -108,9 +114,14 @@ func decodeRow(t *Table, rowid int64, rec []byte, row []value.Value) ([]value.Va
 	}
 	vals = vals[:n]
 	if !t.WithoutRowid {
-		vals = append(vals, value.Int(rowid))
+		if len(vals) < cap(vals) {
+			vals = vals[:n+1]
+		} else {
+			vals = append(vals, value.Value{})
+		}
+		vals[n].SetInt(rowid) // in place: value.Value's setters say why
 		if t.RowidColumn >= 0 {
-			vals[t.RowidColumn] = value.Int(rowid)
+			vals[t.RowidColumn].SetInt(rowid)
 		}
 	}
 	return vals, nil
@@ -125,6 +136,14 @@ type tableRange struct {
 	// noColumns skips decoding: the query reads no column of the rows, only counts them
 	// (cover.go); the row is all NULL.
 	noColumns bool
+	// skip has bit c set for column c that the query never reads (cover.go; bit 63 for every
+	// column from 63 on): it is left NULL, not decoded. 0 for UPDATE and DELETE.
+	skip uint64
+	// filter are the loop's terms when the scan checks them (cover.go: the loop's where is then
+	// empty); filterCols the columns they read, which it decodes first: the others only for
+	// the rows that pass.
+	filter     []expr
+	filterCols uint64
 }
 
 func (p *tableRange) explain() string { return p.desc }
@@ -140,6 +159,9 @@ type tableRangeIter struct {
 	empty     bool
 	reverse   bool
 	noColumns bool
+	need      uint64 // the columns to decode
+	filter    []expr
+	early     uint64 // the columns filter reads
 	buf       []value.Value
 }
 
@@ -150,7 +172,7 @@ func (p *tableRange) open(e *env, src int) (candidates, error) {
 		return nil, err
 	}
 	it := &tableRangeIter{e: e, src: src, t: p.table, c: b.Cursor(), first: true, reverse: p.reverse,
-		noColumns: p.noColumns}
+		noColumns: p.noColumns, need: ^p.skip, filter: p.filter, early: p.filterCols}
 	if p.lo != nil {
 		lo, ok, err := p.lo(e)
 		if err != nil {
@@ -173,38 +195,60 @@ func (it *tableRangeIter) next() (bool, error) {
 	if it.empty {
 		return false, nil
 	}
-	k, v := step(it.c, &it.first, it.reverse, it.lo, it.hi)
-	if k == nil {
-		return false, it.c.Err()
-	}
-	if outside(k, it.lo, it.hi) {
-		return false, nil
-	}
-	if err := it.e.run.cx.tick(); err != nil {
-		return false, err
-	}
-	if it.noColumns {
-		if it.buf == nil {
-			it.buf = make([]value.Value, len(it.t.Columns)+1)
+	for {
+		k, v := step(it.c, &it.first, it.reverse, it.lo, it.hi)
+		if k == nil {
+			return false, it.c.Err()
 		}
-		it.e.rows[it.src] = it.buf
+		if outside(k, it.lo, it.hi) {
+			return false, nil
+		}
+		if err := it.e.run.cx.tick(); err != nil {
+			return false, err
+		}
+		if it.noColumns {
+			if it.buf == nil {
+				it.buf = make([]value.Value, len(it.t.Columns)+1)
+			}
+			it.e.rows[it.src] = it.buf
+			return true, nil
+		}
+		var rowid int64
+		if !it.t.WithoutRowid {
+			id, err := codec.Rowid(k)
+			if err != nil {
+				return false, fmt.Errorf("sql: table %s: %w", it.t.Name, cairn.ErrCorrupt)
+			}
+			rowid = id
+		}
+		need := it.need
+		if it.filter != nil {
+			need = it.early
+		}
+		row, err := decodeColumns(it.t, rowid, v, it.buf, need)
+		if err != nil {
+			return false, err
+		}
+		it.buf = row
+		it.e.rows[it.src] = row
+		if it.filter == nil {
+			return true, nil
+		}
+		pass, err := allTrue(it.filter, it.e)
+		if err != nil {
+			return false, err
+		}
+		if !pass {
+			continue
+		}
+		if need != it.need {
+			if it.buf, err = decodeColumns(it.t, rowid, v, it.buf, it.need); err != nil {
+				return false, err
+			}
+			it.e.rows[it.src] = it.buf
+		}
 		return true, nil
 	}
-	var rowid int64
-	if !it.t.WithoutRowid {
-		id, err := codec.Rowid(k)
-		if err != nil {
-			return false, fmt.Errorf("sql: table %s: %w", it.t.Name, cairn.ErrCorrupt)
-		}
-		rowid = id
-	}
-	row, err := decodeRow(it.t, rowid, v, it.buf)
-	if err != nil {
-		return false, err
-	}
-	it.buf = row
-	it.e.rows[it.src] = row
-	return true, nil
 }
 
 // step moves c to the next key of the range [lo, hi) (nil: unbounded) in its direction: the

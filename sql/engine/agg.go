@@ -109,30 +109,39 @@ func (s *sumState) step(args []value.Value) error {
 	if v.Kind() == value.Text || v.Kind() == value.Blob {
 		v = value.AffinityNumeric.ApplyForCompare(v) // as sqlite3_value_numeric_type converts
 	}
+	if v.Kind() == value.Integer {
+		s.stepInt(v.Int())
+		return nil
+	}
 	s.count++
-	isInt := v.Kind() == value.Integer
 	switch {
-	case !s.approx && isInt:
-		x := s.iSum + v.Int()
-		if (x > s.iSum) == (v.Int() > 0) || v.Int() == 0 {
-			s.iSum = x
-			return nil
-		}
-		s.overflow = true
-		s.kbnInit(s.iSum)
-		s.approx = true
-		s.kbnStepInt(v.Int())
 	case !s.approx:
 		s.kbnInit(s.iSum)
 		s.approx = true
 		s.kbnStep(value.ToFloat(v))
-	case isInt:
-		s.kbnStepInt(v.Int())
 	default:
 		s.overflow = false
 		s.kbnStep(value.ToFloat(v))
 	}
 	return nil
+}
+
+// stepInt is step for an INTEGER argument.
+func (s *sumState) stepInt(i int64) {
+	s.count++
+	if s.approx {
+		s.kbnStepInt(i)
+		return
+	}
+	x := s.iSum + i
+	if (x > s.iSum) == (i > 0) || i == 0 {
+		s.iSum = x
+		return
+	}
+	s.overflow = true
+	s.kbnInit(s.iSum)
+	s.approx = true
+	s.kbnStepInt(i)
 }
 
 func (s *sumState) kbnStep(r float64) {
@@ -311,6 +320,9 @@ type aggCall struct {
 	// are the arguments; nil without one.
 	order []orderKey
 	nargs int
+	// intArg is the one argument when it has an INTEGER fast path (exprint.go): a sum, total
+	// or avg state then adds an INTEGER argument without a value.Value (newAggIter).
+	intArg intExpr
 }
 
 func (a *aggCall) newState() aggState {

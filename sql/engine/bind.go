@@ -288,9 +288,9 @@ func (b *binder) binaryBound(e *ast.Binary, x expr, xi exprInfo, y expr, yi expr
 	}
 	if op, ok := cmpOps[e.Op]; ok {
 		aff := comparisonAffinity(xi, yi)
-		return &cmpExpr{op: op, x: x, y: y, affX: aff, affY: aff, coll: comparisonCollation(xi, yi)}, info, nil
+		return newCmpExpr(op, x, y, aff, comparisonCollation(xi, yi)), info, nil
 	}
-	return &arithExpr{op: arithOps[e.Op], x: x, y: y}, info, nil
+	return newArithExpr(arithOps[e.Op], x, y), info, nil
 }
 
 // comparisonAffinity is the affinity applied to both operands of a comparison: numeric if either
@@ -585,6 +585,9 @@ func (b *binder) aggregate(e *ast.Call) (expr, exprInfo, error) {
 		return nil, exprInfo{}, err
 	}
 	call.coll = callCollation(infos)
+	if len(call.args) == 1 {
+		call.intArg = asIntExpr(call.args[0])
+	}
 	b.agg.calls = append(b.agg.calls, call)
 	return &aggRefExpr{i: len(b.agg.calls) - 1}, collated(infos...), nil
 }

@@ -9,12 +9,22 @@ package engine
 import "strings"
 
 // useCoveringIndexes marks the index scans of p's cores that cover their source, and the table
-// scans of sources whose columns nothing reads (count(*)), which then decode no row.
+// scans of sources whose columns nothing reads (count(*)), which then decode no row. A table
+// scan decodes only the columns the query reads and, in an inner loop, checks the loop's terms
+// itself.
 func (p *selectPlan) useCoveringIndexes() {
 	for _, cp := range p.cores {
 		for _, lv := range cp.levels {
-			if scan, ok := lv.access.(*tableRange); ok && cp.sources[lv.src].used == 0 {
-				scan.noColumns = true
+			if scan, ok := lv.access.(*tableRange); ok {
+				used := cp.sources[lv.src].used
+				scan.noColumns = used == 0
+				scan.skip = ^used
+				if !lv.left && !lv.right && !cp.right && len(lv.on) == 0 && len(lv.where) > 0 && used != 0 {
+					// The scan checks the loop's terms itself, on the columns they read
+					// before it decodes the others (access.go).
+					scan.filter, scan.filterCols = lv.where, lv.whereCols&used
+					lv.where = nil
+				}
 			}
 			scan := indexScanOf(lv.access)
 			if scan == nil || scan.primary || !scan.covers(cp.sources[lv.src]) {

@@ -475,7 +475,11 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		}
 	}
 	var res Result
-	for r := 0; stream != nil && r < len(stream.values) || r < len(rows); r++ {
+	nrows := len(rows)
+	if stream != nil {
+		nrows = len(stream.values)
+	}
+	for r := 0; r < nrows; r++ {
 		var src []value.Value
 		if stream != nil {
 			if src, err = stream.row(r); err != nil {
@@ -484,8 +488,11 @@ func (x *execCtx) insert(st *ast.Insert, params []value.Value, stmt *Stmt) (Resu
 		} else {
 			src = rows[r]
 		}
-		vals := make([]value.Value, len(t.Columns)+1)
-		copy(vals, defaults)
+		vals := defaults // a one-row INSERT's row is its defaults' slice, made for this run
+		if nrows > 1 {
+			vals = make([]value.Value, len(t.Columns)+1)
+			copy(vals, defaults)
+		}
 		explicitRowid := false
 		for i, col := range p.targets {
 			vals[col] = src[i]

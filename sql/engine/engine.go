@@ -23,7 +23,8 @@ import (
 
 // Engine runs SQL over one database. It is safe for concurrent use.
 type Engine struct {
-	db *cairn.DB
+	db   *cairn.DB
+	host Host // NewHosted: db is nil, transactions begin on host.DB() (host.go)
 
 	mu      sync.Mutex
 	schemas map[int64]*Schema // recent schemas by cookie
@@ -50,8 +51,8 @@ func New(db *cairn.DB) *Engine {
 	return &Engine{db: db, schemas: map[int64]*Schema{}}
 }
 
-// DB returns the database the engine runs on.
-func (e *Engine) DB() *cairn.DB { return e.db }
+// DB returns the database the engine runs on (a hosted engine's: its Host's current one).
+func (e *Engine) DB() *cairn.DB { return e.database() }
 
 // NewSession returns a session: a connection's state (its transaction, savepoints, TEMP views,
 // last insert rowid).
@@ -134,6 +135,9 @@ type Session struct {
 	// transaction began, which its rollback puts back; tempID names their buckets.
 	temp, tempAtBegin *tempState
 	tempID            string
+
+	// rowBuf is writeRow's reused buffer for the keys and records it puts (Put copies them).
+	rowBuf []byte
 
 	// writeCx is the execCtx of the running write statement (takeWriteCx), in the
 	// session's allocation.
@@ -489,10 +493,9 @@ func (st *Stmt) selectPlan(cx *execCtx) (*selectPlan, error) {
 // deferred), or a read transaction of its own, which the handle's end rolls back, begun in mem
 // when mem is not nil (an ended transaction's memory, or a zero Tx).
 func (s *Session) readTx(mem *cairn.Tx) (readHandle, error) {
-	db := s.eng.db
 	if s.inTx {
 		if s.tx == nil {
-			tx, err := db.Begin(false)
+			tx, err := s.eng.beginRead()
 			if err != nil {
 				return readHandle{}, err
 			}
@@ -502,9 +505,12 @@ func (s *Session) readTx(mem *cairn.Tx) (readHandle, error) {
 	}
 	var tx *cairn.Tx
 	var err error
-	if mem != nil {
+	switch db := s.eng.db; {
+	case s.eng.host != nil:
+		tx, err = s.eng.hostedBeginRead(mem)
+	case mem != nil:
 		tx, err = db.BeginReadInto(mem)
-	} else {
+	default:
 		tx, err = db.Begin(false)
 	}
 	if err != nil {

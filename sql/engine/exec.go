@@ -497,6 +497,14 @@ func newAggIter(cp *corePlan, in rowIter, e *env) (*aggIter, error) {
 					continue
 				}
 			}
+			if c.intArg != nil { // sum, total, avg of an INTEGER: no value.Value (exprint.go)
+				if s, ok := gr.states[i].(*sumState); ok {
+					if n, ok := c.intArg.evalInt(e); ok {
+						s.stepInt(n)
+						continue
+					}
+				}
+			}
 			args = args[:0]
 			for _, x := range c.args {
 				v, err := x.eval(e)

@@ -31,7 +31,9 @@ type level struct {
 	left   bool   // LEFT or FULL JOIN: a row of NULLs when nothing matches
 	on     []expr // LEFT, RIGHT or FULL JOIN's ON terms: whether a candidate matches
 	where  []expr // terms checked on every row this level produces
-	null   []value.Value
+	// whereCols are the columns of the source that where reads (source.used's bits).
+	whereCols uint64
+	null      []value.Value
 	// right is set for a RIGHT or FULL JOIN's loop: it records the rows of its source that
 	// matched (by rowid or primary key, or for a source that is no table, from rows read once
 	// into memory: mat), and the unmatched pass reads the source with scan.
@@ -276,6 +278,8 @@ type boundTerm struct {
 	ast  exprAST
 	x    expr
 	refs uint64
+	// cols are the columns the term reads of each source of its query (source.used's bits).
+	cols []uint64
 	// floor is the FROM index of the last RIGHT or FULL join whose result the term filters
 	// (-1: none): the term is evaluated at that loop or after it.
 	floor int
@@ -287,9 +291,16 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 	b := &binder{pc: pc, sc: sc, noAgg: "WHERE"}
 	bindTerm := func(e exprAST) (boundTerm, error) {
 		sc.refs = 0
+		for _, src := range sc.sources {
+			src.termCols = 0
+		}
 		x, _, err := b.bind(e)
 		shortCircuit(x) // a term is a condition
-		return boundTerm{ast: e, x: x, refs: sc.refs}, err
+		cols := make([]uint64, len(sc.sources))
+		for i, src := range sc.sources {
+			cols[i] = src.termCols
+		}
+		return boundTerm{ast: e, x: x, refs: sc.refs, cols: cols}, err
 	}
 	core = simplifyOuter(core, sc)
 	n := len(sc.sources)
@@ -375,6 +386,9 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			// The first loop where all it reads is bound, at its floor or after.
 			if !placed[k] && t.refs&^bound == 0 && p >= t.floor {
 				lv.where = append(lv.where, t.x)
+				if i < len(t.cols) {
+					lv.whereCols |= t.cols[i]
+				}
 				placed[k] = true
 			}
 		}

@@ -31,7 +31,10 @@ func (s *Session) vacuum(ctx context.Context, v *ast.Vacuum, args []value.Value)
 		return nil // TEMP views live in memory: nothing to compact
 	}
 	if v.Into == nil {
-		_, err := s.eng.db.Compact(ctx, nil)
+		if err := s.eng.writeAllowed(); err != nil {
+			return err
+		}
+		_, err := s.eng.database().Compact(ctx, nil)
 		return err
 	}
 	var file value.Value
@@ -57,7 +60,7 @@ func (s *Session) vacuum(ctx context.Context, v *ast.Vacuum, args []value.Value)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return s.eng.db.BackupFile(path)
+	return s.eng.database().BackupFile(path)
 }
 
 // analyze runs ANALYZE [name]: name must be a table or index (or none); every plan is made

@@ -160,7 +160,7 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 			return pragmaResult{}, nil // the database's durability is the DSN's (_sync)
 		}
 		level := int64(2) // FULL
-		if s.eng.db.Options().Sync == cairn.SyncNone {
+		if s.eng.database().Options().Sync == cairn.SyncNone {
 			level = 0 // OFF
 		}
 		return one(name, value.Int(level)), nil
@@ -180,7 +180,7 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 			return one(name, value.Int(*s.cacheSize)), nil
 		}
 		// cairn's page cache cap, in SQLite's negative-KiB form.
-		return one(name, value.Int(-max(s.eng.db.Options().CacheBytes, 0)/1024)), nil
+		return one(name, value.Int(-max(s.eng.database().Options().CacheBytes, 0)/1024)), nil
 	case "temp_store":
 		if p.HasValue {
 			switch v := strings.ToLower(p.Value); v {
@@ -200,20 +200,20 @@ func (s *Session) pragma(ctx context.Context, p *ast.Pragma) (pragmaResult, erro
 		if p.HasValue {
 			return pragmaResult{}, nil // fixed when the database was created
 		}
-		return one(name, value.Int(int64(s.eng.db.Stats().PageSize))), nil
+		return one(name, value.Int(int64(s.eng.database().Stats().PageSize))), nil
 	case "page_count":
-		return one(name, value.Int(int64(s.eng.db.Stats().PageCount))), nil
+		return one(name, value.Int(int64(s.eng.database().Stats().PageCount))), nil
 	case "freelist_count":
-		return one(name, value.Int(int64(s.eng.db.Stats().FreePages))), nil
+		return one(name, value.Int(int64(s.eng.database().Stats().FreePages))), nil
 	case "wal_autocheckpoint":
-		o := s.eng.db.Options()
-		return one(name, value.Int(o.CheckpointBytes/int64(s.eng.db.Stats().PageSize))), nil
+		o := s.eng.database().Options()
+		return one(name, value.Int(o.CheckpointBytes/int64(s.eng.database().Stats().PageSize))), nil
 	case "wal_checkpoint":
-		ps := int64(s.eng.db.Stats().PageSize)
-		pages := (s.eng.db.Stats().WALBytes + ps - 1) / ps
+		ps := int64(s.eng.database().Stats().PageSize)
+		pages := (s.eng.database().Stats().WALBytes + ps - 1) / ps
 		busy, done := int64(1), int64(0)
 		if !s.inTx && !s.attached { // a checkpoint waits for the writer slot the session may hold
-			if err := s.eng.db.Checkpoint(ctx); err != nil {
+			if err := s.eng.database().Checkpoint(ctx); err != nil {
 				return pragmaResult{}, err
 			}
 			busy, done = 0, pages
@@ -273,10 +273,10 @@ func (s *Session) tempPragma(ctx context.Context, name string, p *ast.Pragma) (p
 
 // dbFile is the database's file as PRAGMA database_list names it ("" in memory).
 func (s *Session) dbFile() string {
-	if s.eng.db.Options().InMemory {
+	if s.eng.database().Options().InMemory {
 		return ""
 	}
-	return s.eng.db.Path()
+	return s.eng.database().Path()
 }
 
 // reading runs fn in the transaction a query of the session reads in, with its schema.

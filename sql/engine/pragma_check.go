@@ -46,7 +46,7 @@ func (s *Session) integrityCheck(ctx context.Context, name string, p *ast.Pragma
 	// cairn's check takes the writer slot: a session that holds it (its own write transaction)
 	// checks the SQL layer only.
 	if s.tx == nil || !s.tx.Writable() {
-		if err := s.eng.db.Check(); err != nil {
+		if err := s.eng.database().Check(); err != nil {
 			var joined interface{ Unwrap() []error }
 			if errors.As(err, &joined) {
 				for _, e := range joined.Unwrap() {

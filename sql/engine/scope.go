@@ -60,13 +60,19 @@ type source struct {
 	// holds every used column covers the source (cover.go). Bit 63 stands for every column
 	// from 63 on.
 	used uint64
+	// termCols is used for the WHERE or ON term being bound: the planner clears it before each
+	// (join.go), so that a scan can decode a term's columns before the others (access.go).
+	termCols uint64
 	// partialOK holds the partial indexes of the table that the terms of the source's loop
 	// imply (exprindex.go), which its access path may use.
 	partialOK map[*Index]bool
 }
 
 // markUsed records that an expression read column c.
-func (s *source) markUsed(c int) { s.used |= 1 << uint(min(c, 63)) }
+func (s *source) markUsed(c int) {
+	s.used |= 1 << uint(min(c, 63))
+	s.termCols |= 1 << uint(min(c, 63))
+}
 
 // rowLen is the length of the row slice of the source: its columns and, for a rowid table, the
 // rowid.

@@ -20,32 +20,43 @@ import (
 
 // rowKey returns the table key of a row with values vals and rowid.
 func (t *Table) rowKey(vals []value.Value, rowid int64) []byte {
+	return t.appendRowKey(nil, vals, rowid)
+}
+
+// appendRowKey appends the key of a row (rowKey's) to dst.
+func (t *Table) appendRowKey(dst []byte, vals []value.Value, rowid int64) []byte {
 	if !t.WithoutRowid {
-		return codec.AppendRowid(nil, rowid)
+		return codec.AppendRowid(dst, rowid)
 	}
-	var k []byte
 	for _, c := range t.PrimaryKey {
-		k = codec.AppendKey(k, vals[c.Column], c.Desc, c.Collation)
+		dst = codec.AppendKey(dst, vals[c.Column], c.Desc, c.Collation)
 	}
-	return k
+	return dst
 }
 
 // record returns the stored record of a row.
-func (t *Table) record(vals []value.Value) []byte {
+func (t *Table) record(vals []value.Value) []byte { return t.appendRecord(nil, vals) }
+
+// appendRecord appends the stored record of a row (record's) to dst.
+func (t *Table) appendRecord(dst []byte, vals []value.Value) []byte {
 	if t.RowidColumn < 0 {
-		return codec.AppendRecord(nil, vals[:len(t.Columns)])
+		return codec.AppendRecord(dst, vals[:len(t.Columns)])
 	}
 	saved := vals[t.RowidColumn]
 	vals[t.RowidColumn] = value.Value{}
-	rec := codec.AppendRecord(nil, vals[:len(t.Columns)])
+	dst = codec.AppendRecord(dst, vals[:len(t.Columns)])
 	vals[t.RowidColumn] = saved
-	return rec
+	return dst
 }
 
 // entryPrefix returns the index columns' key components of a row (ok false if one is NULL, which
 // UNIQUE does not compare).
 func (ix *Index) entryPrefix(vals []value.Value) ([]byte, bool, error) {
-	var k []byte
+	return ix.appendEntryPrefix(nil, vals)
+}
+
+// appendEntryPrefix appends the index columns' key components of a row (entryPrefix's) to k.
+func (ix *Index) appendEntryPrefix(k []byte, vals []value.Value) ([]byte, bool, error) {
 	ok := true
 	for i, c := range ix.Columns {
 		v, err := ix.columnValue(i, vals)
@@ -63,26 +74,43 @@ func (ix *Index) entryPrefix(vals []value.Value) ([]byte, bool, error) {
 // entry returns an index entry's key and value for a row; a nil key when the row has no entry
 // (a partial index whose condition the row does not meet).
 func (ix *Index) entry(vals []value.Value, rowid int64) ([]byte, []byte, error) {
-	if in, err := ix.hasEntry(vals); !in || err != nil {
+	b, kn, err := ix.appendEntry(nil, vals, rowid)
+	if b == nil || err != nil {
 		return nil, nil, err
 	}
-	k, _, err := ix.entryPrefix(vals)
+	return b[:kn:kn], b[kn:], nil
+}
+
+// appendEntry appends an index entry's key and then its value for a row to dst, and returns
+// the bytes and the key's length; nil when the row has no entry (entry's).
+func (ix *Index) appendEntry(dst []byte, vals []value.Value, rowid int64) ([]byte, int, error) {
+	if in, err := ix.hasEntry(vals); !in || err != nil {
+		return nil, 0, err
+	}
+	k, _, err := ix.appendEntryPrefix(dst, vals)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	t := ix.Table
 	if t.WithoutRowid {
-		k = append(k, t.rowKey(vals, rowid)...)
+		k = t.appendRowKey(k, vals, rowid)
 	} else {
 		k = codec.AppendKey(k, value.Int(rowid), false, value.Binary)
 	}
-	cols := make([]value.Value, len(ix.Columns))
-	for i := range ix.Columns {
-		if cols[i], err = ix.columnValue(i, vals); err != nil {
-			return nil, nil, err
-		}
+	kn := len(k)
+	var small [4]value.Value // the columns of most indexes, without an allocation
+	cols := small[:0]
+	if len(ix.Columns) > len(small) {
+		cols = make([]value.Value, 0, len(ix.Columns))
 	}
-	return k, codec.AppendRecord(nil, cols), nil
+	for i := range ix.Columns {
+		v, err := ix.columnValue(i, vals)
+		if err != nil {
+			return nil, 0, err
+		}
+		cols = append(cols, v)
+	}
+	return codec.AppendRecord(k, cols), kn, nil
 }
 
 // setRowid puts the rowid of a row about to be written into vals (its last slot, and its
@@ -104,7 +132,12 @@ func (x *execCtx) writeRow(t *Table, vals []value.Value, rowid int64) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Put(t.rowKey(vals, rowid), t.record(vals)); err != nil {
+	// The keys and values are encoded into the session's buffer: Put copies them.
+	buf := t.appendRowKey(x.sess.rowBuf[:0], vals, rowid)
+	kn := len(buf)
+	buf = t.appendRecord(buf, vals)
+	x.sess.rowBuf = buf
+	if err := b.Put(buf[:kn:kn], buf[kn:]); err != nil {
 		return rowError(err)
 	}
 	for _, ix := range t.Indexes {
@@ -112,14 +145,15 @@ func (x *execCtx) writeRow(t *Table, vals []value.Value, rowid int64) error {
 		if err != nil {
 			return err
 		}
-		k, v, err := ix.entry(vals, rowid)
+		e, kn, err := ix.appendEntry(x.sess.rowBuf[:0], vals, rowid)
 		if err != nil {
 			return err
 		}
-		if k == nil {
+		if e == nil {
 			continue
 		}
-		if err := ib.Put(k, v); err != nil {
+		x.sess.rowBuf = e
+		if err := ib.Put(e[:kn:kn], e[kn:]); err != nil {
 			return rowError(err)
 		}
 	}

@@ -225,7 +225,10 @@ func (s *Session) dropTempBuckets() error {
 	}
 	prefix := append(append([]byte(nil), tempBucketPrefix...), s.tempID+"/"...)
 	s.temp = nil
-	return deleteBuckets(s.eng.db, prefix)
+	if err := s.eng.writeAllowed(); err != nil {
+		return err // a hosted engine's node lost the leader's role: the buckets stay
+	}
+	return deleteBuckets(s.eng.database(), prefix)
 }
 
 // deleteBuckets deletes every bucket of db whose name starts with prefix, in one write

@@ -250,11 +250,11 @@ func (s *Session) autocommit(ctx context.Context, fn func(cx *execCtx) (Result, 
 // error) or the busy timeout passes (ErrBusy).
 func (s *Session) beginWrite(ctx context.Context) (*cairn.Tx, error) {
 	if s.busyTimeout <= 0 {
-		return s.eng.db.BeginContext(ctx, true)
+		return s.eng.beginWriteContext(ctx)
 	}
 	wctx, cancel := context.WithTimeoutCause(ctx, s.busyTimeout, ErrBusy)
 	defer cancel()
-	tx, err := s.eng.db.BeginContext(wctx, true)
+	tx, err := s.eng.beginWriteContext(wctx)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(wctx), ErrBusy) {
 		return nil, ErrBusy
 	}

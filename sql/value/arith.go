@@ -113,14 +113,47 @@ func intArith(op Op, x, y int64) (Value, bool) {
 	return Value{}, false
 }
 
+// IntArith is Arith on two INTEGERs where its result is an INTEGER, without building Values:
+// ok is false where it is not (NULL for a division or remainder by zero, a REAL on overflow),
+// and the caller uses Arith.
+func IntArith(op Op, x, y int64) (r int64, ok bool) {
+	switch op {
+	case OpAdd:
+		s := x + y
+		return s, (s > x) == (y > 0)
+	case OpSub:
+		d := x - y
+		return d, (d < x) == (y > 0)
+	case OpMul:
+		p := x * y
+		return p, x == 0 || p/x == y && !(x == -1 && y == math.MinInt64 || y == -1 && x == math.MinInt64)
+	case OpDiv:
+		if y == 0 || y == -1 && x == math.MinInt64 {
+			return 0, false
+		}
+		return x / y, true
+	case OpRem:
+		if y == 0 {
+			return 0, false
+		}
+		if y == -1 {
+			y = 1
+		}
+		return x % y, true
+	}
+	return bitwiseInt(op, x, y), true
+}
+
 // bitwise applies a bitwise operator to two integers; a negative shift shifts the other way,
 // and shifting by 64 or more gives 0 (or -1 for a right shift of a negative number).
-func bitwise(op Op, x, y int64) Value {
+func bitwise(op Op, x, y int64) Value { return Int(bitwiseInt(op, x, y)) }
+
+func bitwiseInt(op Op, x, y int64) int64 {
 	switch op {
 	case OpBitAnd:
-		return Int(x & y)
+		return x & y
 	case OpBitOr:
-		return Int(x | y)
+		return x | y
 	}
 	left := op == OpShiftLeft
 	if y < 0 {
@@ -131,13 +164,13 @@ func bitwise(op Op, x, y int64) Value {
 	}
 	switch {
 	case y >= 64 && left, y >= 64 && x >= 0:
-		return Int(0)
+		return 0
 	case y >= 64:
-		return Int(-1)
+		return -1
 	case left:
-		return Int(int64(uint64(x) << uint(y)))
+		return int64(uint64(x) << uint(y))
 	}
-	return Int(x >> uint(y))
+	return x >> uint(y)
 }
 
 // Negate returns -v as SQLite computes it, 0 - v: NULL for NULL, a REAL for the negation of the
