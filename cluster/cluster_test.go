@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -183,4 +184,46 @@ func TestClusterLostQuorum(t *testing.T) {
 	for _, n := range tc.running() {
 		require.Equal(t, want, state(t, n, lsn), "node %s", n.cfg.NodeID)
 	}
+}
+
+// TestClusterMembership adds a non-voter, which receives the log without voting, promotes it to
+// a voter, and removes another voter: the cluster goes on with its new members.
+func TestClusterMembership(t *testing.T) {
+	tc := newTestCluster(t, 3, nil)
+	tc.putRetry("a", "1")
+	tc.mu.Lock()
+	tc.ids = append(tc.ids, "n4")
+	tc.dirs["n4"] = filepath.Join(filepath.Dir(tc.dirs["n1"]), "n4")
+	tc.mu.Unlock()
+	n4 := tc.start("n4", false)
+	require.NoError(t, tc.leader().AddNonvoter("n4", "n4"))
+	require.ErrorIs(t, n4.AddVoter("x", "x"), ErrNotLeader, "membership changes run on the leader")
+	tc.putRetry("b", "2")
+	leader := tc.leader()
+	require.Equal(t, state(t, leader, leader.LastLSN()), state(t, n4, leader.LastLSN()))
+	require.Equal(t, map[string]bool{"n1": true, "n2": true, "n3": true, "n4": false}, voters(leader))
+
+	require.NoError(t, leader.AddVoter("n4", "n4"))
+	var victim string
+	for _, f := range tc.followers(leader) {
+		if f != n4 {
+			victim = f.cfg.NodeID
+			break
+		}
+	}
+	require.NoError(t, leader.RemoveServer(victim))
+	want := map[string]bool{"n1": true, "n2": true, "n3": true, "n4": true}
+	delete(want, victim)
+	require.Equal(t, want, voters(leader))
+	tc.putRetry("c", "3")
+	require.Equal(t, "3", state(t, n4, tc.leader().LastLSN())["c"])
+}
+
+// voters returns the members of n's configuration, each with whether it votes.
+func voters(n *Node) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range n.Status().Members {
+		out[m.ID] = m.Voter
+	}
+	return out
 }
