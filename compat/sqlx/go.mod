@@ -1,6 +1,6 @@
 module github.com/cairndb/cairn/compat/sqlx
 
-go 1.25
+go 1.25.0
 
 replace github.com/cairndb/cairn => ../..
 
@@ -13,5 +13,5 @@ require (
 require (
 	github.com/sqlc-dev/meyer v0.1.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.40.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
