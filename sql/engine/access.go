@@ -298,6 +298,7 @@ type rowidIter struct {
 	src  int
 	done bool
 	buf  [8]value.Value // the decoded row of a table of up to 7 columns
+	key  [8]byte        // backs the rowid's key
 }
 
 func (p *rowidLookup) open(e *env, src int) (candidates, error) {
@@ -327,7 +328,7 @@ func (it *rowidIter) next() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	rec, err := b.Get(codec.AppendRowid(nil, id))
+	rec, err := b.Get(codec.AppendRowid(it.key[:0], id))
 	if errors.Is(err, cairn.ErrNotFound) {
 		return false, nil
 	}
@@ -413,6 +414,8 @@ type indexScanIter struct {
 	// columns, keys of up to 32 bytes), so that opening one allocates nothing more.
 	rowBuf [8]value.Value
 	keyBuf [64]byte
+	// rowKeyBuf backs the table key of the entry's row (a rowid's 8 bytes).
+	rowKeyBuf [8]byte
 }
 
 func (p *indexScan) open(e *env, src int) (candidates, error) {
@@ -432,7 +435,19 @@ func (p *indexScan) open(e *env, src int) (candidates, error) {
 	} else {
 		it = &indexScanIter{}
 	}
-	*it = indexScanIter{e: e, src: src, p: p, c: ib.Cursor(), first: true, tb: tb}
+	return p.openInto(e, src, it, ib.Cursor(), tb)
+}
+
+// reopen opens the scan again into it, an iterator p opened before in the same statement (a
+// join's inner loop, opened once per outer row), reusing its memory and its cursor: the
+// statement's buckets and cursors stay valid until it ends.
+func (p *indexScan) reopen(e *env, src int, it *indexScanIter) (candidates, error) {
+	return p.openInto(e, src, it, it.c, it.tb)
+}
+
+// openInto opens the scan into it with cursor c over the index and tb, the table's bucket.
+func (p *indexScan) openInto(e *env, src int, it *indexScanIter, c *cairn.Cursor, tb *cairn.Bucket) (candidates, error) {
+	*it = indexScanIter{e: e, src: src, p: p, c: c, first: true, tb: tb}
 	it.buf = it.rowBuf[:0]
 	prefix := it.keyBuf[: 0 : len(it.keyBuf)/2]
 	for i, ex := range p.eq {
@@ -552,7 +567,7 @@ func (it *indexScanIter) next() (bool, error) {
 			it.e.rows[it.src] = row
 			return true, nil
 		}
-		rowKey, err := indexRowKey(it.p.index, k)
+		rowKey, err := indexRowKey(it.rowKeyBuf[:0], it.p.index, k)
 		if err != nil {
 			return false, err
 		}
@@ -618,7 +633,8 @@ func (it *indexScanIter) coveredRow(rowKey, rec []byte) (bool, error) {
 
 // indexRowKey returns the table key of the row an index entry names: the entry's key after the
 // index columns (a rowid component for a rowid table, the primary key's components otherwise).
-func indexRowKey(ix *Index, key []byte) ([]byte, error) {
+// The rowid key is appended to dst[:0].
+func indexRowKey(dst []byte, ix *Index, key []byte) ([]byte, error) {
 	rest := key
 	for _, c := range ix.Columns {
 		var err error
@@ -633,7 +649,7 @@ func indexRowKey(ix *Index, key []byte) ([]byte, error) {
 	if err != nil || len(tail) != 0 || v.Kind() != value.Integer {
 		return nil, fmt.Errorf("sql: index %s: bad row id: %w", ix.Name, cairn.ErrCorrupt)
 	}
-	return codec.AppendRowid(nil, v.Int()), nil
+	return codec.AppendRowid(dst[:0], v.Int()), nil
 }
 
 // rowsIter iterates materialized rows (a subquery or view in FROM).

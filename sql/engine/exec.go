@@ -311,6 +311,11 @@ func (j *joinIter) openLevel(d int) error {
 	var err error
 	if lv.right {
 		c, err = j.openRight(d)
+	} else if it, ok := j.cands[d].(*indexScanIter); ok && accessPath(it.p) == lv.access {
+		c, err = it.p.reopen(j.e, lv.src, it) // the level's last iterator, done with
+	} else if it, ok := j.cands[d].(*rowidIter); ok && accessPath(it.p) == lv.access {
+		it.done = false
+		c = it
 	} else {
 		c, err = lv.access.open(j.e, lv.src)
 	}

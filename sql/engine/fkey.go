@@ -432,7 +432,7 @@ func (x *execCtx) children(l *fkLink, pkey []value.Value, self []byte) ([][]valu
 		cur := ib.Cursor()
 		var keys [][]byte
 		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
-			rk, err := indexRowKey(ix, k)
+			rk, err := indexRowKey(nil, ix, k)
 			if err != nil {
 				return nil, 0, err
 			}

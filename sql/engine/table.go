@@ -236,7 +236,7 @@ func (x *execCtx) conflicting(ix *Index, vals []value.Value, self []byte) ([]byt
 	c := ib.Cursor()
 	var stored []value.Value
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		rowKey, err := indexRowKey(ix, k)
+		rowKey, err := indexRowKey(nil, ix, k)
 		if err != nil {
 			return nil, err
 		}
