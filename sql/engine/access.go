@@ -144,6 +144,8 @@ type tableRange struct {
 	// the rows that pass.
 	filter     []expr
 	filterCols uint64
+	// from are the terms a rowid range takes its bounds from (choose.go, servedBy).
+	from []exprAST
 }
 
 func (p *tableRange) explain() string { return p.desc }

@@ -32,6 +32,9 @@ type colTerm struct {
 	// then widened to >= or <= (c1 >= x1 holds on every row the term selects), and row holds
 	// the rest, which an index with c2, ... after c1 can use for an exact bound (rowvalue_access.go).
 	row *rowRange
+	// from is the WHERE or ON term a plain "column op x" or BETWEEN gave this term (nil for
+	// the others): a rowid range whose bounds come from it selects exactly its rows (servedBy).
+	from exprAST
 }
 
 // opIn marks a colTerm "column IN (list)"; it is no operator of ast.
@@ -43,6 +46,7 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 	var out []colTerm
 	// add records col op other; flipped is set when the term was written other op col, whose
 	// collation is then the left operand's, other's, first.
+	var from exprAST // the term add's colTerms come from, when plain
 	add := func(col exprAST, op ast.BinaryOp, other exprAST, flipped bool) {
 		r, ok := sourceColumn(sc, i, col)
 		if !ok {
@@ -61,7 +65,7 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 			coll = comparisonCollation(xi, ci)
 		}
 		out = append(out, colTerm{col: accessColumn(sc.sources[i], r), op: op, x: x, refs: refs,
-			aff: comparisonAffinity(ci, xi), coll: coll})
+			aff: comparisonAffinity(ci, xi), coll: coll, from: from})
 	}
 	addIn := func(e *ast.In) {
 		if ct, ok := inTerm(pc, sc, i, e, avail); ok {
@@ -78,16 +82,20 @@ func accessTerms(pc *planCtx, sc *scope, i int, terms []boundTerm, avail uint64)
 				if rowTerms(pc, sc, i, e, avail, add, &out) {
 					continue
 				}
+				from = t.ast
 				add(e.X, e.Op, e.Y, false)
 				add(e.Y, flip(e.Op), e.X, true)
+				from = nil
 			}
 		case *ast.Between:
 			if !e.Not && isRowAST(e.X) {
 				rowTerms(pc, sc, i, &ast.Binary{Op: ast.Ge, X: e.X, Y: e.Lo}, avail, add, &out)
 				rowTerms(pc, sc, i, &ast.Binary{Op: ast.Le, X: e.X, Y: e.Hi}, avail, add, &out)
 			} else if !e.Not {
+				from = t.ast
 				add(e.X, ast.Ge, e.Lo, false)
 				add(e.X, ast.Le, e.Hi, false)
+				from = nil
 			}
 		}
 	}
@@ -498,6 +506,11 @@ func rowidRange(src *source, cts []colTerm, tableRows float64) (accessPath, floa
 		used = append(used, "rowid<?")
 	}
 	p := &tableRange{table: src.table, desc: "SEARCH " + src.name + " USING INTEGER PRIMARY KEY (" + strings.Join(used, " AND ") + ")"}
+	for _, ct := range []*colTerm{lo, hi} {
+		if ct != nil && ct.from != nil && ct.row == nil {
+			p.from = append(p.from, ct.from)
+		}
+	}
 	if lo != nil {
 		t := *lo
 		p.lo = func(e *env) ([]byte, bool, error) { return rowidBoundKey(e, t, true) }
@@ -563,4 +576,30 @@ func rowidBoundKey(e *env, t colTerm, lower bool) ([]byte, bool, error) {
 		first++
 	}
 	return codec.AppendRowid(nil, first), true, nil
+}
+
+// servedBy reports whether the access path a selects exactly the rows of source i that satisfy
+// the term t, so that the loop need not check it: a rowid range whose bounds come from t alone
+// (t is "rowid op x", or "rowid BETWEEN x AND y" giving both bounds). rowidBoundKey turns each
+// bound into a key the way the comparison compares (INTEGER affinity; NULL selects nothing; TEXT
+// and BLOB sort after every number; a REAL rounds to the first rowid on its side), so the range
+// holds those rows and no other.
+func servedBy(a accessPath, t exprAST) bool {
+	r, ok := a.(*tableRange)
+	if !ok || len(r.from) == 0 {
+		return false
+	}
+	n := 0
+	for _, f := range r.from {
+		if f == t {
+			n++
+		}
+	}
+	switch t.(type) {
+	case *ast.Binary:
+		return n == 1
+	case *ast.Between:
+		return n == 2
+	}
+	return false
 }

@@ -381,22 +381,25 @@ func planJoin(pc *planCtx, core *ast.SelectCore, sc *scope, cp *corePlan) error 
 			}
 			return fmt.Errorf("no query solution")
 		}
-		bound := avail | 1<<uint(i)
-		for k, t := range where {
-			// The first loop where all it reads is bound, at its floor or after.
-			if !placed[k] && t.refs&^bound == 0 && p >= t.floor {
-				lv.where = append(lv.where, t.x)
-				if i < len(t.cols) {
-					lv.whereCols |= t.cols[i]
-				}
-				placed[k] = true
-			}
-		}
 		access, _, err := chooseAccess(pc, sc, i, usableTerms(i, src.left || src.right, where, onTerms, avail), core.From[i], avail)
 		if err != nil {
 			return err
 		}
 		lv.access = access
+		bound := avail | 1<<uint(i)
+		for k, t := range where {
+			// The first loop where all it reads is bound, at its floor or after.
+			if !placed[k] && t.refs&^bound == 0 && p >= t.floor {
+				placed[k] = true
+				if !src.left && !src.right && !cp.right && servedBy(access, t.ast) {
+					continue // the access path selects exactly its rows
+				}
+				lv.where = append(lv.where, t.x)
+				if i < len(t.cols) {
+					lv.whereCols |= t.cols[i]
+				}
+			}
+		}
 		if src.right {
 			if src.fn != nil && src.fn.deps != 0 {
 				return fmt.Errorf("unsupported: a table-valued function reading other tables as the right side of a RIGHT or FULL join")
