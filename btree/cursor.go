@@ -105,18 +105,7 @@ func (c *Cursor) Last() (key, value []byte) {
 }
 
 // Seek moves to the first key >= key.
-//
-// When the leaf window is open on an unchanged tree and key lies between the first and the last
-// key of its leaf page, that first key >= key is in the page: Seek searches the page alone, not
-// descending from the root (a join's inner loop seeking keys in order stays in one leaf).
 func (c *Cursor) Seek(key []byte) ([]byte, []byte) {
-	if c.leafN > 0 && c.t.mods == c.mods {
-		top := &c.stack[len(c.stack)-1]
-		if p := top.page; bytes.Compare(key, leafKey(p, 0)) >= 0 && bytes.Compare(key, leafKey(p, c.leafN-1)) <= 0 {
-			top.index = searchPage(p, key, false)
-			return c.current()
-		}
-	}
 	c.stack = c.stack[:0]
 	f, ok := c.rootFrame()
 	for ok {
