@@ -2,8 +2,10 @@ package cairn
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -141,17 +143,42 @@ func (db *DB) BackupFile(path string) (err error) {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("cairn: backup: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("cairn: backup: %w", err)
+	}
+	return nil
 }
 
+// RestoreFile makes the backup image at image (a file BackupFile or Backup wrote, on the same
+// file system as path) the database at path, which must not be open: it removes path's WAL
+// segments, which belong to the database it replaces (the image has its own database id, so
+// Open would refuse them), renames image to path and fdatasyncs the directory. A crash midway
+// leaves path as it was or the image in its place, possibly without its old WAL; Open of path
+// checks the image as it checks any database file.
+func RestoreFile(path, image string) error {
+	for i := range 2 {
+		if err := os.Remove(walPath(path, i)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cairn: restore: %w", err)
+		}
+	}
+	if err := os.Rename(image, path); err != nil {
+		return fmt.Errorf("cairn: restore: %w", err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("cairn: restore: %w", err)
+	}
+	return nil
+}
+
+// syncDir fdatasyncs directory dir, so that a file created or renamed in it survives a crash.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("cairn: backup: %w", err)
+		return err
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil {
-		return fmt.Errorf("cairn: backup: sync directory: %w", err)
+		return fmt.Errorf("sync directory: %w", err)
 	}
 	return nil
 }

@@ -120,3 +120,34 @@ func TestBackupWriteErrorAndClosed(t *testing.T) {
 	_, err = db.Backup(&buf)
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// TestRestoreFile replaces a database that has commits in its WAL by a backup of another one:
+// the WAL segments go, and the database opens with the backup's contents.
+func TestRestoreFile(t *testing.T) {
+	dir := t.TempDir()
+	src, err := Open(filepath.Join(dir, "src.db"), nil)
+	require.NoError(t, err)
+	putN(t, src, 0, 30)
+	image := filepath.Join(dir, "image")
+	require.NoError(t, src.BackupFile(image))
+	require.NoError(t, src.Close())
+
+	path := filepath.Join(dir, "dst.db")
+	dst, err := Open(path, nil)
+	require.NoError(t, err)
+	putN(t, dst, 100, 105) // in its WAL only: no checkpoint before abandon
+	dst.abandon()
+
+	require.NoError(t, RestoreFile(path, image))
+	require.NoFileExists(t, image)
+	again, err := Open(path, nil)
+	require.NoError(t, err)
+	defer again.Close()
+	requireKeyCount(t, again, 30)
+	require.NoError(t, again.View(func(tx *Tx) error {
+		_, err := tx.Get([]byte("k0100"))
+		require.ErrorIs(t, err, ErrNotFound)
+		return nil
+	}))
+	require.Error(t, RestoreFile(path, filepath.Join(dir, "missing")))
+}

@@ -376,15 +376,7 @@ func (n *Node) installSnapshot(r io.Reader) (*cairn.DB, error) {
 	if err := n.db.Close(); err != nil && !errors.Is(err, cairn.ErrFailed) {
 		n.logger.Warn("closing the database for a snapshot", "error", err)
 	}
-	for _, p := range []string{path + "-wal", path + "-wal2"} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return nil, err
-	}
-	if err := syncDir(n.dir); err != nil {
+	if err := cairn.RestoreFile(path, tmp); err != nil {
 		return nil, err
 	}
 	db, err := n.openDB(n.dbGen + 1)
@@ -411,15 +403,6 @@ func writeFileSync(path string, r io.Reader) error {
 		return err
 	}
 	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // fatal stops the node after an error it cannot repair (a log entry or snapshot that does not
