@@ -498,38 +498,20 @@ func (l *fkLink) parentKey(row []value.Value) []value.Value {
 // the new version of a row an UPDATE setting sets changed, for the foreign keys whose child
 // columns it sets (SQLite's rule: the SET list decides, not whether the value changed).
 func (x *execCtx) fkChildAdded(t *Table, row []value.Value, sets []setColumn) error {
-	for _, l := range x.fk.childLinks(x, t) {
-		if sets != nil && !setsTouch(t, l.cols, sets) {
-			continue
-		}
-		if ok, err := x.linkUsable(l); !ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		key, ok := l.childKey(row)
-		if !ok {
-			continue
-		}
-		found, err := x.parentExists(l, key)
-		if err != nil {
-			return err
-		}
-		if !found {
-			if x.fk.single && !l.deferred && !x.sess.deferFK {
-				return errFK
-			}
-			c, _ := x.counter(l)
-			*c++
-		}
-	}
-	return nil
+	return x.fkChildCount(t, row, sets, +1)
 }
 
 // fkChildRemoved takes away the violation of a child row of t being removed: deleted (sets
 // nil), or the old version of a row an UPDATE setting sets changes (as fkChildAdded).
 func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, sets []setColumn) error {
+	return x.fkChildCount(t, row, sets, -1)
+}
+
+// fkChildCount adds delta (+1: row added, -1: row removed) to the violation counter of each
+// foreign key of t that sets touches and for which row, a child, has no parent. An added
+// violation of an immediate constraint in a single-row statement fails at once (errFK); a
+// removal is skipped while nothing is counted.
+func (x *execCtx) fkChildCount(t *Table, row []value.Value, sets []setColumn, delta int64) error {
 	for _, l := range x.fk.childLinks(x, t) {
 		if sets != nil && !setsTouch(t, l.cols, sets) {
 			continue
@@ -541,7 +523,7 @@ func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, sets []setColumn) 
 			continue
 		}
 		c, zero := x.counter(l)
-		if zero {
+		if delta < 0 && zero {
 			continue
 		}
 		key, ok := l.childKey(row)
@@ -552,9 +534,13 @@ func (x *execCtx) fkChildRemoved(t *Table, row []value.Value, sets []setColumn) 
 		if err != nil {
 			return err
 		}
-		if !found {
-			*c--
+		if found {
+			continue
 		}
+		if delta > 0 && x.fk.single && !l.deferred && !x.sess.deferFK {
+			return errFK
+		}
+		*c += delta
 	}
 	return nil
 }
@@ -587,40 +573,27 @@ func sameValues(cols []int, a, b []value.Value) bool {
 // fkParentRemoved counts the children of a parent row of t that goes: deleted (sets nil), or
 // updated by an UPDATE whose sets name the parent key; self is its table key.
 func (x *execCtx) fkParentRemoved(t *Table, row []value.Value, sets []setColumn, self []byte) error {
-	for _, l := range x.fk.parentLinks(x, t) {
-		if sets != nil && !setsTouch(t, l.pcols, sets) {
-			continue
-		}
-		if ok, err := x.linkUsable(l); !ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		var skip []byte
-		if l.child == t {
-			skip = self
-		}
-		_, n, err := x.children(l, l.parentKey(row), skip)
-		if err != nil {
-			return err
-		}
-		c, _ := x.counter(l)
-		*c += n
-	}
-	return nil
+	return x.fkParentCount(t, row, sets, self, +1)
 }
 
 // fkParentAdded takes away the violations of the children a new parent row of t satisfies:
 // inserted (sets nil), or the new version of a row an UPDATE setting its parent key changed;
 // self is its table key.
 func (x *execCtx) fkParentAdded(t *Table, row []value.Value, sets []setColumn, self []byte) error {
+	return x.fkParentCount(t, row, sets, self, -1)
+}
+
+// fkParentCount adds sign times the number of children of row, a parent row of t, to the
+// violation counter of each foreign key whose parent key sets touches (+1: the parent goes, -1:
+// it comes; a row of t itself, at table key self, is not its own child here). Taking away is
+// skipped while nothing is counted.
+func (x *execCtx) fkParentCount(t *Table, row []value.Value, sets []setColumn, self []byte, sign int64) error {
 	for _, l := range x.fk.parentLinks(x, t) {
 		if sets != nil && !setsTouch(t, l.pcols, sets) {
 			continue
 		}
 		c, zero := x.counter(l)
-		if zero {
+		if sign < 0 && zero {
 			continue
 		}
 		if ok, err := x.linkUsable(l); !ok {
@@ -637,7 +610,7 @@ func (x *execCtx) fkParentAdded(t *Table, row []value.Value, sets []setColumn, s
 		if err != nil {
 			return err
 		}
-		*c -= n
+		*c += sign * n
 	}
 	return nil
 }
