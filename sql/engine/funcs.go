@@ -276,31 +276,11 @@ func trimFunc(left, right bool) func([]value.Value, value.Collation) (value.Valu
 			i += n
 		}
 		s := x.AppendText(nil)
-		for left && len(s) > 0 {
-			n := 0
-			for _, c := range chars {
-				if bytes.HasPrefix(s, c) {
-					n = len(c)
-					break
-				}
-			}
-			if n == 0 {
-				break
-			}
-			s = s[n:]
+		if left {
+			s = trimChars(s, chars, bytes.HasPrefix, func(s []byte, n int) []byte { return s[n:] })
 		}
-		for right && len(s) > 0 {
-			n := 0
-			for _, c := range chars {
-				if bytes.HasSuffix(s, c) {
-					n = len(c)
-					break
-				}
-			}
-			if n == 0 {
-				break
-			}
-			s = s[:len(s)-n]
+		if right {
+			s = trimChars(s, chars, bytes.HasSuffix, func(s []byte, n int) []byte { return s[:len(s)-n] })
 		}
 		return value.TextBytes(s), nil
 	}
@@ -459,4 +439,23 @@ func lookupScalar(name string, n int) (*scalarFunc, error) {
 		return nil, fmt.Errorf("wrong number of arguments to function %s()", name)
 	}
 	return f, nil
+}
+
+// trimChars cuts from s, with cut, each of chars that ends it on the side has tests (a prefix
+// or a suffix), while one does: trim's loop for either side.
+func trimChars(s []byte, chars [][]byte, has func(s, c []byte) bool, cut func(s []byte, n int) []byte) []byte {
+	for len(s) > 0 {
+		n := 0
+		for _, c := range chars {
+			if has(s, c) {
+				n = len(c)
+				break
+			}
+		}
+		if n == 0 {
+			return s
+		}
+		s = cut(s, n)
+	}
+	return s
 }
